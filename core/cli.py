@@ -1,0 +1,357 @@
+"""``python -m core``: inspect, validate, round-trip, sample and rewrite MSH models and archives.
+
+Exit codes: 0 success, 1 bad data (or a failed check), 2 usage or I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import streams as S
+from .anim import read_animation, write_animation
+from .errors import ERROR, FormatError
+from .files import Container, open_container, validate_container, write_atomic
+from .model import Model
+from .roundtrip import describe_offset, first_difference, rewritten
+from .sampler import BRANCHES, AnimationData, blend, sample
+
+EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+# --------------------------------------------------------------------- helpers
+def _out(args: argparse.Namespace, payload: dict, lines: list[str]) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(payload, indent=1, ensure_ascii=False))
+    else:
+        print("\n".join(lines))
+
+
+def _type_name(type_id: int) -> str:
+    raw = type_id.to_bytes(4, "little")
+    if type_id >= 0x100 and all(32 <= b < 127 for b in raw):
+        return raw.decode("ascii")
+    return f"Res{type_id}" if type_id < 0x100 else f"{type_id:#x}"
+
+
+def _entries(container: Container) -> list[dict]:
+    return [{
+        "index": i, "name": e.name_str, "type": e.type_id, "type_name": _type_name(e.type_id),
+        "size": e.size, "attr1": e.attr1, "attr2": e.attr2, "attr3": e.attr3, "model": e.is_model,
+    } for i, e in enumerate(container.archive.entries)]
+
+
+def _f32(value) -> float:
+    return float(np.float32(value))
+
+
+def _node_summary(model: Model) -> list[dict]:
+    nodes = []
+    keys_before = -1
+    for i, node in enumerate(model.nodes):
+        fallback, map_start = int(node["fallback_key"]), int(node["map_start"])
+        nodes.append({
+            "index": i, "name": model.node_name(i),
+            "parent": None if node["parent"] == S.NO_INDEX else int(node["parent"]),
+            "map_start": None if map_start == S.NO_INDEX else map_start, "fallback_key": fallback,
+            "key_count": max(0, fallback - keys_before), "flags": int(node["flags"]),
+        })
+        keys_before = max(keys_before, fallback)
+    return nodes
+
+
+def _model_summary(model: Model) -> dict:
+    slots = model.slots
+    return {
+        "name": model.name, "node_count": model.node_count, "node_stride": model.node_stride,
+        "frame_count": model.frame_count, "key_count": len(model.keys), "map_word_count": len(model.map_words),
+        "slot_count": len(slots), "batch_count": len(model.batches), "vertex_count": model.vertex_count,
+        "triangle_count": len(model.triangles), "index_count": len(model.indices),
+        "streams": [e.type_id for e in model.archive.entries],
+        "nodes": _node_summary(model),
+    }
+
+
+def _model_lines(summary: dict) -> list[str]:
+    lines = [f"model {summary['name']}: {summary['node_count']} nodes (stride {summary['node_stride']}), "
+             f"frame_count {summary['frame_count']}, {summary['key_count']} keys, "
+             f"{summary['slot_count']} slots, {summary['batch_count']} batches, "
+             f"{summary['vertex_count']} vertices, {summary['triangle_count']} triangles",
+             f"  streams: {' '.join(_type_name(t) for t in summary['streams'])}",
+             "  node  parent  map_start  fallback  keys  name"]
+    for n in summary["nodes"]:
+        parent = "-" if n["parent"] is None else n["parent"]
+        map_start = "-" if n["map_start"] is None else n["map_start"]
+        lines.append(f"  {n['index']:4}  {parent!s:>6}  {map_start!s:>9}  {n['fallback_key']:8}  "
+                     f"{n['key_count']:4}  {n['name'] or ''}")
+    return lines
+
+
+def _pick_models(container: Container, entry: str | None) -> list[Model]:
+    if container.is_model or entry is not None:
+        return [container.open_model(entry)]
+    return [container.open_model(e.name_str) for e in container.model_entries()]
+
+
+# --------------------------------------------------------------------- commands
+def cmd_info(args: argparse.Namespace) -> int:
+    container = open_container(args.file)
+    models = _pick_models(container, args.entry)
+    payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
+               "entries": _entries(container), "models": [_model_summary(m) for m in models]}
+    lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
+    lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
+              f"{e['name']}" for e in payload["entries"]]
+    for summary in payload["models"]:
+        lines += _model_lines(summary)
+    _out(args, payload, lines)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    container = open_container(args.archive)
+    entries = _entries(container)
+    lines = [f"{e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {'model' if e['model'] else '':5}  {e['name']}"
+             for e in entries]
+    _out(args, {"path": args.archive, "entries": entries}, lines)
+    return EXIT_OK
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    container = open_container(args.archive)
+    entry = container.archive.find(args.name)
+    if entry is None:
+        raise FormatError.single("entry", None, f"no entry named {args.name!r}", args.archive)
+    write_atomic(args.output, bytes(entry.data))
+    print(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    results, worst = [], EXIT_OK
+    for path in args.files:
+        try:
+            findings = validate_container(open_container(path))
+        except FormatError as exc:
+            findings = exc.findings
+        except OSError as exc:
+            print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            worst = EXIT_USAGE
+            continue
+        errors = sum(f.is_error for f in findings)
+        warnings = len(findings) - errors
+        valid = errors == 0 and not (args.strict and warnings)
+        if not valid and worst == EXIT_OK:
+            worst = EXIT_BAD_DATA
+        results.append({"path": path, "valid": valid, "errors": errors, "warnings": warnings,
+                        "findings": [f.as_dict() for f in findings]})
+        if not args.json:
+            for f in findings:
+                print(f.format(path), file=sys.stderr if f.severity == ERROR else sys.stdout)
+            state = "valid" if valid else "INVALID"
+            print(f"{path}: {state}: {errors} errors, {warnings} warnings")
+    if args.json:
+        print(json.dumps({"files": results}, indent=1, ensure_ascii=False))
+    return worst
+
+
+def cmd_roundtrip(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        try:
+            data = Path(path).read_bytes()
+            container = open_container(path)
+            out = rewritten(container)
+        except OSError as exc:
+            print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            worst = EXIT_USAGE
+            continue
+        except FormatError as exc:
+            print(exc.describe(path), file=sys.stderr)
+            worst = max(worst, EXIT_BAD_DATA)
+            continue
+        offset = first_difference(data, out)
+        if offset is None:
+            print(f"{path}: identical ({len(data)} bytes)")
+            continue
+        worst = max(worst, EXIT_BAD_DATA)
+        print(f"{path}: DIFFERS at byte {offset} ({describe_offset(data, offset)}); "
+              f"{len(data)} bytes read, {len(out)} written", file=sys.stderr)
+    return worst
+
+
+def _parse_list(value: str | None, kind, what: str) -> list:
+    if value is None:
+        return []
+    try:
+        return [kind(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"bad {what} list: {value!r}") from None
+
+
+def _times(args: argparse.Namespace) -> np.ndarray:
+    if args.times is not None:
+        return np.asarray(_parse_list(args.times, float, "--times"), np.float32)
+    parts = args.frames.split(":")
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+        step = float(parts[2]) if len(parts) > 2 else 1.0
+    except (ValueError, IndexError):
+        raise UsageError(f"--frames takes A:B[:STEP], got {args.frames!r}") from None
+    if len(parts) > 3 or step <= 0 or (stop - start) / step > 1_000_000:
+        raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most 1000000 times")
+    count = max(0, int(np.ceil((stop - start) / step - 1e-9)))
+    return (start + step * np.arange(count)).astype(np.float32)
+
+
+def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
+    nodes = _parse_list(args.nodes, int, "--nodes") if args.nodes else list(range(model.node_count))
+    bad = [n for n in nodes if not 0 <= n < model.node_count]
+    if bad:
+        raise UsageError(f"node {bad[0]} does not exist ({model.node_count} nodes)")
+    return nodes
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    model = open_container(args.file).open_model(args.entry)
+    data = AnimationData.from_model(model)
+    times = _times(args)
+    nodes = _nodes(args, model)
+    samples = sample(data, times, nodes)
+    out = {"frame_count": model.frame_count, "nodes": []}
+    for row, n in enumerate(nodes):
+        parent = int(data.parents[n])
+        out["nodes"].append({
+            "index": n, "name": model.node_name(n), "parent": None if parent == S.NO_INDEX else parent,
+            "samples": [{
+                "t": _f32(t), "key": int(samples.key[row, c]), "branch": BRANCHES[samples.branch[row, c]],
+                "rot": [_f32(v) for v in samples.rot[row, c]], "pos": [_f32(v) for v in samples.pos[row, c]],
+            } for c, t in enumerate(times)],
+        })
+    lines = [f"frame_count {model.frame_count}"]
+    for node in out["nodes"]:
+        lines.append(f"node {node['index']} {node['name'] or ''}")
+        lines += [f"  t={s['t']:<10g} key={s['key']:<5} {s['branch']:8} rot={s['rot']} pos={s['pos']}"
+                  for s in node["samples"]]
+    _out(args, out, lines)
+    return EXIT_OK
+
+
+def cmd_blend(args: argparse.Namespace) -> int:
+    model = open_container(args.file).open_model(args.entry)
+    if not 0 <= args.node < model.node_count:
+        raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
+    matrix = blend(AnimationData.from_model(model), args.node, args.ta, args.tb, args.weight)
+    values = None if matrix is None else [_f32(v) for v in matrix.reshape(-1)]
+    lines = ["no pose (neither sample is taken)"] if values is None else [
+        " ".join(f"{v:12.6g}" for v in values[r * 4:r * 4 + 4]) for r in range(4)]
+    _out(args, {"matrix": values}, lines)
+    return EXIT_OK
+
+
+def cmd_rewrite(args: argparse.Namespace) -> int:
+    container = open_container(args.input)
+    names = [None] if container.is_model else (
+        [args.entry] if args.entry else [e.name_str for e in container.model_entries()])
+    for name in names:
+        model = container.open_model(name)
+        anim = read_animation(model)
+        if args.canonical:
+            anim.canonicalize()
+        write_animation(model, anim)
+        if name is not None:
+            container.replace_model(name, model)
+    write_atomic(args.output, container.to_bytes())
+    print(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("info", help="entries of a file; nodes and counts of its models")
+    p.add_argument("file")
+    p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("validate", help="check files; exit 1 when any has an error")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("roundtrip", help="decode and rewrite in memory; exit 1 unless byte-identical")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_roundtrip)
+
+    p = sub.add_parser("list", help="entries of an archive")
+    p.add_argument("archive")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("extract", help="write one entry's payload to a file")
+    p.add_argument("archive")
+    p.add_argument("name")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
+    p.add_argument("file")
+    p.add_argument("--entry")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--times", help="comma-separated times (negative: --times=-1,0.5)")
+    group.add_argument("--frames", help="A:B[:STEP], times A, A+STEP, ... below B")
+    p.add_argument("--nodes", help="comma-separated node indices (default: all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sample)
+
+    p = sub.add_parser("blend", help="the runtime's blended matrix of one node (section 4)")
+    p.add_argument("file")
+    p.add_argument("--entry")
+    p.add_argument("--node", type=int, required=True)
+    p.add_argument("--ta", type=float, required=True)
+    p.add_argument("--tb", type=float, required=True)
+    p.add_argument("--weight", type=float, required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_blend)
+
+    p = sub.add_parser("rewrite", help="read and write a file (--canonical: rebuild every map)")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--entry")
+    p.add_argument("--canonical", action="store_true")
+    p.set_defaults(func=cmd_rewrite)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"usage error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except FormatError as exc:
+        source = getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", "")
+        print(exc.describe(source), file=sys.stderr)
+        return EXIT_BAD_DATA
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        print(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
+        return EXIT_BAD_DATA
+

@@ -1,0 +1,130 @@
+"""Opening a file from disk: a model or an archive of models, and strict or tolerant reads."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Finding, FormatError, has_errors
+from .model import Model, looks_like_model
+from .nres import Archive, Entry, fold
+from .validate import validate_model
+
+
+@dataclass
+class Container:
+    """A file as read: either one model, or an archive holding models (and other entries)."""
+
+    path: str
+    archive: Archive
+    is_model: bool
+
+    @property
+    def source(self) -> str:
+        return self.path
+
+    def model_entries(self) -> list[Entry]:
+        return [] if self.is_model else self.archive.models()
+
+    def model_names(self) -> list[str]:
+        return [Path(self.path).name] if self.is_model else [e.name_str for e in self.model_entries()]
+
+    def open_model(self, entry_name: str | None = None) -> Model:
+        """The model itself, or the nested model named ``entry_name`` (ASCII case-insensitive).
+
+        An archive holding exactly one model needs no name.
+        """
+        if self.is_model:
+            if entry_name is not None:
+                raise FormatError.single("entry", None, "--entry names a nested model, but this file is a model",
+                                         self.path)
+            return Model(self.archive, Path(self.path).name)
+        entry = self._model_entry(entry_name)
+        try:
+            return Model.parse(entry.data, entry.name_str)
+        except FormatError as exc:
+            raise FormatError([f.located(entry.name_str) for f in exc.findings], self.path) from None
+
+    def _model_entry(self, entry_name: str | None) -> Entry:
+        models = self.model_entries()
+        if entry_name is None:
+            if len(models) == 1:
+                return models[0]
+            names = ", ".join(e.name_str for e in models) or "none"
+            message = f"archive holds {len(models)} models ({names}); choose one with --entry"
+            raise FormatError.single("entry", None, message, self.path)
+        key = fold(entry_name.encode("cp1251", "replace"))
+        for entry in models:
+            if fold(entry.name) == key:
+                return entry
+        entry = self.archive.find(entry_name)
+        if entry is not None:
+            return entry
+        raise FormatError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
+
+    def replace_model(self, entry_name: str, model: Model) -> None:
+        """Put a model's bytes back into the archive in place of the entry named ``entry_name``."""
+        entry = self._model_entry(entry_name)
+        entry.data = model.to_bytes()
+
+    def to_bytes(self) -> bytes:
+        return self.archive.to_bytes()
+
+
+def read_container(data: bytes, path: str = "") -> Container:
+    archive = Archive.parse(data, source=path)
+    return Container(path, archive, looks_like_model(archive))
+
+
+def open_container(path: str | Path) -> Container:
+    """Read a file; OSError for I/O problems, FormatError for bad data."""
+    data = Path(path).read_bytes()
+    return read_container(data, str(path))
+
+
+def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model, list[Finding]]:
+    """Read one model NRes and validate it.
+
+    Tolerant (default): returns the model and all findings; raises only when
+    the container itself does not parse. Strict: raises FormatError carrying
+    every finding when any of them is an error.
+    """
+    model = Model.parse(data, name)
+    findings = validate_model(model)
+    if strict and has_errors(findings):
+        raise FormatError(findings, name)
+    return model, findings
+
+
+def validate_container(container: Container) -> list[Finding]:
+    """Every finding of the file: of the model, or of each nested model (located by entry name)."""
+    if container.is_model:
+        return validate_model(container.open_model())
+    findings = list(container.archive.findings)
+    for entry in container.model_entries():
+        try:
+            model = Model.parse(entry.data, entry.name_str)
+        except FormatError as exc:
+            findings += [f.located(entry.name_str) for f in exc.findings]
+            continue
+        findings += [f.located(entry.name_str) for f in validate_model(model)]
+    return findings
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written target."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

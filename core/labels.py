@@ -1,0 +1,72 @@
+"""Res10 node labels (msh-core.md 5.9) and Res9 node names (digest fact 9); text is cp1251."""
+
+from __future__ import annotations
+
+import struct
+
+TEXT_ENCODING = "cp1251"
+_LEN = struct.Struct("<I")
+
+
+class LabelError(ValueError):
+    def __init__(self, index: int, message: str) -> None:
+        self.index = index
+        super().__init__(message)
+
+
+def decode_labels(data: bytes | memoryview) -> list[bytes | None]:
+    """Parse every Res10 record: None where len == 0, else the text without its NUL.
+
+    Raises LabelError (with the record index) for a truncated record, a
+    missing NUL terminator or an inner NUL; the caller keeps the raw payload.
+    """
+    data = bytes(data)
+    labels: list[bytes | None] = []
+    cursor = 0
+    while cursor < len(data):
+        index = len(labels)
+        if cursor + 4 > len(data):
+            raise LabelError(index, f"record at byte {cursor} is truncated: {len(data) - cursor} bytes "
+                                    "left of a 4-byte length")
+        (length,) = _LEN.unpack_from(data, cursor)
+        cursor += 4
+        if length == 0:
+            labels.append(None)
+            continue
+        end = cursor + length + 1
+        if end > len(data):
+            raise LabelError(index, f"text of {length} bytes runs past the end of the stream")
+        text = data[cursor:cursor + length]
+        if data[end - 1] != 0:
+            raise LabelError(index, "text is not NUL-terminated")
+        if b"\0" in text:
+            raise LabelError(index, "text holds a NUL before its stated length")
+        labels.append(text)
+        cursor = end
+    return labels
+
+
+def encode_labels(labels: list[bytes | str | None]) -> bytes:
+    out = bytearray()
+    for label in labels:
+        raw = label.encode(TEXT_ENCODING) if isinstance(label, str) else (label or b"")
+        if b"\0" in raw:
+            raise ValueError(f"label {raw!r} contains a NUL byte")
+        out += _LEN.pack(len(raw))
+        if raw:
+            out += raw + b"\0"
+    return bytes(out)
+
+
+def text(raw: bytes | None) -> str | None:
+    """A stored name or label as str (cp1251), None when absent or empty."""
+    if not raw:
+        return None
+    return raw.split(b"\0", 1)[0].decode(TEXT_ENCODING, "replace") or None
+
+
+def encode_name32(name: str | bytes) -> bytes:
+    raw = name.encode(TEXT_ENCODING) if isinstance(name, str) else bytes(name)
+    if len(raw) > 31 or b"\0" in raw:
+        raise ValueError(f"node name {raw!r} must be at most 31 bytes without NUL")
+    return raw.ljust(32, b"\0")

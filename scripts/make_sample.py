@@ -1,0 +1,25 @@
+"""Regenerate the bundled sample deterministically: samples/sample.msh and samples/sample.rlb."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core.build import build_model  # noqa: E402
+from core.synth import sample_archive, sample_model  # noqa: E402
+
+
+def main() -> None:
+    model = build_model(sample_model()).to_bytes()
+    out = ROOT / "samples"
+    out.mkdir(exist_ok=True)
+    (out / "sample.msh").write_bytes(model)
+    (out / "sample.rlb").write_bytes(sample_archive(model).to_bytes())
+    print(f"wrote {out / 'sample.msh'} ({len(model)} bytes) and {out / 'sample.rlb'}")
+
+
+if __name__ == "__main__":
+    main()
