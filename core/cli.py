@@ -14,7 +14,7 @@ import numpy as np
 
 from . import streams as S
 from .anim import read_animation, write_animation
-from .errors import ERROR, FormatError
+from .errors import ERROR, FormatError, SelectionError
 from .files import Container, open_container, validate_container, write_atomic
 from .model import Model
 from .roundtrip import describe_offset, first_difference, rewritten
@@ -129,7 +129,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     container = open_container(args.archive)
     entry = container.archive.find(args.name)
     if entry is None:
-        raise FormatError.single("entry", None, f"no entry named {args.name!r}", args.archive)
+        raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
     write_atomic(args.output, bytes(entry.data))
     print(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
@@ -342,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except UsageError as exc:
         print(f"usage error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SelectionError as exc:
+        print(exc.describe(), file=sys.stderr)
         return EXIT_USAGE
     except FormatError as exc:
         source = getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", "")

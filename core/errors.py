@@ -88,3 +88,7 @@ class FormatError(Exception):
     @classmethod
     def single(cls, stream: str, index: int | None, message: str, source: str = "") -> FormatError:
         return cls([error(stream, index, message)], source)
+
+
+class SelectionError(FormatError):
+    """The file is readable, but what was asked of it is not there (an entry, a node)."""

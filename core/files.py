@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Finding, FormatError, has_errors
+from .errors import Finding, FormatError, SelectionError, has_errors
 from .model import Model, looks_like_model
 from .nres import Archive, Entry, fold
 from .validate import validate_model
@@ -39,8 +39,8 @@ class Container:
         """
         if self.is_model:
             if entry_name is not None:
-                raise FormatError.single("entry", None, "--entry names a nested model, but this file is a model",
-                                         self.path)
+                raise SelectionError.single("entry", None, "--entry names a nested model, but this file is a model",
+                                            self.path)
             return Model(self.archive, Path(self.path).name)
         entry = self._model_entry(entry_name)
         try:
@@ -55,7 +55,7 @@ class Container:
                 return models[0]
             names = ", ".join(e.name_str for e in models) or "none"
             message = f"archive holds {len(models)} models ({names}); choose one with --entry"
-            raise FormatError.single("entry", None, message, self.path)
+            raise SelectionError.single("entry", None, message, self.path)
         key = fold(entry_name.encode("cp1251", "replace"))
         for entry in models:
             if fold(entry.name) == key:
@@ -63,7 +63,7 @@ class Container:
         entry = self.archive.find(entry_name)
         if entry is not None:
             return entry
-        raise FormatError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
+        raise SelectionError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
 
     def replace_model(self, entry_name: str, model: Model) -> None:
         """Put a model's bytes back into the archive in place of the entry named ``entry_name``."""

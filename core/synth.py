@@ -116,7 +116,7 @@ def random_model(seed: int, node_count: int = 12, frame_count: int = 60, animate
         else:
             inner = rng.choice(np.arange(1, frame_count - 1), size=min(frame_count - 2, int(rng.integers(1, 8))),
                                replace=False) if frame_count > 2 else np.array([])
-            times = np.sort(np.concatenate([[0, frame_count - 1], inner]))
+            times = np.sort(np.concatenate([[0.0, frame_count - 1.0], inner])).astype(np.float64)
             if fractional:
                 times[1:-1] += rng.uniform(-0.45, 0.45, len(times) - 2)
                 times = np.sort(times)

@@ -229,6 +229,8 @@ def check_animation(model: Model) -> list[Finding]:
         start = previous_fallback + 1
         if fallback >= key_count:
             out.append(error("Res1", i, f"fallback key {fallback} is out of range ({key_count} keys)"))
+            if map_start != NONE:
+                out += _check_map(i, map_start, fallback, start, words, key_count, frame_count, res19 is not None)
             previous_fallback = max(previous_fallback, fallback)
             continue
         if fallback < start:

@@ -1,0 +1,14 @@
+import pytest
+
+from core.build import build_model
+from core.synth import sample_archive, sample_model
+
+
+@pytest.fixture(scope="session")
+def sample_msh() -> bytes:
+    return build_model(sample_model()).to_bytes()
+
+
+@pytest.fixture(scope="session")
+def sample_rlb(sample_msh) -> bytes:
+    return sample_archive(sample_msh).to_bytes()
