@@ -169,35 +169,39 @@ def check_writable(anim: Animation, node_count: int) -> None:
         raise FormatError(problems)
 
 
-def write_animation(model: Model, anim: Animation, rebuild: bool = False) -> None:
-    """Store the IR in the model (Res8, Res19, Res1 map_start and fallback_key, attrs).
+@dataclass
+class PackedAnimation:
+    """An IR laid out as the file stores it (section 8)."""
 
-    Nothing changes when every track is unedited, unless ``rebuild`` asks to
-    lay everything out again (which reproduces canonical inputs exactly).
-    """
-    if not anim.edited and not rebuild and anim.frame_count == model.frame_count:
-        return
-    nodes = model.nodes.copy()
-    check_writable(anim, len(nodes))
+    map_start: np.ndarray  # uint16 per node, NONE for no map
+    fallback: np.ndarray   # uint16 per node
+    keys: np.ndarray       # KEY records, all tracks in node order
+    words: np.ndarray      # uint16 map words, one block of frame_count per animated node
+    frame_count: int       # Res19.attr2: 1 when no node has a map (section 5.3)
+
+
+def pack(anim: Animation) -> PackedAnimation:
+    """Lay the IR out canonically; raises FormatError for an IR that cannot be written."""
+    check_writable(anim, len(anim.tracks))
     tracks = anim.tracks
     lengths = [len(t) for t in tracks]
     starts_new = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(int).tolist()
     starts_old = [t.read_start for t in tracks]
     unmovable = {i for i, t in enumerate(tracks) if t.edited}
     frame_count = anim.frame_count
+    map_start = np.full(len(tracks), NONE, np.uint16)
+    fallback = np.zeros(len(tracks), np.uint16)
     blocks = []
     for i, track in enumerate(tracks):
-        fallback = starts_new[i] + lengths[i] - 1
-        nodes[i]["fallback_key"] = fallback
-        nodes[i]["map_start"] = NONE
+        fallback[i] = starts_new[i] + lengths[i] - 1
         if not track.has_map:
             continue
         words = None
         if not track.edited and track.read_words is not None:
-            words = _moved_words(track, starts_old, starts_new, lengths, unmovable, fallback, frame_count)
+            words = _moved_words(track, starts_old, starts_new, lengths, unmovable, int(fallback[i]), frame_count)
         if words is None:
             words = canonical_words(track.times, starts_new[i], frame_count)
-        nodes[i]["map_start"] = len(blocks) * frame_count
+        map_start[i] = len(blocks) * frame_count
         blocks.append(words)
     keys = np.zeros(sum(lengths), S.KEY)
     if len(keys):
@@ -205,12 +209,27 @@ def write_animation(model: Model, anim: Animation, rebuild: bool = False) -> Non
         keys["pos"] = np.concatenate([t.pos for t in tracks])
         keys["rot"] = np.concatenate([t.rot for t in tracks])
     words = np.concatenate(blocks).astype(S.MAP_WORD) if blocks else np.zeros(0, S.MAP_WORD)
-    res1 = model.stream(1)
-    model.set_stream(1, nodes.tobytes(), attr1=len(nodes), attr3=res1.attr3 if res1 else S.NODE.itemsize)
-    model.set_stream(8, keys.tobytes(), attr1=len(keys), attr2=0, attr3=4)
-    model.set_stream(19, words.tobytes(), attr1=len(words), attr2=frame_count if blocks else 1, attr3=2)
-    for i, track in enumerate(tracks):
-        track.read_start, track.edited = starts_new[i], False
-        start = int(nodes[i]["map_start"])
-        track.read_words = words[start:start + frame_count].copy() if track.has_map else None
-    anim.frame_count = frame_count if blocks else 1
+    return PackedAnimation(map_start, fallback, keys, words, frame_count if blocks else 1)
+
+
+def write_animation(model: Model, anim: Animation, rebuild: bool = False) -> None:
+    """Store the IR in the model (Res8, Res19, Res1 map_start and fallback_key, attrs).
+
+    Nothing changes when every track is unedited, unless ``rebuild`` asks to
+    lay everything out again (which reproduces canonical inputs exactly).
+    Every check runs before the model is touched.
+    """
+    if not anim.edited and not rebuild and anim.frame_count == model.frame_count:
+        return
+    check_writable(anim, model.node_count if not model.is_legacy else -1)
+    packed = pack(anim)
+    nodes = model.nodes.copy()
+    nodes["map_start"], nodes["fallback_key"] = packed.map_start, packed.fallback
+    model.set_stream(1, nodes.tobytes(), attr1=len(nodes), attr3=S.NODE.itemsize)
+    model.set_stream(8, packed.keys.tobytes(), attr1=len(packed.keys), attr2=0, attr3=4)
+    model.set_stream(19, packed.words.tobytes(), attr1=len(packed.words), attr2=packed.frame_count, attr3=2)
+    for i, track in enumerate(anim.tracks):
+        track.read_start, track.edited = int(packed.fallback[i]) - len(track) + 1, False
+        start = int(packed.map_start[i])
+        track.read_words = packed.words[start:start + packed.frame_count].copy() if track.has_map else None
+    anim.frame_count = packed.frame_count

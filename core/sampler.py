@@ -12,9 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import streams as S
+from .anim import Animation, pack
 from .errors import FormatError
 from .model import Model
-from .pose import pose_matrix
+from .pose import pose_matrix, world_matrices
 
 F32 = np.float32
 NONE = S.NO_INDEX
@@ -44,6 +45,15 @@ class AnimationData:
         return cls(nodes["map_start"].copy(), nodes["fallback_key"].copy(), keys["time"].copy(),
                    keys["pos"].copy(), S.decode_rotations(keys["rot"]), model.map_words.copy(),
                    model.frame_count, nodes["parent"].copy())
+
+    @classmethod
+    def from_animation(cls, anim: Animation, parents: np.ndarray | None = None) -> AnimationData:
+        """What the runtime would read once ``anim`` is written (core.anim.pack)."""
+        packed = pack(anim)
+        keys = packed.keys
+        parents = np.full(len(anim.tracks), NONE, np.uint16) if parents is None else np.asarray(parents, np.uint16)
+        return cls(packed.map_start, packed.fallback, keys["time"].copy(), keys["pos"].copy(),
+                   S.decode_rotations(keys["rot"]), packed.words, packed.frame_count, parents)
 
     @property
     def node_count(self) -> int:
@@ -180,3 +190,13 @@ def blend(data: AnimationData, node: int, t_a: float, t_b: float, weight: float)
 
 def _dot4(a: np.ndarray, b: np.ndarray) -> np.float32:
     return ((a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]) + a[3] * b[3]
+
+
+def world_matrices_at(data: AnimationData, times) -> np.ndarray:
+    """Every node's model-space matrix at each time, (nodes, times, 4, 4) in float64.
+
+    Composes the sampled local matrices through the parents (parent @ child);
+    raises FormatError for a bad parent index or a cycle.
+    """
+    s = sample(data, times)
+    return world_matrices(pose_matrix(s.rot, s.pos), data.parents)
