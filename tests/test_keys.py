@@ -1,0 +1,125 @@
+"""Key authoring: every frame, or reduced and checked by sampling as the runtime does."""
+
+import numpy as np
+import pytest
+
+from core.anim import Animation
+from core.build import build_model
+from core.keys import Tolerance, author_animation, author_tracks, quantize_rotations, reproduction_error
+from core.model import Model
+from core.sampler import AnimationData, sample
+from core.synth import axis_quat
+from core.validate import validate_model
+
+FRAMES = 200
+TOL = Tolerance()
+
+
+def smooth(rng, n=4):
+    t = np.linspace(0, 2 * np.pi, FRAMES)
+    rot = np.stack([axis_quat(rng.normal(size=3), np.sin(t * rng.uniform(0.5, 2)) * 1.5) for _ in range(n)])
+    pos = np.stack([np.c_[np.sin(t), np.cos(t * 0.5), t * 0.1] * rng.uniform(0.5, 2) for _ in range(n)])
+    return rot, pos
+
+
+def jerky(rng, n=4):
+    steps = rng.integers(0, 2, size=(n, FRAMES)).cumsum(axis=1) * 0.3
+    rot = np.stack([axis_quat(rng.normal(size=3), s) for s in steps])
+    pos = rng.normal(size=(n, FRAMES, 3)).cumsum(axis=1) * 0.05
+    return rot, pos
+
+
+def static(rng, n=4):
+    rot = np.broadcast_to(axis_quat(rng.normal(size=3), 0.7), (n, FRAMES, 4)).copy()
+    pos = np.broadcast_to(rng.normal(size=3), (n, FRAMES, 3)).copy()
+    return rot, pos
+
+
+def sparse(rng, n=4):
+    """What the runtime plays from sparse keys: slerp and lerp between keys every 5 to 15 frames."""
+    from core.anim import Track
+
+    tracks = []
+    for _ in range(n):
+        times = np.unique(np.concatenate([[0, FRAMES - 1], rng.integers(1, FRAMES - 1, 15)])).astype(np.float32)
+        quats = axis_quat(rng.normal(size=3), np.cumsum(rng.uniform(-0.8, 0.8, len(times))))
+        tracks.append(Track.from_keys(times, rng.normal(size=(len(times), 3)), quantize_rotations(quats)))
+    anim = Animation(FRAMES, tracks)
+    s = sample(AnimationData.from_animation(anim), np.arange(FRAMES))
+    sparse.key_counts = [len(t) for t in tracks]
+    return s.rot.astype(np.float64), s.pos
+
+
+def sign_flips(rng, n=4):
+    rot, pos = smooth(rng, n)
+    flips = np.where(rng.random((n, FRAMES)) < 0.3, -1.0, 1.0)
+    return rot * flips[..., None], pos
+
+
+@pytest.mark.parametrize("make", [smooth, jerky, static, sign_flips, sparse])
+def test_reduced_keys_reproduce_every_frame_within_tolerance(make, capsys):
+    rot, pos = make(np.random.default_rng(hash(make.__name__) % 2**32))
+    anim = author_animation(rot, pos)
+    pos_err, rot_err = reproduction_error(anim, rot, pos)
+    assert pos_err <= TOL.position and rot_err <= np.radians(TOL.rotation_deg)
+    counts = [len(t) for t in anim.tracks]
+    with capsys.disabled():
+        print(f"\n  {make.__name__}: {FRAMES} frames -> keys per node {counts}; "
+              f"max error {pos_err:.2e} m, {np.degrees(rot_err):.4f} deg")
+    if make is static:
+        assert counts == [1] * len(counts) and not any(t.has_map for t in anim.tracks)
+    if make is sparse:  # the keys the motion was made from are found again
+        assert counts == sparse.key_counts
+    assert max(counts) <= FRAMES
+
+
+def test_every_frame_mode_keys_each_frame_and_samples_back_exactly():
+    rot, pos = smooth(np.random.default_rng(3), 2)
+    anim = author_animation(rot, pos, reduce=False)
+    assert [len(t) for t in anim.tracks] == [FRAMES, FRAMES]
+    s = sample(AnimationData.from_animation(anim), np.arange(FRAMES))
+    assert (s.branch != 3).all()  # every integer frame lands on a key: no interpolation
+    np.testing.assert_array_equal(s.pos, pos.astype(np.float32))
+
+
+def test_authored_animation_writes_a_valid_model():
+    rot, pos = jerky(np.random.default_rng(5), 3)
+    anim = author_animation(rot, pos)
+    from core.build import ModelDef, NodeDef
+
+    model = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0), NodeDef("c", 1)], [], anim))
+    assert validate_model(Model.parse(model.to_bytes())) == []
+    assert model.frame_count == FRAMES
+
+
+def test_quantisation_rules():
+    q = np.array([[0, 0, 0, 0], [2, 0, 0, 0], [-1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5]])
+    raw = quantize_rotations(q)
+    assert raw[0].tolist() == [0, 0, 0, 0]  # all-zero input is written unchanged
+    assert raw[1].tolist() == [32767, 0, 0, 0]  # normalised
+    assert raw[2].tolist() == [32767, 0, 0, 0]  # sign flipped to stay on the shortest path
+    assert raw[3].tolist() == [16384, 16384, 16384, 16384]
+
+
+def test_consecutive_keys_keep_the_shortest_path():
+    rot, pos = sign_flips(np.random.default_rng(8), 3)
+    for track in author_tracks(rot, pos):
+        q = track.rot.astype(np.float64)
+        assert (np.einsum("ij,ij->i", q[1:], q[:-1]) >= 0).all()
+
+
+def test_bad_shapes_are_refused():
+    with pytest.raises(ValueError):
+        author_tracks(np.zeros((2, 5, 4)), np.zeros((2, 4, 3)))
+    with pytest.raises(ValueError):
+        author_tracks(np.zeros((1, 3, 4)), np.zeros((1, 3, 3)), times=[0, 2, 1])
+
+
+def test_times_other_than_consecutive_frames():
+    rot, pos = smooth(np.random.default_rng(9), 1)
+    times = np.arange(FRAMES) * 2.0
+    anim = Animation(1, author_tracks(rot, pos, times=times))
+    anim.fit_frame_count()
+    assert anim.frame_count == 2 * (FRAMES - 1) + 1
+    pos_err, rot_err = reproduction_error(anim, rot, pos, times)
+    assert pos_err <= TOL.position and rot_err <= np.radians(TOL.rotation_deg)
