@@ -71,8 +71,9 @@ def parent_order(parents: np.ndarray) -> list[int]:
 def world_matrices(local: np.ndarray, parents: np.ndarray) -> np.ndarray:
     """Compose local matrices (nodes on axis 0, any trailing batch axes before 4x4) through parents."""
     world = np.array(local, np.float64)
-    for i in parent_order(parents):
-        p = int(parents[i])
-        if p != NONE:
-            world[i] = world[p] @ world[i]
+    with np.errstate(all="ignore"):  # a NaN pose (from NaN key data) stays NaN, silently
+        for i in parent_order(parents):
+            p = int(parents[i])
+            if p != NONE:
+                world[i] = world[p] @ world[i]
     return world
