@@ -192,11 +192,18 @@ def _dot4(a: np.ndarray, b: np.ndarray) -> np.float32:
     return ((a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]) + a[3] * b[3]
 
 
-def world_matrices_at(data: AnimationData, times) -> np.ndarray:
+def world_matrices_at(data: AnimationData, times, normalize: bool = False) -> np.ndarray:
     """Every node's model-space matrix at each time, (nodes, times, 4, 4) in float64.
 
     Composes the sampled local matrices through the parents (parent @ child);
-    raises FormatError for a bad parent index or a cycle.
+    raises FormatError for a bad parent index or a cycle. The runtime builds
+    its matrix from the unnormalised quaternion (i16 keys are off unit length
+    by up to ~6e-5); ``normalize`` gives the rigid transform a viewer that
+    normalises (Blender) shows instead.
     """
     s = sample(data, times)
-    return world_matrices(pose_matrix(s.rot, s.pos), data.parents)
+    rot = s.rot
+    if normalize:
+        length = np.linalg.norm(rot.astype(np.float64), axis=-1, keepdims=True)
+        rot = np.where(length > 0, rot / np.where(length > 0, length, 1), rot)
+    return world_matrices(pose_matrix(rot, s.pos), data.parents)

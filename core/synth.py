@@ -12,6 +12,7 @@ from . import streams as S
 from .anim import Animation, Track
 from .build import ModelDef, NodeDef, Part
 from .nres import Archive
+from .wear import WEAR_TYPE_ID
 
 BOX_TRIANGLES = np.array([
     [0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
@@ -80,7 +81,6 @@ def sample_model() -> ModelDef:
 
 
 WEAR_TEXT = b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n"
-WEAR_TYPE_ID = int.from_bytes(b"WEAR", "little")
 TEXM_TYPE_ID = int.from_bytes(b"Texm", "little")
 
 

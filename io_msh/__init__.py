@@ -1,21 +1,18 @@
-"""Blender side of the extension: operators and the mapping of MSH data to Blender data.
+"""Blender side of the extension: operators, and the mapping of MSH data to Blender data.
 
-Import and export operators arrive with their issues; until then the
-extension registers nothing.
+``plan`` decides everything in plain Python; ``importer`` creates the Blender
+data; ``conversion`` holds the MSH-to-Blender value mapping; ``compat`` the
+Blender version differences; ``operators`` the UI entry points.
 """
-
-CLASSES: tuple = ()
 
 
 def register() -> None:
-    import bpy
+    from . import operators
 
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
+    operators.register()
 
 
 def unregister() -> None:
-    import bpy
+    from . import operators
 
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    operators.unregister()

@@ -111,3 +111,23 @@ def generated(seed: int = 1, **kw) -> bytes:
 
 def as_array(data: bytes, dtype) -> np.ndarray:
     return np.frombuffer(data, dtype)
+
+
+def non_canonical(data: bytes) -> bytes:
+    """The model with every map made non-canonical but valid: fallback frames hold words above the
+    fallback key, and every third mapped frame points one key back within the node's own track."""
+    from core.model import Model
+
+    model = Model.parse(data)
+    words = model.map_words.copy()
+    start = 0
+    for node in model.nodes:
+        fallback, map_start = int(node["fallback_key"]), int(node["map_start"])
+        if map_start != 0xFFFF:
+            block = words[map_start:map_start + model.frame_count]
+            block[block == fallback] = np.minimum(0xFFFF, fallback + 1 + np.arange((block == fallback).sum()))
+            back = (np.arange(len(block)) % 3 == 1) & (block > start) & (block < fallback)
+            block[back] -= 1
+        start = fallback + 1
+    model.set_stream(19, words.tobytes())
+    return model.to_bytes()

@@ -1,0 +1,69 @@
+"""Every difference between the supported Blender versions, detected by feature, in one module.
+
+- Actions: 4.2 has legacy actions (``Action.fcurves``, one animated ID per
+  action); 4.4+ has slotted actions (layers, strips, a channelbag per slot, so
+  one action can animate many objects); 5.0 removed ``Action.fcurves``.
+- Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import bpy
+
+HAS_SLOTTED_ACTIONS = "slots" in bpy.types.Action.bl_rna.properties
+ID_NAME_BYTES = bpy.types.ID.bl_rna.properties["name"].length_max - 1
+BONE_NAME_BYTES = bpy.types.Bone.bl_rna.properties["name"].length_max - 1
+LINEAR = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEAR"].value
+# 4.4 and 4.5 channelbags create F-curves without a group argument; 5.0 takes group_name.
+_CHANNELBAG_NEW_TAKES_GROUP = HAS_SLOTTED_ACTIONS and "group_name" in (
+    bpy.types.ActionChannelbagFCurves.bl_rna.functions["new"].parameters)
+
+
+class ChannelTarget:
+    """Where the F-curves animating one ID go: a channelbag (4.4+) or the action itself (4.2)."""
+
+    def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str) -> None:
+        self.action = action
+        anim = id_block.animation_data or id_block.animation_data_create()
+        anim.action = action
+        if HAS_SLOTTED_ACTIONS:
+            slot = action.slots.new(id_type=id_block.id_type, name=slot_name)
+            anim.action_slot = slot
+            layer = action.layers[0] if action.layers else action.layers.new("Layer")
+            strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
+            self._bag = strip.channelbags.new(slot)
+            self._fcurves = self._bag.fcurves
+        else:
+            self._fcurves = action.fcurves
+
+    def new_fcurve(self, data_path: str, index: int, group: str) -> bpy.types.FCurve:
+        if not HAS_SLOTTED_ACTIONS:
+            return self._fcurves.new(data_path, index=index, action_group=group)
+        if _CHANNELBAG_NEW_TAKES_GROUP:
+            return self._fcurves.new(data_path, index=index, group_name=group)
+        fcurve = self._fcurves.new(data_path, index=index)
+        fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+        return fcurve
+
+
+def one_action_animates_many_ids() -> bool:
+    """Whether one action can hold different F-curves for several objects (slots, 4.4+)."""
+    return HAS_SLOTTED_ACTIONS
+
+
+def assigned_fcurves(id_block: bpy.types.ID) -> Iterable[bpy.types.FCurve]:
+    """The F-curves that animate ``id_block`` through its assigned action (and slot)."""
+    anim = id_block.animation_data
+    if anim is None or anim.action is None:
+        return []
+    if not HAS_SLOTTED_ACTIONS:
+        return list(anim.action.fcurves)
+    slot = anim.action_slot
+    for layer in anim.action.layers:
+        for strip in layer.strips:
+            bag = strip.channelbag(slot) if slot is not None else None
+            if bag is not None:
+                return list(bag.fcurves)
+    return []

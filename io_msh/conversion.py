@@ -1,0 +1,99 @@
+"""The one place where MSH values become Blender values (spec digest, decisions 1 and 2).
+
+Pure numpy: no bpy, so the mapping is testable anywhere.
+
+- Rotation: file components (r0, r1, r2, r3) become Blender's
+  ``Quaternion((r0, -r1, -r2, -r3))`` (decision 1: r0 is w, and the
+  conjugate turns the engine's matrix into Blender's).
+- Position: as stored; Z up, +Y north, metres, no mirroring (decision 2).
+- UV: Blender's V is ``1 - v`` (digest fact 10, an inference).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def blender_quaternions(file_rot: np.ndarray) -> np.ndarray:
+    """File-order rotation components (..., 4) to Blender (w, x, y, z)."""
+    return np.asarray(file_rot, np.float64) * _CONJUGATE
+
+
+def file_quaternions(blender_rot: np.ndarray) -> np.ndarray:
+    """Blender (w, x, y, z) back to file component order: the same map (it is its own inverse)."""
+    return np.asarray(blender_rot, np.float64) * _CONJUGATE
+
+
+def blender_uvs(uv: np.ndarray) -> np.ndarray:
+    out = np.array(uv, np.float64)
+    out[..., 1] = 1.0 - out[..., 1]
+    return out
+
+
+def file_uvs(uv: np.ndarray) -> np.ndarray:
+    return blender_uvs(uv)
+
+
+# ---------------------------------------------------------------- quaternion helpers (Blender convention)
+def normalized(q: np.ndarray) -> np.ndarray:
+    q = np.asarray(q, np.float64)
+    length = np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(length > 0, q / np.where(length > 0, length, 1), np.array([1.0, 0, 0, 0]))
+
+
+def multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a * b over the last axis."""
+    aw, ax, ay, az = np.moveaxis(np.asarray(a, np.float64), -1, 0)
+    bw, bx, by, bz = np.moveaxis(np.asarray(b, np.float64), -1, 0)
+    return np.stack([
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ], axis=-1)
+
+
+def conjugate(q: np.ndarray) -> np.ndarray:
+    return np.asarray(q, np.float64) * _CONJUGATE
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v by unit quaternions q (Blender convention)."""
+    qv = np.concatenate([np.zeros((*np.shape(v)[:-1], 1)), v], axis=-1)
+    return multiply(multiply(q, qv), conjugate(q))[..., 1:]
+
+
+def matrices(q: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """4x4 matrices from Blender quaternions (normalised here, as Blender does) and translations."""
+    w, x, y, z = np.moveaxis(normalized(q), -1, 0)
+    m = np.zeros((*np.shape(w), 4, 4))
+    m[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    m[..., 0, 1] = 2 * (x * y - w * z)
+    m[..., 0, 2] = 2 * (x * z + w * y)
+    m[..., 1, 0] = 2 * (x * y + w * z)
+    m[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    m[..., 1, 2] = 2 * (y * z - w * x)
+    m[..., 2, 0] = 2 * (x * z - w * y)
+    m[..., 2, 1] = 2 * (y * z + w * x)
+    m[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    m[..., :3, 3] = t
+    m[..., 3, 3] = 1
+    return m
+
+
+def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
+    """Flip signs along ``axis`` so that consecutive quaternions have a non-negative dot product.
+
+    Blender interpolates quaternion F-curves per component, so a sign jump
+    between keys would spin the long way round.
+    """
+    q = np.array(q, np.float64)
+    moved = np.moveaxis(q, axis, 0)
+    if len(moved) < 2:
+        return q
+    dots = (moved[1:] * moved[:-1]).sum(-1)
+    flips = np.concatenate([np.zeros((1, *dots.shape[1:]), bool), dots < 0])
+    sign = np.where(np.cumsum(flips, axis=0) % 2 == 1, -1.0, 1.0)
+    return np.moveaxis(moved * sign[..., None], 0, axis)

@@ -1,0 +1,174 @@
+"""File > Import > Parkan MSH: the operator (properties and a call), the drop handler and the menu entry."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from functools import lru_cache
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper, poll_file_object_drop
+from mathutils import Matrix
+
+from ..core.errors import FormatError
+from ..core.files import open_container
+from . import compat
+from .importer import import_plans
+from .plan import ImportOptions, plan_file
+
+EXTENSIONS = ".msh;.rlb"
+
+
+@lru_cache(maxsize=8)
+def _archive_models(path: str, mtime: float) -> tuple[str, ...]:
+    try:
+        container = open_container(path)
+    except (OSError, FormatError):
+        return ()
+    return () if container.is_model else tuple(e.name_str for e in container.model_entries())
+
+
+@orientation_helper(axis_forward="Y", axis_up="Z")
+class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
+    """Import Parkan: Iron Strategy models (.msh, or every model of an .rlb archive) with their animation"""
+
+    bl_idname = "import_scene.parkan_msh"
+    bl_label = "Import Parkan MSH"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".msh"
+    filter_glob: StringProperty(default="*.msh;*.rlb", options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    node_mode: EnumProperty(
+        name="Nodes", default="ARMATURE",
+        items=(("ARMATURE", "Armature", "One armature per model, a bone per node"),
+               ("EMPTIES", "Empties", "An Empty per node, parented as the nodes are")))
+    animation: EnumProperty(
+        name="Animation", default="FAITHFUL",
+        items=(("FAITHFUL", "Faithful", "At every integer frame, exactly the pose the game computes"),
+               ("KEYS", "Keys", "One keyframe per MSH key, for editing sparse tracks"),
+               ("NONE", "None", "No animation: the rest pose")))
+    slots: EnumProperty(
+        name="Geometry", default="MAIN",
+        items=(("MAIN", "Main", "Slot 0 only: the main geometry"),
+               ("ALL", "All Slots", "Every non-empty slot, each other slot in its own hidden collection")))
+    entry_filter: StringProperty(
+        name="Models", default="",
+        description="For archives: which models to import, as wildcard patterns separated by commas "
+                    "(empty: all of them)")
+    set_frame_range: BoolProperty(name="Set Frame Range", default=True,
+                                  description="Set the scene's frame range to the animation's 0 .. frame_count - 1")
+    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+
+    def invoke(self, context, event):
+        return self.invoke_popup(context)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "node_mode")
+        layout.prop(self, "animation")
+        layout.prop(self, "slots")
+        layout.prop(self, "set_frame_range")
+        layout.prop(self, "global_scale")
+        layout.prop(self, "axis_forward")
+        layout.prop(self, "axis_up")
+        self._draw_archive_models(context)
+
+    def _draw_archive_models(self, context) -> None:
+        path = self._browsed_path(context)
+        if not path or not os.path.isfile(path):
+            return
+        models = _archive_models(path, os.path.getmtime(path))
+        if not models:
+            return
+        box = self.layout.box()
+        box.prop(self, "entry_filter")
+        patterns = [p.strip().lower() for p in self.entry_filter.replace(";", ",").split(",") if p.strip()]
+        chosen = [m for m in models if not patterns or any(fnmatch.fnmatchcase(m.lower(), p) for p in patterns)]
+        box.label(text=f"{len(chosen)} of {len(models)} models will be imported")
+        column = box.column(align=True)
+        for name in models[:200]:
+            column.label(text=name, icon="CHECKBOX_HLT" if name in chosen else "CHECKBOX_DEHLT")
+
+    def _browsed_path(self, context) -> str:
+        params = getattr(getattr(context, "space_data", None), "params", None)
+        if params is not None and getattr(params, "filename", ""):
+            directory = params.directory.decode() if isinstance(params.directory, bytes) else params.directory
+            return os.path.join(directory, params.filename)
+        return self.filepath
+
+    def _paths(self) -> list[str]:
+        if self.files and self.directory:
+            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        return [self.filepath] if self.filepath else []
+
+    def execute(self, context):
+        options = ImportOptions(self.node_mode, self.animation, self.slots, self.entry_filter,
+                                compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
+        plans, failures, warnings = [], [], []
+        for path in self._paths():
+            try:
+                for plan in plan_file(path, options):
+                    plans.append(plan)
+                    warnings += plan.warnings
+            except FormatError as exc:
+                failures.append(exc.describe(path))
+            except OSError as exc:
+                failures.append(f"{path}: cannot read: {exc.strerror or exc}")
+        for failure in failures:
+            self.report({"ERROR"}, failure)
+        if not plans:
+            if not failures:
+                self.report({"ERROR"}, "No file to import")
+            return {"CANCELLED"}
+        root_matrix = (axis_conversion(from_forward="Y", from_up="Z", to_forward=self.axis_forward,
+                                       to_up=self.axis_up).to_4x4() @ Matrix.Scale(self.global_scale, 4))
+        wm = context.window_manager
+        wm.progress_begin(0, len(plans))
+        try:
+            import_plans(context, plans, root_matrix, self.set_frame_range, wm.progress_update)
+        except Exception as exc:  # a Blender-side failure must not leave half a scene
+            self.report({"ERROR"}, f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
+            return {"CANCELLED"}
+        finally:
+            wm.progress_end()
+        for line in warnings:
+            self.report({"INFO"}, line)
+        if warnings:
+            self.report({"WARNING"}, f"Imported {len(plans)} model(s) with {len(warnings)} warning(s); "
+                                     f"first: {warnings[0]}")
+        return {"FINISHED"}
+
+
+class IO_FH_parkan_msh(bpy.types.FileHandler):
+    bl_idname = "IO_FH_parkan_msh"
+    bl_label = "Parkan MSH"
+    bl_import_operator = "import_scene.parkan_msh"
+    bl_file_extensions = EXTENSIONS
+
+    @classmethod
+    def poll_drop(cls, context):
+        return poll_file_object_drop(context)
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_parkan_msh.bl_idname, text="Parkan MSH (.msh, .rlb)")
+
+
+CLASSES = (IMPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,300 @@
+"""Import planning: everything the importer will create, decided in plain Python before any Blender data.
+
+Like glTF-Blender-IO's virtual node tree: names, parents, rest matrices,
+mesh arrays and F-curve values are computed here (no bpy), so a bad file
+fails before the scene is touched and the mapping is testable anywhere.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..core import streams as S
+from ..core.anim import canonical_words, read_animation
+from ..core.errors import FormatError, has_errors
+from ..core.files import Container, open_container
+from ..core.model import Model
+from ..core.sampler import AnimationData, sample
+from ..core.validate import validate_model
+from ..core.wear import material_names
+from . import conversion as C
+
+NODE_MODES = ("ARMATURE", "EMPTIES")
+ANIMATION_MODES = ("FAITHFUL", "KEYS", "NONE")
+SLOT_MODES = ("MAIN", "ALL")
+BONE_NAME_BYTES = 63
+
+
+@dataclass
+class ImportOptions:
+    node_mode: str = "ARMATURE"
+    animation: str = "FAITHFUL"
+    slots: str = "MAIN"
+    entry_filter: str = ""           # patterns separated by ',' or ';'; empty: every model
+    name_bytes: int = BONE_NAME_BYTES  # the longest name Blender keeps (bones: 63 bytes)
+
+
+@dataclass
+class NodePlan:
+    index: int
+    name: str                  # the name Blender will get
+    original_name: str | None  # set when ``name`` had to be shortened or de-duplicated
+    parent: int | None
+    rest_location: np.ndarray  # (3,) local, first key (digest fact 4)
+    rest_rotation: np.ndarray  # (4,) Blender quaternion, local, normalised
+    rest_world: np.ndarray     # (4, 4) relative to the model root
+    bone_length: float
+
+
+@dataclass
+class MeshPlan:
+    node: int
+    slot_position: int         # a * 5 + b in the node's slot table
+    slot_index: int            # index into Res2's slots
+    name: str
+    positions: np.ndarray      # (n, 3) node-local
+    normals: np.ndarray        # (n, 3)
+    triangles: np.ndarray      # (m, 3) indices into positions
+    uvs: np.ndarray            # (3m, 2) per loop, Blender V
+    lightmap_uvs: np.ndarray | None
+    face_materials: np.ndarray  # (m,) index into ``materials``
+    materials: list[int]       # WEAR indices used by this mesh
+
+
+@dataclass
+class ChannelPlan:
+    """One node's keyed values, already in the node mode's terms (local, or pose basis for bones)."""
+
+    node: int
+    frames: np.ndarray         # (k,) Blender frames
+    location: np.ndarray       # (k, 3)
+    rotation: np.ndarray       # (k, 4) Blender quaternions, sign-continuous
+
+
+@dataclass
+class ModelPlan:
+    name: str
+    source: bytes
+    source_path: str
+    options: ImportOptions
+    frame_count: int
+    nodes: list[NodePlan]
+    meshes: list[MeshPlan]
+    material_names: dict[int, str]
+    channels: list[ChannelPlan]
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
+    """Plans for the models of a file (every model of an archive, filtered by ``entry_filter``).
+
+    Raises FormatError when the file or any chosen model is invalid, OSError when unreadable.
+    """
+    container = open_container(path)
+    names = [None] if container.is_model else _chosen(container, options.entry_filter, str(path))
+    return [plan_model(container, name, options) for name in names]
+
+
+def _chosen(container: Container, patterns: str, path: str) -> list[str]:
+    models = [e.name_str for e in container.model_entries()]
+    wanted = [p.strip().lower() for p in patterns.replace(";", ",").split(",") if p.strip()]
+    chosen = [m for m in models if not wanted or any(fnmatch.fnmatchcase(m.lower(), p) for p in wanted)]
+    if not chosen:
+        what = f"no model matches {patterns!r}" if models else "the archive holds no model"
+        raise FormatError.single("entry", None, what, path)
+    return chosen
+
+
+def plan_model(container: Container, entry_name: str | None, options: ImportOptions) -> ModelPlan:
+    model = container.open_model(entry_name)
+    findings = validate_model(model)
+    where = f"{container.path}:{entry_name}" if entry_name else container.path
+    if has_errors(findings):
+        raise FormatError(findings, where)
+    warnings = [f.format(where) for f in findings]
+    if model.is_legacy:
+        raise FormatError.single("Res1", None, "legacy 24-byte node table: nothing to import (kept as data only)",
+                                 where)
+    nodes = _plan_nodes(model, options)
+    archive = None if container.is_model else container.archive
+    names = material_names(archive, model.name)
+    meshes, used_materials, mesh_warnings = _plan_meshes(model, nodes, options)
+    warnings += [f"{where}: {w}" for w in mesh_warnings]
+    channels = []
+    if options.animation != "NONE":
+        channels = _plan_channels(model, nodes, options)
+        if options.animation == "KEYS" and _has_non_canonical_maps(model):
+            warnings.append(f"{where}: the frame map is not canonical; KEYS shows the keys, "
+                            "FAITHFUL shows what the game plays")
+    material_labels = {m: names[m] if m < len(names) and names[m] else f"material_{m}" for m in used_materials}
+    return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
+                     nodes, meshes, material_labels, channels, warnings)
+
+
+# --------------------------------------------------------------------- nodes
+def unique_names(wanted: list[str], limit: int) -> list[str]:
+    """Names shortened to ``limit`` UTF-8 bytes and de-duplicated with ``.NNN`` suffixes."""
+    taken: set[str] = set()
+    out = []
+    for name in wanted:
+        base = _shorten(name, limit)
+        candidate, n = base, 0
+        while candidate in taken:
+            n += 1
+            suffix = f".{n:03d}"
+            candidate = _shorten(name, limit - len(suffix)) + suffix
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _shorten(name: str, limit: int) -> str:
+    raw = name.encode("utf-8")[:limit]
+    return raw.decode("utf-8", "ignore")
+
+
+def _plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
+    nodes = model.nodes
+    keys = model.keys
+    wanted = [model.node_name(i) or f"node_{i}" for i in range(len(nodes))]
+    final = unique_names(wanted, options.name_bytes)
+    starts = _track_starts(model)
+    rest_rot = C.normalized(C.blender_quaternions(S.decode_rotations(keys["rot"][starts])))
+    rest_loc = keys["pos"][starts].astype(np.float64)
+    local = C.matrices(rest_rot, rest_loc)
+    parents = [None if p == S.NO_INDEX else int(p) for p in nodes["parent"]]
+    world = np.array(local)
+    for i, p in enumerate(parents):  # validated: parents precede or the model has no cycle
+        if p is not None:
+            world[i] = world[p] @ local[i]
+    size = _model_size(model)
+    plans = []
+    for i in range(len(nodes)):
+        children = [world[c][:3, 3] for c, p in enumerate(parents) if p == i]
+        distances = [np.linalg.norm(c - world[i][:3, 3]) for c in children]
+        length = max(min([d for d in distances if d > 1e-4], default=size * 0.1), size * 0.02, 1e-3)
+        plans.append(NodePlan(i, final[i], wanted[i] if final[i] != wanted[i] else None, parents[i],
+                              rest_loc[i], rest_rot[i], world[i], float(length)))
+    return plans
+
+
+def _model_size(model: Model) -> float:
+    positions = model.positions
+    if not len(positions):
+        return 1.0
+    return float(max(np.ptp(positions, axis=0).max(), 1e-3))
+
+
+# --------------------------------------------------------------------- meshes
+def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
+    slots, batches, indices = model.slots, model.batches, model.indices
+    positions = model.positions
+    normals = S.decode_normals(model.normals_raw) if len(model.normals_raw) >= len(positions) else None
+    uvs = S.decode_uvs(model.uvs_raw) if len(model.uvs_raw) >= len(positions) else None
+    lightmap = model.lightmap_uvs_raw
+    lightmap = lightmap.astype(np.float64) / 1024.0 if model.stream(18) is not None and \
+        len(lightmap) >= len(positions) else None
+    positions_wanted = range(15) if options.slots == "ALL" else (0,)
+    meshes, used, warnings = [], set(), []
+    for node in nodes:
+        for position in positions_wanted:
+            slot_index = int(model.nodes[node.index]["slots"][position])
+            if slot_index == S.NO_INDEX:
+                continue
+            slot = slots[slot_index]
+            faces, materials = [], []
+            for b in range(int(slot["batch_start"]), int(slot["batch_start"]) + int(slot["batch_count"])):
+                batch = batches[b]
+                start, count = int(batch["index_start"]), int(batch["index_count"])
+                if count % 3:
+                    warnings.append(f"Res13[{b}]: {count} indices is not a whole number of triangles; "
+                                    f"the last {count % 3} are ignored")
+                tri = indices[start:start + count - count % 3].astype(np.int64).reshape(-1, 3)
+                tri += int(batch["base_vertex"])
+                faces.append(tri)
+                materials.append(np.full(len(tri), int(batch["material"]) & 0xFF))
+            if not faces or not sum(len(f) for f in faces):
+                continue
+            tri = np.concatenate(faces)
+            face_material = np.concatenate(materials)
+            used_vertices, local_tri = np.unique(tri, return_inverse=True)
+            local_tri = local_tri.reshape(-1, 3)
+            mesh_materials = sorted(set(face_material.tolist()))
+            used.update(mesh_materials)
+            loops = local_tri.reshape(-1)
+            uv = C.blender_uvs(uvs[used_vertices][loops]) if uvs is not None else np.zeros((len(loops), 2))
+            name = node.name if position == 0 else f"{node.name} slot {position}"
+            meshes.append(MeshPlan(
+                node.index, position, slot_index, name, positions[used_vertices].astype(np.float64),
+                normals[used_vertices] if normals is not None else np.zeros((len(used_vertices), 3)),
+                local_tri, uv,
+                C.blender_uvs(lightmap[used_vertices][loops]) if lightmap is not None else None,
+                np.searchsorted(mesh_materials, face_material), mesh_materials))
+    return meshes, used, warnings
+
+
+# --------------------------------------------------------------------- animation
+def _plan_channels(model: Model, nodes: list[NodePlan], options: ImportOptions) -> list[ChannelPlan]:
+    """F-curve values per node. FAITHFUL: the runtime's sample at every integer frame 0..frame_count+1
+    (frames frame_count and frame_count+1 always show the fallback key), for every node whose samples
+    are not all its first key. KEYS: one key per MSH key of every node with a map.
+    """
+    if options.animation == "FAITHFUL":
+        frames = np.arange(model.frame_count + 2, dtype=np.float32)
+        samples = sample(AnimationData.from_model(model), frames)
+        first = model.keys[_track_starts(model)]
+        first_rot, first_pos = S.decode_rotations(first["rot"]), first["pos"]
+        moving = ((samples.rot != first_rot[:, None]).any(axis=(1, 2))
+                  | (samples.pos != first_pos[:, None]).any(axis=(1, 2)))
+        per_node = [(n, frames, samples.rot[n.index], samples.pos[n.index], True) for n in nodes if moving[n.index]]
+    else:
+        tracks = read_animation(model).tracks
+        per_node = [(n, tracks[n.index].times, tracks[n.index].rotations, tracks[n.index].pos, False)
+                    for n in nodes if tracks[n.index].has_map]
+    channels = []
+    for node, frames, rot, pos, trim in per_node:
+        location, rotation = _in_node_mode_terms(node, C.blender_quaternions(rot), pos.astype(np.float64),
+                                                 options.node_mode)
+        keep = _without_trailing_repeats(location, rotation) if trim else len(frames)
+        channels.append(ChannelPlan(node.index, np.asarray(frames[:keep], np.float64), location[:keep],
+                                    C.continuous(rotation[:keep])))
+    return channels
+
+
+def _in_node_mode_terms(node: NodePlan, rotation: np.ndarray, location: np.ndarray, node_mode: str):
+    """Empties take the local pose; pose bones take it relative to the bone's rest (rest^-1 @ local)."""
+    if node_mode == "EMPTIES":
+        return location, rotation
+    inverse = C.conjugate(node.rest_rotation)
+    return C.rotate(inverse, location - node.rest_location), C.multiply(inverse, rotation)
+
+
+def _without_trailing_repeats(location: np.ndarray, rotation: np.ndarray) -> int:
+    """How many frames to key: trailing frames equal to the one before them add nothing."""
+    keep = len(location)
+    while keep > 1 and np.array_equal(location[keep - 1], location[keep - 2]) and \
+            np.array_equal(rotation[keep - 1], rotation[keep - 2]):
+        keep -= 1
+    return keep
+
+
+def _has_non_canonical_maps(model: Model) -> bool:
+    words, frame_count = model.map_words, model.frame_count
+    for start, node in zip(_track_starts(model), model.nodes):
+        map_start = int(node["map_start"])
+        if map_start == S.NO_INDEX:
+            continue
+        expected = canonical_words(model.keys["time"][start:int(node["fallback_key"]) + 1], start, frame_count)
+        if not np.array_equal(words[map_start:map_start + frame_count], expected):
+            return True
+    return False
+
+
+def _track_starts(model: Model) -> list[int]:
+    """First key of each node's track (msh-animation.md 5.1)."""
+    fallbacks = model.nodes["fallback_key"].astype(np.int64)
+    return [0, *(fallbacks[:-1] + 1).tolist()][:len(fallbacks)]

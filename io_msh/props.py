@@ -1,0 +1,12 @@
+"""Names of the custom properties the importer writes and the exporter reads (the scene contract)."""
+
+MODEL = "msh_model"            # on the root object: the file or archive entry name
+SOURCE = "msh_source"          # on the root object: the model's bytes as read (for a lossless export)
+SOURCE_PATH = "msh_source_path"  # on the root object: the file it came from
+NODE_MODE = "msh_node_mode"    # on the root object: 'ARMATURE' or 'EMPTIES'
+ANIMATION_MODE = "msh_animation"  # on the root object: 'FAITHFUL', 'KEYS' or 'NONE'
+FRAME_COUNT = "msh_frame_count"   # on the root object
+NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
+NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
+SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
+MATERIAL = "msh_material"      # on materials: the batch material index (digest fact 8)
