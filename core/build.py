@@ -8,6 +8,7 @@ the exporter.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,8 +42,9 @@ class Part:
     triangles: np.ndarray
     normals: np.ndarray | None = None
     uvs: np.ndarray | None = None
-    material: int = 0
+    material: int = 0  # WEAR index of every triangle, unless face_materials gives one per triangle
     slot: int = 0  # position in the node's slot[15] (a * 5 + b, digest fact 6)
+    face_materials: np.ndarray | None = None
 
 
 @dataclass
@@ -104,10 +106,9 @@ def _rest_world(animation: Animation, parents: np.ndarray) -> np.ndarray:
 
 
 def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
-    positions, normals, uvs, indices = [], [], [], []
-    batches = np.zeros(len(parts), S.BATCH)
+    """Every part becomes one slot with one batch per material (triangles grouped by material)."""
+    positions, normals, uvs, indices, triangles, batches = [], [], [], [], [], []
     slots = np.zeros(len(parts), S.SLOT)
-    triangles = []
     vertex_base = index_base = tri_base = 0
     for i, part in enumerate(parts):
         pos = np.asarray(part.positions, np.float32).reshape(-1, 3)
@@ -119,9 +120,13 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
             raise FormatError.single("Res3", i, f"{where}: {len(pos)} vertices; a batch indexes at most 65536")
         if len(tris) and (tris.min() < 0 or tris.max() >= len(pos)):
             raise FormatError.single("Res6", i, f"{where}: triangle refers to a missing vertex")
-        if nodes[part.node]["slots"][part.slot] != S.NO_INDEX:
-            raise FormatError.single("Res1", part.node, f"{where}: slot position {part.slot} is already used")
+        if not 0 <= part.slot < 15 or nodes[part.node]["slots"][part.slot] != S.NO_INDEX:
+            raise FormatError.single("Res1", part.node, f"{where}: slot position {part.slot} is taken or not 0..14")
         nodes[part.node]["slots"][part.slot] = i
+        materials = np.full(len(tris), part.material) if part.face_materials is None \
+            else np.asarray(part.face_materials, np.int64).reshape(-1)
+        order = np.argsort(materials, kind="stable")
+        tris, materials = tris[order], materials[order]
         normal = _vertex_normals(pos, tris) if part.normals is None else np.asarray(part.normals, np.float32)
         uv = np.zeros((len(pos), 2), np.float32) if part.uvs is None else np.asarray(part.uvs, np.float32)
         positions.append(pos)
@@ -129,16 +134,22 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         uvs.append(S.encode_uvs(uv))
         indices.append(tris.reshape(-1).astype(np.uint16))
         triangles.append(_triangle_records(pos, tris, tri_base))
-        batches[i] = (0, 0, UNLIT_MATERIAL_HIGH | (part.material & 0xFF), 0, tris.size, index_base, 0, vertex_base)
+        runs = np.flatnonzero(np.diff(materials, prepend=-1, append=-1))
+        batch_start = len(batches)
+        for a, b in itertools.pairwise(runs):
+            material = UNLIT_MATERIAL_HIGH | (int(materials[a]) & 0xFF)
+            batches.append((0, 0, material, 0, 3 * (b - a), index_base + 3 * a, 0, vertex_base))
         low, high = (pos.min(axis=0), pos.max(axis=0)) if len(pos) else (np.zeros(3), np.zeros(3))
         center = (low + high) / 2
         radius = float(np.linalg.norm(pos - center, axis=1).max()) if len(pos) else 0.0
-        slots[i] = (tri_base, len(tris), i, 1, low, high, center, radius, (0,) * 5)
+        slots[i] = (tri_base, len(tris), batch_start, len(batches) - batch_start, low, high, center, radius, (0,) * 5)
         vertex_base += len(pos)
         index_base += tris.size
         tri_base += len(tris)
-    if tri_base > 0xFFFF or len(parts) > 0xFFFF:
-        raise FormatError.single("Res7", None, f"{tri_base} triangles in {len(parts)} slots exceed 16-bit ranges")
+    if tri_base > 0xFFFF or len(batches) > 0xFFFF:
+        raise FormatError.single("Res7", None, f"{tri_base} triangles in {len(batches)} batches exceed 16-bit ranges")
+    if any(b[4] > 0xFFFF for b in batches):
+        raise FormatError.single("Res13", None, "a batch of more than 65535 indices cannot be stored")
 
     def joined(arrays, dtype, width):
         return np.concatenate(arrays).astype(dtype) if arrays else np.zeros((0, width) if width else 0, dtype)
@@ -149,7 +160,7 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         "uvs": joined(uvs, np.int16, 2),
         "indices": joined(indices, np.uint16, 0),
         "triangles": np.concatenate(triangles) if triangles else np.zeros(0, S.TRIANGLE),
-        "batches": batches,
+        "batches": np.array(batches, S.BATCH) if batches else np.zeros(0, S.BATCH),
         "slots": slots,
     }
 

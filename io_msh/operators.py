@@ -8,12 +8,21 @@ from functools import lru_cache
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper, poll_file_object_drop
+from bpy_extras.io_utils import (
+    ExportHelper,
+    ImportHelper,
+    axis_conversion,
+    orientation_helper,
+    poll_file_object_drop,
+)
 from mathutils import Matrix
 
 from ..core.errors import FormatError
 from ..core.files import open_container
+from ..core.keys import Tolerance
 from . import compat
+from .export_plan import ExportOptions
+from .exporter import export_to_file
 from .importer import import_plans
 from .plan import ImportOptions, plan_file
 
@@ -144,10 +153,64 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
+class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
+    """Export the selected Parkan model (or the scene's only one) as .msh, or into an .rlb archive"""
+
+    bl_idname = "export_scene.parkan_msh"
+    bl_label = "Export Parkan MSH"
+    bl_options = {"PRESET"}
+
+    filename_ext = ".msh"
+    check_extension = False  # .msh writes a model, .rlb puts it into an archive
+    filter_glob: StringProperty(default="*.msh;*.rlb", options={"HIDDEN"})
+    collection: StringProperty(options={"HIDDEN"}, description="Export the model in this collection")
+
+    keys: EnumProperty(
+        name="Keys", default="REDUCED",
+        items=(("REDUCED", "Reduced", "The fewest keys that reproduce every frame within the tolerance"),
+               ("EVERY_FRAME", "Every Frame", "One key per frame of the scene's range"),
+               ("BLENDER_KEYS", "Blender Keyframes", "Keys exactly at the Blender keyframes (integer frames)")))
+    position_tolerance: FloatProperty(name="Position Tolerance", default=Tolerance.position, min=0.0,
+                                      precision=6, description="Largest position error of reduced keys (metres)")
+    rotation_tolerance: FloatProperty(name="Rotation Tolerance", default=Tolerance.rotation_deg, min=0.0,
+                                      precision=4, description="Largest rotation error of reduced keys (degrees)")
+    entry: StringProperty(name="Archive Entry", default="",
+                          description="For .rlb targets: the model entry to replace or add (default: the model's name)")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "keys")
+        column = layout.column()
+        column.enabled = self.keys == "REDUCED"
+        column.prop(self, "position_tolerance")
+        column.prop(self, "rotation_tolerance")
+        layout.prop(self, "entry")
+
+    def execute(self, context):
+        options = ExportOptions(self.keys, Tolerance(self.position_tolerance, self.rotation_tolerance))
+        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
+        try:
+            result = export_to_file(context, path, options, self.entry or None, self.collection or None)
+        except FormatError as exc:
+            self.report({"ERROR"}, exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            self.report({"ERROR"}, f"{path}: cannot write: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        for line in result.warnings:
+            self.report({"WARNING"}, line)
+        edited = len(result.edited_nodes)
+        self.report({"INFO"}, f"Wrote {path}: {edited} node track(s) rewritten"
+                              f"{', geometry rebuilt' if result.geometry_rebuilt else ''}")
+        return {"FINISHED"}
+
+
 class IO_FH_parkan_msh(bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_msh"
     bl_label = "Parkan MSH"
     bl_import_operator = "import_scene.parkan_msh"
+    bl_export_operator = "export_scene.parkan_msh"
     bl_file_extensions = EXTENSIONS
 
     @classmethod
@@ -159,16 +222,22 @@ def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_parkan_msh.bl_idname, text="Parkan MSH (.msh, .rlb)")
 
 
-CLASSES = (IMPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_parkan_msh.bl_idname, text="Parkan MSH (.msh, .rlb)")
+
+
+CLASSES = (IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
 
 
 def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
 
 
 def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

@@ -1,0 +1,256 @@
+"""Export decisions in plain Python: from a scene read back (io_msh.readback) to a model.
+
+- A model that came from an import keeps its original bytes for everything
+  Blender did not change: a node whose pose at every exported frame equals
+  the runtime's sample of its original track keeps that track (keys, raw
+  rotations, map words); unchanged meshes keep every geometry stream.
+- Changed nodes get new keys (core.keys: reduced within tolerance, every
+  frame, or at the Blender keyframes), written by the canonical rules.
+- A new model (or one whose node structure changed) is built from the
+  scene by core.build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core import streams as S
+from ..core.anim import Animation, Track, read_animation, write_animation
+from ..core.build import ModelDef, NodeDef, Part, build_model
+from ..core.errors import FormatError, has_errors
+from ..core.files import read_container
+from ..core.keys import Tolerance, author_tracks, quantize_rotations, rotation_error
+from ..core.labels import text
+from ..core.model import Model
+from ..core.sampler import AnimationData, sample
+from ..core.validate import validate_model
+from . import conversion as C
+from .plan import ImportOptions, plan_model
+from .readback import SceneMesh, SceneModel
+
+KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
+NAME_BYTES = 31  # Res9: 32-byte names with a NUL
+GEOMETRY_STREAMS = (2, 3, 4, 5, 6, 7, 13, 15, 16, 18)
+
+
+@dataclass
+class ExportOptions:
+    keys: str = "REDUCED"
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    # Below these a node's pose counts as unchanged from its original track.
+    same_position: float = 1e-4
+    same_rotation: float = 1e-4  # radians
+
+
+@dataclass
+class ExportResult:
+    model: Model
+    warnings: list[str]
+    edited_nodes: list[int]
+    geometry_rebuilt: bool
+
+
+def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
+    """The model to write; raises FormatError naming what cannot be written."""
+    if options.keys not in KEY_MODES:
+        raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
+    rot, pos = local_poses(scene.local_matrices)
+    times = (scene.frames - scene.frames[0]).astype(np.float32)
+    source = _source_model(scene)
+    warnings: list[str] = []
+    if source is not None and not _same_structure(scene, source):
+        warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
+                        "scene, and the original's unknown streams and fields are not carried over")
+        source = None
+    if source is None:
+        model = _new_model(scene, rot, pos, times, options)
+        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True))
+    anim = read_animation(source)
+    edited = _update_tracks(anim, source, scene, rot, pos, times, options)
+    if edited:
+        anim.frame_count = len(times)
+    geometry_same = _same_geometry(scene, source)
+    if geometry_same:
+        write_animation(source, anim)
+        return _checked(ExportResult(source, warnings, edited, False))
+    warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
+                    "the scene cannot hold (Res15, Res16, Res18) are dropped")
+    model = _rebuilt_from(source, scene, anim)
+    return _checked(ExportResult(model, warnings, edited, True))
+
+
+def _checked(result: ExportResult) -> ExportResult:
+    findings = validate_model(result.model)
+    if has_errors(findings):
+        raise FormatError(findings, result.model.name)
+    return result
+
+
+def _source_model(scene: SceneModel) -> Model | None:
+    if scene.source is None:
+        return None
+    return Model.parse(scene.source, scene.model_name)
+
+
+def _same_structure(scene: SceneModel, source: Model) -> bool:
+    if [n.index for n in scene.nodes] != list(range(source.node_count)):
+        return False
+    parents = [None if p == S.NO_INDEX else int(p) for p in source.nodes["parent"]]
+    return [n.parent for n in scene.nodes] == parents
+
+
+# --------------------------------------------------------------------- poses
+def local_poses(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, frames, 4, 4) local matrices to file-order rotations and positions."""
+    m = np.asarray(matrices, np.float64)
+    basis = m[..., :3, :3] / np.linalg.norm(m[..., :3, :3], axis=-2, keepdims=True)
+    return C.file_quaternions(_matrix_to_quaternion(basis)), m[..., :3, 3]
+
+
+def _matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) to unit quaternions (w, x, y, z), choosing the stable branch."""
+    trace = r[..., 0, 0] + r[..., 1, 1] + r[..., 2, 2]
+    candidates = np.stack([
+        np.stack([1 + trace, r[..., 2, 1] - r[..., 1, 2], r[..., 0, 2] - r[..., 2, 0],
+                  r[..., 1, 0] - r[..., 0, 1]], -1),
+        np.stack([r[..., 2, 1] - r[..., 1, 2], 1 + r[..., 0, 0] - r[..., 1, 1] - r[..., 2, 2],
+                  r[..., 0, 1] + r[..., 1, 0], r[..., 0, 2] + r[..., 2, 0]], -1),
+        np.stack([r[..., 0, 2] - r[..., 2, 0], r[..., 0, 1] + r[..., 1, 0],
+                  1 - r[..., 0, 0] + r[..., 1, 1] - r[..., 2, 2], r[..., 1, 2] + r[..., 2, 1]], -1),
+        np.stack([r[..., 1, 0] - r[..., 0, 1], r[..., 0, 2] + r[..., 2, 0], r[..., 1, 2] + r[..., 2, 1],
+                  1 - r[..., 0, 0] - r[..., 1, 1] + r[..., 2, 2]], -1),
+    ], axis=-2)
+    pick = np.argmax(np.stack([trace, r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]], -1), axis=-1)
+    q = np.take_along_axis(candidates, pick[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
+def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, times, options) -> list[int]:
+    """Replace the tracks of the nodes Blender changed; returns their indices."""
+    runtime = sample(AnimationData.from_model(source), times)
+    length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
+    original_rot = runtime.rot / np.where(length > 0, length, 1)
+    edited = []
+    for i in range(len(scene.nodes)):
+        same = (np.abs(pos[i] - runtime.pos[i]).max(initial=0) <= options.same_position
+                and rotation_error(rot[i], original_rot[i]).max(initial=0) <= options.same_rotation)
+        if same:
+            continue
+        anim.tracks[i] = _authored(i, scene, rot, pos, times, options)
+        edited.append(i)
+    return edited
+
+
+def _authored(node: int, scene: SceneModel, rot, pos, times, options: ExportOptions) -> Track:
+    if options.keys == "BLENDER_KEYS":
+        return _at_blender_keys(node, scene, rot, pos, times)
+    (track,) = author_tracks(rot[node:node + 1], pos[node:node + 1], times,
+                             reduce=options.keys == "REDUCED", tolerance=options.tolerance)
+    return track
+
+
+def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
+    frames = scene.frames
+    keyed = scene.keyframes.get(node, np.zeros(0))
+    off_grid = keyed[np.abs(keyed - np.round(keyed)) > 1e-3]
+    if len(off_grid):
+        raise FormatError.single("scene", None, f"node {scene.nodes[node].name!r} has a keyframe at frame "
+                                                f"{off_grid[0]:g}, not on an integer frame; export with "
+                                                "reduced or per-frame keys instead")
+    wanted = np.unique(np.concatenate([[frames[0]], np.round(keyed)]))
+    columns = np.searchsorted(frames, wanted[(wanted >= frames[0]) & (wanted <= frames[-1])])
+    if len(columns) == 1:
+        return Track(times[:1].copy(), pos[node, :1].astype(np.float32), quantize_rotations(rot[node, :1]), False)
+    return Track.from_keys(times[columns], pos[node, columns], quantize_rotations(rot[node, columns]))
+
+
+# --------------------------------------------------------------------- geometry
+def _same_geometry(scene: SceneModel, source: Model) -> bool:
+    """Whether every mesh is exactly what the import made from the source (and no mesh was added)."""
+    container = read_container(source.to_bytes(), source.name)
+    planned = plan_model(container, None, ImportOptions(slots="ALL", animation="NONE")).meshes
+    expected = {(m.node, m.slot_position): m for m in planned}
+    found = {(m.node, m.slot): m for m in scene.meshes}
+    if expected.keys() != found.keys():
+        return False
+    for key, mesh in found.items():
+        plan = expected[key]
+        if (mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
+                or not np.array_equal(mesh.stored_triangles, plan.triangles)
+                or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6
+                or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6):
+            return False
+    return True
+
+
+def _parts(scene: SceneModel) -> list[Part]:
+    # A material's WEAR index: its msh_material property (set by the import), else its order of appearance.
+    material_index = {key: index if isinstance(index, int) else key for key, (_, index) in enumerate(scene.materials)}
+    parts = []
+    for mesh in scene.meshes:
+        if len(mesh.positions) > 0x10000:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.positions)} vertices; "
+                                                    "a part holds at most 65536")
+        if len(mesh.triangles) == 0:
+            continue
+        parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
+                          slot=mesh.slot, face_materials=np.array([material_index[k] for k in mesh.face_materials])))
+    _check_slots(scene.meshes)
+    return parts
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.where(length > 0, v / np.where(length > 0, length, 1), 0.0)
+
+
+def _check_slots(meshes: list[SceneMesh]) -> None:
+    seen: dict[tuple[int, int], str] = {}
+    for mesh in meshes:
+        if not 0 <= mesh.slot < 15:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r}: msh_slot {mesh.slot} is not 0..14")
+        key = (mesh.node, mesh.slot)
+        if key in seen:
+            raise FormatError.single("scene", None, f"meshes {seen[key]!r} and {mesh.name!r} are on the same node "
+                                                    f"and slot {mesh.slot}: join them or set msh_slot")
+        seen[key] = mesh.name
+
+
+# --------------------------------------------------------------------- new models
+def _node_defs(scene: SceneModel) -> list[NodeDef]:
+    defs = []
+    for node in scene.nodes:
+        raw = node.name.encode("cp1251", "replace")
+        if len(raw) > NAME_BYTES:
+            raise FormatError.single("scene", None, f"node name {node.name!r} is {len(raw)} bytes; "
+                                                    f"MSH node names hold at most {NAME_BYTES}")
+        defs.append(NodeDef(node.name, node.parent))
+    return defs
+
+
+def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions) -> Model:
+    tracks = [_authored(i, scene, rot, pos, times, options) for i in range(len(scene.nodes))]
+    anim = Animation(1, tracks)
+    anim.fit_frame_count()
+    return build_model(ModelDef(_node_defs(scene), _parts(scene), anim, stream_name=_stream_name(scene)))
+
+
+def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation) -> Model:
+    """Geometry from the scene; nodes' flags, names, labels, animation and non-geometry streams from the source."""
+    nodes = []
+    for i, node in enumerate(source.nodes):
+        labels = source.labels if source.stream(10) is not None else []
+        nodes.append(NodeDef(source.node_name(i) or scene.nodes[i].name,
+                             None if node["parent"] == S.NO_INDEX else int(node["parent"]),
+                             text(labels[i]) if i < len(labels) else None, int(node["flags"])))
+    produced = {1, 8, 19, 9, 10, *GEOMETRY_STREAMS}
+    extra = [(e.type_id, bytes(e.data), e.attr1, e.attr2, e.attr3) for e in source.archive.entries
+             if e.type_id not in produced]
+    return build_model(ModelDef(nodes, _parts(scene), anim, extra, stream_name=_stream_name(scene)))
+
+
+def _stream_name(scene: SceneModel) -> str:
+    return scene.model_name.encode("cp1251", "replace")[:35].decode("cp1251")

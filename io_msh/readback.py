@@ -1,0 +1,308 @@
+"""Reading a model back out of Blender for export: its nodes, their evaluated poses, its meshes.
+
+Everything is returned as plain numpy data (``SceneModel``), so that the
+decisions of the export (io_msh.export_plan) need no Blender.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ..core.errors import FormatError
+from . import props as P
+
+
+@dataclass
+class SceneNode:
+    name: str
+    parent: int | None          # position in SceneModel.nodes
+    index: int | None           # msh_node_index when the node came from an import
+    handle: str                 # bone name, or object name
+
+
+@dataclass
+class SceneMesh:
+    """One mesh object: as stored (for the lossless check) and evaluated, split per MSH vertex."""
+
+    name: str
+    node: int                   # position in SceneModel.nodes
+    slot: int
+    stored_positions: np.ndarray    # the mesh's own vertex coordinates (object space)
+    stored_triangles: np.ndarray | None  # (m, 3) when every polygon is a triangle, else None
+    stored_uvs: np.ndarray | None   # per loop, as stored
+    positions: np.ndarray       # (n, 3) node-local, evaluated and triangulated
+    normals: np.ndarray         # (n, 3)
+    uvs: np.ndarray             # (n, 2) Blender convention
+    triangles: np.ndarray       # (m, 3)
+    face_materials: np.ndarray  # (m,) material keys (see SceneModel.materials)
+
+
+@dataclass
+class SceneModel:
+    root_name: str
+    model_name: str
+    source: bytes | None
+    node_mode: str
+    frames: np.ndarray          # integer Blender frames sampled
+    nodes: list[SceneNode]
+    local_matrices: np.ndarray  # (nodes, frames, 4, 4): each node relative to its parent (or the root)
+    meshes: list[SceneMesh]
+    materials: list[tuple[str, int | None]] = field(default_factory=list)  # (name, msh_material) by key
+    keyframes: dict[int, np.ndarray] = field(default_factory=dict)  # node -> Blender keyframe times
+
+
+def find_root(context) -> bpy.types.Object:
+    """The model to export: a selected or active model root, or the one in the scene, or a new model's root.
+
+    Raises FormatError (stream "scene") with a message for the user when none or several qualify.
+    """
+    def model_root(obj):
+        while obj is not None:
+            if P.MODEL in obj:
+                return obj
+            obj = obj.parent
+        return None
+
+    candidates = {model_root(o) for o in [context.active_object, *context.selected_objects] if o is not None}
+    candidates.discard(None)
+    if len(candidates) == 1:
+        return candidates.pop()
+    if len(candidates) > 1:
+        names = ", ".join(sorted(o.name for o in candidates))
+        raise FormatError.single("scene", None, f"several models are selected ({names}); select one")
+    roots = [o for o in context.scene.objects if P.MODEL in o]
+    if len(roots) == 1:
+        return roots[0]
+    active = context.active_object
+    if active is not None and active.type in ("ARMATURE", "EMPTY"):
+        return active
+    what = "several models are in the scene" if roots else "no model root (an armature or an Empty) is selected"
+    raise FormatError.single("scene", None, f"{what}; select the model to export")
+
+
+def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False) -> SceneModel:
+    mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
+    nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
+    if not nodes:
+        raise FormatError.single("scene", None, f"{root.name!r} has no nodes: add bones or child Empties")
+    scene = context.scene
+    current = scene.frame_current, scene.frame_subframe
+    try:
+        world = np.empty((len(nodes), len(frames), 4, 4))
+        for c, frame in enumerate(frames):
+            scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
+            world[:, c] = _node_world(root, nodes, mode)
+        scene.frame_set(int(frames[0]) if len(frames) else current[0])
+        meshes, materials = _meshes(context, root, nodes, mode, _node_world(root, nodes, mode))
+    finally:
+        scene.frame_set(current[0], subframe=current[1])
+    local = world.copy()
+    for i, node in enumerate(nodes):
+        if node.parent is not None:
+            local[i] = np.linalg.solve(world[node.parent], world[i])
+    source = root.get(P.SOURCE)
+    return SceneModel(
+        root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), bytes(source) if source is not None else None,
+        mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
+        _keyframe_times(root, nodes, mode) if keyframes else {})
+
+
+# --------------------------------------------------------------------- nodes
+def _armature_nodes(root) -> list[SceneNode]:
+    bones = list(root.data.bones)
+    order = _parents_first(bones, lambda b: b.parent, lambda b: b.get(P.NODE_INDEX))
+    position = {b.name: i for i, b in enumerate(order)}
+    return [SceneNode(b.get(P.NAME, b.name), position[b.parent.name] if b.parent else None,
+                      b.get(P.NODE_INDEX), b.name) for b in order]
+
+
+def _empty_nodes(root) -> list[SceneNode]:
+    empties = []
+
+    def walk(obj):
+        for child in obj.children:
+            if child.type == "EMPTY":
+                empties.append(child)
+            walk(child)
+
+    walk(root)
+    in_set = {o.name for o in empties}
+
+    def node_parent(obj):
+        parent = obj.parent
+        while parent is not None and parent.name not in in_set:
+            parent = parent.parent
+        return parent
+
+    order = _parents_first(empties, node_parent, lambda o: o.get(P.NODE_INDEX))
+    position = {o.name: i for i, o in enumerate(order)}
+    return [SceneNode(o.get(P.NAME, o.name), position[node_parent(o).name] if node_parent(o) else None,
+                      o.get(P.NODE_INDEX), o.name) for o in order]
+
+
+def _parents_first(items, parent_of, index_of) -> list:
+    """Imported nodes in their msh_node_index order, new ones after; every parent before its children."""
+    def key(item):
+        index = index_of(item)
+        return (0, index, "") if isinstance(index, int) else (1, 0, item.name)
+
+    placed, order = set(), []
+    pending = sorted(items, key=key)
+    while pending:
+        progress = [i for i in pending if parent_of(i) is None or parent_of(i).name in placed]
+        if not progress:  # cannot happen for Blender hierarchies; kept as a guard
+            raise FormatError.single("scene", None, "node hierarchy has a cycle")
+        first = progress[0]
+        order.append(first)
+        placed.add(first.name)
+        pending.remove(first)
+    return order
+
+
+def _node_world(root, nodes: list[SceneNode], mode: str) -> np.ndarray:
+    """Each node's evaluated matrix relative to the root object."""
+    if mode == "ARMATURE":
+        bones = root.pose.bones
+        return np.array([np.array(bones[n.handle].matrix) for n in nodes])
+    inverse = np.linalg.inv(np.array(root.matrix_world))
+    objects = bpy.data.objects
+    return np.array([inverse @ np.array(objects[n.handle].matrix_world) for n in nodes])
+
+
+def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
+    from . import compat
+
+    times: dict[int, set] = {}
+    handles = {n.handle: i for i, n in enumerate(nodes)}
+    sources = [(root, None)] if mode == "ARMATURE" else [(bpy.data.objects[n.handle], i) for i, n in enumerate(nodes)]
+    for id_block, node in sources:
+        for fcurve in compat.assigned_fcurves(id_block):
+            target = node
+            if mode == "ARMATURE" and fcurve.data_path.startswith('pose.bones["'):
+                target = handles.get(fcurve.data_path[12:].split('"]', 1)[0].replace('\\"', '"'))
+            if target is not None:
+                values = np.zeros(2 * len(fcurve.keyframe_points))
+                fcurve.keyframe_points.foreach_get("co", values)
+                times.setdefault(target, set()).update(values[0::2].round(4).tolist())
+    return {node: np.array(sorted(t)) for node, t in times.items()}
+
+
+# --------------------------------------------------------------------- meshes
+def _meshes(context, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[tuple[str, int | None]]]:
+    depsgraph = context.evaluated_depsgraph_get()
+    root_inverse = np.linalg.inv(np.array(root.matrix_world))
+    by_handle = {n.handle: i for i, n in enumerate(nodes)}
+    materials: dict[str, int] = {}
+    material_list: list[tuple[str, int | None]] = []
+    meshes = []
+    for obj in _descendants(root):
+        if obj.type != "MESH":
+            continue
+        node = _mesh_node(obj, root, by_handle, mode)
+        to_node = np.linalg.solve(node_world[node], root_inverse @ np.array(obj.matrix_world))
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        try:
+            split = _split_vertices(mesh, obj.name)
+            keys = []
+            for slot in mesh.materials:
+                name = slot.name if slot is not None else ""
+                if name not in materials:
+                    materials[name] = len(material_list)
+                    material_list.append((name, slot.get(P.MATERIAL) if slot is not None else None))
+                keys.append(materials[name])
+            face_keys = np.array(keys or [_default_material(materials, material_list)])[
+                np.minimum(split["face_slots"], max(len(keys) - 1, 0))]
+        finally:
+            evaluated.to_mesh_clear()
+        positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
+        normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
+        stored = obj.data
+        meshes.append(SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *_stored(stored),
+                                positions, normals, split["uvs"], split["triangles"], face_keys))
+    return meshes, material_list
+
+
+def _default_material(materials, material_list) -> int:
+    if "" not in materials:
+        materials[""] = len(material_list)
+        material_list.append(("", None))
+    return materials[""]
+
+
+def _descendants(obj):
+    for child in obj.children:
+        yield child
+        yield from _descendants(child)
+
+
+def _mesh_node(obj, root, by_handle, mode) -> int:
+    if mode == "ARMATURE":
+        if obj.parent == root and obj.parent_type == "BONE" and obj.parent_bone in by_handle:
+            return by_handle[obj.parent_bone]
+        groups = [g.name for g in obj.vertex_groups if g.name in by_handle]
+        if obj.parent == root and len(groups) == 1:
+            return by_handle[groups[0]]
+        raise FormatError.single("scene", None, f"mesh {obj.name!r} is not attached to a node: "
+                                                "parent it to a bone (MSH parts move rigidly with one node)")
+    parent = obj.parent
+    while parent is not None and parent.name not in by_handle:
+        parent = parent.parent
+    if parent is None:
+        raise FormatError.single("scene", None, f"mesh {obj.name!r} is not attached to a node: "
+                                                "parent it to one of the model's Empties")
+    return by_handle[parent.name]
+
+
+def _stored(mesh) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    co = np.zeros(len(mesh.vertices) * 3)
+    mesh.vertices.foreach_get("co", co)
+    loops = np.zeros(len(mesh.loops), np.int64)
+    mesh.loops.foreach_get("vertex_index", loops)
+    totals = np.zeros(len(mesh.polygons), np.int64)
+    mesh.polygons.foreach_get("loop_total", totals)
+    triangles = loops.reshape(-1, 3) if np.all(totals == 3) else None
+    uvs = None
+    if mesh.uv_layers:
+        uvs = np.zeros(len(mesh.loops) * 2)
+        mesh.uv_layers[0].data.foreach_get("uv", uvs)
+        uvs = uvs.reshape(-1, 2)
+    return co.reshape(-1, 3), triangles, uvs
+
+
+def _split_vertices(mesh, name: str) -> dict[str, np.ndarray]:
+    """Triangulate and give every distinct (vertex, normal, uv) corner its own MSH vertex."""
+    mesh.calc_loop_triangles()
+    count = len(mesh.loop_triangles)
+    if count == 0 and len(mesh.polygons):
+        raise FormatError.single("scene", None, f"mesh {name!r} has polygons that cannot be triangulated")
+    loops = np.zeros(count * 3, np.int64)
+    mesh.loop_triangles.foreach_get("loops", loops)
+    face_slots = np.zeros(count, np.int64)
+    mesh.loop_triangles.foreach_get("material_index", face_slots)
+    vertex_of_loop = np.zeros(len(mesh.loops), np.int64)
+    mesh.loops.foreach_get("vertex_index", vertex_of_loop)
+    co = np.zeros(len(mesh.vertices) * 3)
+    mesh.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    normals = np.zeros(len(mesh.loops) * 3)
+    mesh.corner_normals.foreach_get("vector", normals)
+    normals = normals.reshape(-1, 3)
+    uvs = np.zeros((len(mesh.loops), 2))
+    if mesh.uv_layers:
+        flat = np.zeros(len(mesh.loops) * 2)
+        mesh.uv_layers.active.data.foreach_get("uv", flat)
+        uvs = flat.reshape(-1, 2)
+    corner_key = np.c_[vertex_of_loop[loops], np.round(normals[loops] * 127), np.round(uvs[loops] * 1024)]
+    _unique, first, inverse = np.unique(corner_key, axis=0, return_index=True, return_inverse=True)
+    chosen = loops[first]
+    return {
+        "positions": co[vertex_of_loop[chosen]],
+        "normals": normals[chosen],
+        "uvs": uvs[chosen],
+        "triangles": inverse.reshape(-1, 3),
+        "face_slots": face_slots,
+    }
