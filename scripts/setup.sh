@@ -18,6 +18,15 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
     echo "setup: the bpy wheel needs Python 3.11; $PYTHON is $("$PYTHON" --version 2>&1)" >&2
     exit 2
 fi
+# The Khronos glTF validator (npm) checks the batch converter's .glb files in the tests.
+if [ ! -d scripts/gltf/node_modules/gltf-validator ]; then
+    if command -v npm >/dev/null 2>&1; then
+        (cd scripts/gltf && npm install --no-audit --no-fund --loglevel=error >/dev/null) \
+            || echo "setup: npm install of the glTF validator failed; the .glb validity test will fail" >&2
+    else
+        echo "setup: npm not found; the .glb validity test needs Node.js and npm" >&2
+    fi
+fi
 wanted="$(cat requirements.txt; echo "$BPY")"
 stamp="$VENV/.requirements"
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ]; then

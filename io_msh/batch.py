@@ -1,0 +1,470 @@
+"""Headless batch conversion: many .msh/.rlb files (or folders) at once.
+
+Usable both ways:
+    blender -b --factory-startup -P io_msh/batch.py -- COMMAND ...
+    .venv/bin/python io_msh/batch.py COMMAND ...          (the bpy wheel)
+
+Commands:
+    import INPUT... -o DIR [--node-mode M] [--animation A] [--slots S]   one .blend per model
+    export BLEND... -o DIR [--keys K]                                     every model root to .msh
+    convert INPUT... -o DIR --format glb|fbx|blend [import options]       through Blender's exporters
+    thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
+Every command takes --jobs N (N Blender processes). A bad file is skipped
+with its reason; the run goes on; exit 1 when any file failed, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+MODEL_SUFFIXES = (".msh", ".rlb")
+RESULT_TAG = "@@io_msh "
+
+
+@dataclass
+class Item:
+    source: str            # the file to read
+    entry: str | None      # a nested model of an archive
+    output: str            # the file to write
+    label: str             # how progress lines name it
+    error: str | None = None  # known before any work: the input cannot be read
+
+
+@dataclass
+class Result:
+    label: str
+    ok: bool
+    message: str
+    seconds: float
+    outputs: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------- arguments
+def script_arguments(argv: list[str]) -> list[str]:
+    """Our arguments: after ``--`` when Blender runs the script (``-b -P batch.py -- ...``), else all."""
+    return argv[argv.index("--") + 1:] if "--" in argv else argv[1:]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="batch.py", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p, inputs_help):
+        p.add_argument("inputs", nargs="+", help=inputs_help)
+        p.add_argument("-o", "--output", required=True, help="output folder")
+        p.add_argument("--jobs", type=int, default=1, help="parallel Blender processes")
+
+    def import_options(p):
+        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
+        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "KEYS", "NONE"))
+        p.add_argument("--slots", default="MAIN", choices=("MAIN", "ALL"))
+
+    p = sub.add_parser("import", help="one .blend per model")
+    common(p, ".msh/.rlb files or folders (searched recursively)")
+    import_options(p)
+    p = sub.add_parser("export", help="every model root of each .blend to .msh")
+    common(p, ".blend files or folders")
+    p.add_argument("--keys", default="REDUCED", choices=("REDUCED", "EVERY_FRAME", "BLENDER_KEYS"))
+    p = sub.add_parser("convert", help="models to .glb, .fbx or .blend")
+    common(p, ".msh/.rlb files or folders")
+    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"))
+    import_options(p)
+    p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
+    common(p, ".msh/.rlb files or folders")
+    p.add_argument("--size", type=int, default=256)
+    return parser
+
+
+# --------------------------------------------------------------------- work items
+def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
+    """(file, folder it was found under) for every input file or every matching file below a folder."""
+    found = []
+    for raw in inputs:
+        path = Path(raw)
+        if path.is_dir():
+            found += [(f, path) for f in sorted(path.rglob("*")) if f.suffix.lower() in suffixes and f.is_file()]
+        else:
+            found.append((path, path.parent))
+    return found
+
+
+def plan_items(args) -> list[Item]:
+    out = Path(args.output)
+    if args.command == "export":
+        items = []
+        for path, base in _files(args.inputs, (".blend",)):
+            target = out / path.relative_to(base).with_suffix(".msh")
+            items.append(Item(str(path), None, str(target), str(path),
+                              None if path.is_file() else "no such file"))
+        return items
+    suffix = {"import": ".blend", "thumbnails": ".png"}.get(args.command) or f".{args.format}"
+    from ..core.errors import FormatError
+    from ..core.files import open_container
+
+    items = []
+    for path, base in _files(args.inputs, MODEL_SUFFIXES):
+        stem = path.relative_to(base).with_suffix("")
+        try:
+            container = open_container(path)
+        except (FormatError, OSError) as exc:
+            reason = exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
+            items.append(Item(str(path), None, "", str(path), reason))
+            continue
+        if container.is_model:
+            items.append(Item(str(path), None, str(out / stem.with_suffix(suffix)), str(path)))
+            continue
+        entries = container.model_entries()
+        if not entries:
+            items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+        for entry in entries:
+            name = f"{stem}_{Path(entry.name_str).stem}"
+            items.append(Item(str(path), entry.name_str, str(out / Path(name).with_suffix(suffix)),
+                              f"{path}:{entry.name_str}"))
+    return items
+
+
+# --------------------------------------------------------------------- running
+def run(args) -> int:
+    start = time.perf_counter()
+    items = plan_items(args)
+    Path(args.output).mkdir(parents=True, exist_ok=True)
+    total = len(items)
+    results: list[Result] = []
+
+    def report(result: Result) -> None:
+        results.append(result)
+        state = "ok" if result.ok else "FAILED"
+        print(f"[{len(results)}/{total}] {state:6} {result.label}: {result.message} "
+              f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)", flush=True)
+
+    todo = []
+    for item in items:
+        if item.error:
+            report(Result(item.label, False, item.error, 0.0))
+        else:
+            todo.append(item)
+    if args.jobs <= 1 or len(todo) <= 1:
+        worker = Worker(args)
+        try:
+            for item in todo:
+                report(worker.process(item))
+        finally:
+            worker.close()
+    else:
+        _run_parallel(args, todo, report)
+    if args.command == "thumbnails":
+        sheet = Path(args.output) / "contact_sheet.png"
+        pictures = [(r.outputs[0], r.label) for r in results if r.ok]
+        try:
+            contact_sheet(pictures, sheet, args.size)
+            print(f"contact sheet: {sheet} ({len(pictures)} models)")
+        except Exception as exc:  # the sheet is a convenience; the thumbnails are already written
+            print(f"contact sheet FAILED: {type(exc).__name__}: {exc}")
+    failed = [r for r in results if not r.ok]
+    print(f"summary: {len(results) - len(failed)} of {len(results)} converted, {len(failed)} failed, "
+          f"{time.perf_counter() - start:.1f} s")
+    for result in failed:
+        print(f"  failed: {result.label}: {result.message}")
+    return 1 if failed else 0
+
+
+def _worker_command(spec_path: str) -> list[str]:
+    import bpy
+
+    script = str(Path(__file__).resolve())
+    if bpy.app.binary_path and not bpy.app.binary_path.endswith("python"):
+        return [bpy.app.binary_path, "-b", "--factory-startup", "-P", script, "--", "--worker-spec", spec_path]
+    return [sys.executable, script, "--worker-spec", spec_path]
+
+
+def _run_parallel(args, items: list[Item], report) -> None:
+    chunks = [items[i::args.jobs] for i in range(args.jobs)]
+    events: queue.Queue = queue.Queue()
+    processes = []
+    with tempfile.TemporaryDirectory(prefix="io_msh_batch_") as folder:
+        for n, chunk in enumerate(c for c in chunks if c):
+            spec = Path(folder) / f"worker{n}.json"
+            spec.write_text(json.dumps({"args": vars(args), "items": [asdict(i) for i in chunk]}))
+            process = subprocess.Popen(_worker_command(str(spec)), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       text=True, env=os.environ.copy())
+            processes.append((process, chunk))
+            threading.Thread(target=_read_results, args=(process, chunk, events), daemon=True).start()
+        pending = len(processes)
+        while pending:
+            event = events.get()
+            if event is None:
+                pending -= 1
+            else:
+                report(event)
+        for process, _ in processes:
+            process.wait()
+
+
+def _read_results(process, chunk: list[Item], events: queue.Queue) -> None:
+    done = set()
+    for line in process.stdout:
+        if line.startswith(RESULT_TAG):
+            raw = json.loads(line[len(RESULT_TAG):])
+            result = Result(**{**raw, "outputs": tuple(raw.get("outputs", ()))})
+            done.add(result.label)
+            events.put(result)
+    code = process.wait()
+    for item in chunk:
+        if item.label not in done:
+            events.put(Result(item.label, False, f"the Blender process ended unexpectedly (exit code {code})", 0.0))
+    events.put(None)
+
+
+def worker_main(spec_path: str) -> int:
+    spec = json.loads(Path(spec_path).read_text())
+    args = argparse.Namespace(**spec["args"])
+    worker = Worker(args)
+    try:
+        for raw in spec["items"]:
+            result = worker.process(Item(**raw))
+            print(RESULT_TAG + json.dumps(asdict(result)), flush=True)
+    finally:
+        worker.close()
+    return 0
+
+
+# --------------------------------------------------------------------- per-item work in Blender
+class Worker:
+    """Does the items of one command in this Blender process, one clean scene each."""
+
+    def __init__(self, args) -> None:
+        import bpy
+
+        self.args = args
+        self.bpy = bpy
+        self.registered = not hasattr(bpy.types, "IMPORT_SCENE_OT_parkan_msh")
+        if self.registered:
+            from .. import register
+
+            register()
+        if args.command == "convert" and args.format in ("glb", "fbx"):
+            import addon_utils
+
+            addon_utils.enable("io_scene_gltf2" if args.format == "glb" else "io_scene_fbx", default_set=False)
+
+    def close(self) -> None:
+        clean_scene(self.bpy)
+        if self.registered:
+            from .. import unregister
+
+            unregister()
+            self.registered = False
+
+    def process(self, item: Item) -> Result:
+        start = time.perf_counter()
+        try:
+            Path(item.output).parent.mkdir(parents=True, exist_ok=True)
+            outputs = getattr(self, f"_{self.args.command}")(item)
+            return Result(item.label, True, "-> " + ", ".join(outputs), time.perf_counter() - start, tuple(outputs))
+        except Exception as exc:  # one bad file must not stop the run
+            reason = str(exc).strip().replace("\n", "; ") or type(exc).__name__
+            return Result(item.label, False, reason.removeprefix("Error: "), time.perf_counter() - start)
+        finally:
+            clean_scene(self.bpy)
+
+    def _load(self, item: Item, **overrides) -> None:
+        options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
+                   "animation": getattr(self.args, "animation", "FAITHFUL"),
+                   "slots": getattr(self.args, "slots", "MAIN")}
+        options.update(overrides)
+        entry = _literal_pattern(item.entry) if item.entry else ""
+        self.bpy.ops.import_scene.parkan_msh(filepath=item.source, entry_filter=entry, **options)
+
+    def _import(self, item: Item) -> list[str]:
+        self._load(item)
+        self.bpy.ops.wm.save_as_mainfile(filepath=item.output, copy=True)
+        return [item.output]
+
+    def _convert(self, item: Item) -> list[str]:
+        self._load(item)
+        if self.args.format == "glb":
+            self.bpy.ops.export_scene.gltf(filepath=item.output, export_format="GLB", export_animations=True)
+        elif self.args.format == "fbx":
+            self.bpy.ops.export_scene.fbx(filepath=item.output, bake_anim=True)
+        else:
+            self.bpy.ops.wm.save_as_mainfile(filepath=item.output, copy=True)
+        return [item.output]
+
+    def _export(self, item: Item) -> list[str]:
+        bpy = self.bpy
+        bpy.ops.wm.open_mainfile(filepath=item.source)
+        roots = [o for o in bpy.data.objects if "msh_model" in o]
+        if not roots:
+            raise ValueError("the .blend holds no model root (an object with msh_model)")
+        outputs = []
+        for root in roots:
+            target = Path(item.output)
+            if len(roots) > 1:
+                target = target.with_name(f"{target.stem}_{Path(str(root['msh_model'])).stem}.msh")
+            for obj in bpy.context.view_layer.objects:
+                obj.select_set(obj == root)
+            bpy.context.view_layer.objects.active = root
+            bpy.ops.export_scene.parkan_msh(filepath=str(target), keys=self.args.keys)
+            outputs.append(str(target))
+        return outputs
+
+    def _thumbnails(self, item: Item) -> list[str]:
+        self._load(item, animation="NONE", slots="MAIN")
+        render_thumbnail(self.bpy, Path(item.output), self.args.size)
+        return [item.output]
+
+
+def _literal_pattern(name: str) -> str:
+    """An fnmatch pattern matching exactly ``name`` (the import filter takes patterns)."""
+    return "".join(f"[{c}]" if c in "*?[]," else c for c in name)
+
+
+def clean_scene(bpy) -> None:
+    """Remove every datablock an item may have made, keeping the registered classes."""
+    active = bpy.context.view_layer.objects.active if bpy.context.view_layer else None
+    if active is not None and active.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for kind in ("objects", "meshes", "materials", "armatures", "actions", "collections", "cameras", "lights",
+                 "images", "curves", "worlds"):
+        data = getattr(bpy.data, kind)
+        for block in list(data):
+            if kind != "worlds" or block.users == 0:
+                data.remove(block)
+
+
+# --------------------------------------------------------------------- pictures
+def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 2.6):
+    """A camera looking at the points' bounding sphere from the front right, and a sun."""
+    import numpy as np
+    from mathutils import Vector
+
+    points = np.asarray(points, float)
+    center = (points.min(axis=0) + points.max(axis=0)) / 2 if len(points) else np.zeros(3)
+    radius = float(np.linalg.norm(points - center, axis=1).max()) if len(points) else 1.0
+    radius = max(radius, 1e-3)
+    camera = bpy.data.objects.new("thumbnail camera", bpy.data.cameras.new("thumbnail camera"))
+    scene.collection.objects.link(camera)
+    direction = Vector((1.0, -1.6, 0.55)).normalized()
+    camera.location = Vector(center.tolist()) + direction * radius * distance_factor
+    camera.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
+    camera.data.clip_end = radius * 20
+    scene.camera = camera
+    sun = bpy.data.objects.new("thumbnail sun", bpy.data.lights.new("thumbnail sun", "SUN"))
+    scene.collection.objects.link(sun)
+    sun.rotation_euler = (0.8, 0.2, 0.6)
+    scene.render.resolution_x = scene.render.resolution_y = size
+    scene.render.resolution_percentage = 100
+
+
+def _render(bpy, scene, target: Path) -> None:
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.filepath = str(target)
+    bpy.ops.render.render(write_still=True)
+
+
+def render_thumbnail(bpy, target: Path, size: int) -> None:
+    """Render the scene's meshes (Workbench: works headless on the CPU) to a square PNG."""
+    import numpy as np
+
+    scene = bpy.context.scene
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    points = [np.array(o.matrix_world @ v.co) for o in scene.objects if o.type == "MESH"
+              for v in o.evaluated_get(depsgraph).data.vertices]
+    if not points:
+        raise ValueError("the model has no geometry to show")
+    _frame_camera(bpy, scene, points, size)
+    scene.display.shading.light = "STUDIO"
+    scene.display.shading.color_type = "RANDOM"  # tells the parts apart
+    _render(bpy, scene, target)
+
+
+def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> None:
+    """All thumbnails in a grid with their names, rendered as one picture."""
+    import math
+
+    import bpy
+
+    clean_scene(bpy)
+    if not pictures:
+        return
+    scene = bpy.context.scene
+    columns = max(1, math.ceil(math.sqrt(len(pictures))))
+    rows = math.ceil(len(pictures) / columns)
+    for n, (path, name) in enumerate(pictures):
+        x, y = (n % columns) * 1.1, -(n // columns) * 1.3
+        image = bpy.data.images.load(path)
+        material = bpy.data.materials.new(f"sheet {n}")
+        material.use_nodes = True
+        texture = material.node_tree.nodes.new("ShaderNodeTexImage")
+        texture.image = image
+        material.node_tree.nodes.active = texture
+        mesh = bpy.data.meshes.new(f"sheet {n}")
+        mesh.from_pydata([(x, y, 0), (x + 1, y, 0), (x + 1, y + 1, 0), (x, y + 1, 0)], [], [(0, 1, 2, 3)])
+        mesh.uv_layers.new().data.foreach_set("uv", [0, 0, 1, 0, 1, 1, 0, 1])
+        mesh.materials.append(material)
+        tile = bpy.data.objects.new(f"sheet {n}", mesh)
+        scene.collection.objects.link(tile)
+        curve = bpy.data.curves.new(f"label {n}", "FONT")
+        curve.body = Path(name).name if len(name) < 40 else "..." + name[-37:]
+        curve.size = 0.09
+        curve.align_x = "CENTER"
+        label = bpy.data.objects.new(f"label {n}", curve)
+        label.location = (x + 0.5, y - 0.12, 0)
+        scene.collection.objects.link(label)
+    camera = bpy.data.objects.new("sheet camera", bpy.data.cameras.new("sheet camera"))
+    camera.data.type = "ORTHO"
+    width, height = columns * 1.1 + 0.1, rows * 1.3 + 0.1
+    camera.data.ortho_scale = max(width, height)
+    camera.location = (width / 2 - 0.1, -height / 2 + 1.15, 5)
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    scene.render.resolution_x = min(4096, columns * size)
+    scene.render.resolution_y = max(64, int(scene.render.resolution_x * height / width))
+    scene.display.shading.light = "FLAT"
+    scene.display.shading.color_type = "TEXTURE"
+    _render(bpy, scene, target)
+    clean_scene(bpy)
+
+
+# --------------------------------------------------------------------- entry point
+def main(argv: list[str]) -> int:
+    arguments = script_arguments(argv)
+    if arguments[:1] == ["--worker-spec"]:
+        return worker_main(arguments[1])
+    args = build_parser().parse_args(arguments)
+    return run(args)
+
+
+def _load_package_and_run() -> int:
+    """Run as a script: load the extension folder as a package, then run its copy of this module."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="io_msh_batch_user_"))
+    name = "io_msh_batch_ext"
+    spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    from importlib import import_module
+
+    return import_module(f"{name}.io_msh.batch").main(sys.argv)
+
+
+if __name__ == "__main__":
+    code = _load_package_and_run()
+    sys.stdout.flush()
+    if "--" in sys.argv:  # inside Blender: -P scripts do not end the process by their return value
+        os._exit(code)
+    sys.exit(code)

@@ -1,0 +1,182 @@
+"""io_msh/batch.py on a folder of generated models with corrupt files among them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures import generated, static_model, triangle_model
+
+from core.files import open_container, validate_container
+from core.nres import MODEL_TYPE_ID, Archive
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCH = ROOT / "io_msh" / "batch.py"
+VALIDATOR = ROOT / "scripts" / "gltf" / "validate.js"
+GOOD = {"a.msh", "sub/b.msh", "units.rlb:tank.msh", "units.rlb:tower.msh"}
+BAD = {"garbage.msh", "truncated.msh", "invalid.msh", "empty.rlb"}
+
+
+@pytest.fixture(scope="module")
+def game_folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("game")
+    (folder / "sub").mkdir()
+    (folder / "a.msh").write_bytes(generated(60, node_count=5, frame_count=12))
+    (folder / "sub" / "b.msh").write_bytes(static_model(2))
+    archive = Archive()
+    archive.add("tank.msh", generated(61, node_count=4, frame_count=10), MODEL_TYPE_ID)
+    archive.add("tower.msh", static_model(3), MODEL_TYPE_ID)
+    archive.add("tank.wea", b"1\r\n0 TANK\r\n", int.from_bytes(b"WEAR", "little"))
+    (folder / "units.rlb").write_bytes(archive.to_bytes())
+    (folder / "garbage.msh").write_bytes(b"this is not a model")
+    (folder / "truncated.msh").write_bytes(generated(62)[:300])
+    invalid = triangle_model([(0, 0xFFFF, 0xFFFF, 4)], [(0, 0, 0, 0, 32767, 0, 0, 0)], [], 1)
+    (folder / "invalid.msh").write_bytes(invalid)
+    (folder / "empty.rlb").write_bytes(Archive().to_bytes())
+    (folder / "notes.txt").write_text("ignored: not a model file")
+    return folder
+
+
+def batch(*args, standin=False, timeout=600):
+    command = [sys.executable, str(BATCH), *args]
+    if standin:
+        command = [sys.executable, str(ROOT / "tests" / "blender_standin.py"), "-b", "--factory-startup", "-P",
+                   str(BATCH), "--", *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    return result
+
+
+def progress(result):
+    lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    ok = {line.split("] ok", 1)[1].split(": ", 1)[0].strip() for line in lines if "] ok" in line}
+    failed = {line.split("] FAILED", 1)[1].split(": ", 1)[0].strip() for line in lines if "] FAILED" in line}
+    return ok, failed
+
+
+def relative(labels, folder):
+    return {label.replace(str(folder) + "/", "") for label in labels}
+
+
+@pytest.fixture(scope="module")
+def imported(game_folder, tmp_path_factory):
+    out = tmp_path_factory.mktemp("blend")
+    return out, batch("import", str(game_folder), "-o", str(out), "--jobs", "2")
+
+
+def test_import_makes_one_blend_per_model_and_names_bad_files(imported, game_folder):
+    out, result = imported
+    assert result.returncode == 1
+    ok, failed = progress(result)
+    assert relative(ok, game_folder) == GOOD
+    assert relative(failed, game_folder) == BAD
+    summary = result.stdout[result.stdout.index("summary:"):]
+    assert "4 of 8 converted, 4 failed" in summary
+    for name in BAD:
+        assert f"failed: {game_folder / name}" in summary
+    for reason in ("bad magic", "does not match the file length", "fallback key 4 is out of range",
+                   "the archive holds no model"):
+        assert reason in summary
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.blend")) == [
+        "a.blend", "sub/b.blend", "units_tank.blend", "units_tower.blend"]
+
+
+def test_export_of_the_blends_gives_the_original_models_back(imported, game_folder, tmp_path):
+    blends, _ = imported
+    result = batch("export", str(blends), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert (tmp_path / "a.msh").read_bytes() == (game_folder / "a.msh").read_bytes()
+    assert (tmp_path / "sub" / "b.msh").read_bytes() == (game_folder / "sub" / "b.msh").read_bytes()
+    tank = open_container(game_folder / "units.rlb").archive.find("tank.msh")
+    assert (tmp_path / "units_tank.msh").read_bytes() == bytes(tank.data)
+    for path in tmp_path.rglob("*.msh"):
+        assert not any(f.is_error for f in validate_container(open_container(path)))
+
+
+def test_export_of_a_blend_without_models_fails_cleanly(blender, tmp_path):
+    bpy = blender.bpy
+    empty = tmp_path / "empty.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(empty), copy=True)
+    result = batch("export", str(empty), str(tmp_path / "missing.blend"), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert "holds no model root" in result.stdout and "no such file" in result.stdout
+
+
+def test_the_blender_argument_convention(game_folder, tmp_path):
+    result = batch("import", str(game_folder / "a.msh"), "-o", str(tmp_path), standin=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "a.blend").exists()
+
+
+def test_reimport_of_a_converted_blend(blender, imported):
+    bpy = blender.bpy
+    out, _ = imported
+    bpy.ops.wm.open_mainfile(filepath=str(out / "units_tank.blend"))
+    roots = [o for o in bpy.data.objects if "msh_model" in o]
+    assert [r["msh_model"] for r in roots] == ["tank.msh"]
+    assert "TANK" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
+
+
+def test_convert_to_glb_validates_with_the_khronos_validator(game_folder, tmp_path):
+    result = batch("convert", str(game_folder), "-o", str(tmp_path), "--format", "glb", "--jobs", "2")
+    assert result.returncode == 1
+    files = sorted(tmp_path.rglob("*.glb"))
+    assert len(files) == 4
+    if not (VALIDATOR.parent / "node_modules" / "gltf-validator").is_dir():
+        pytest.fail("the glTF validator is not installed: run scripts/setup.sh (needs npm)")
+    check = subprocess.run(["node", str(VALIDATOR), *map(str, files)], capture_output=True, text=True)
+    reports = [json.loads(line) for line in check.stdout.splitlines()]
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert [r["errors"] for r in reports] == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("fmt", ["fbx", "blend"])
+def test_convert_to_fbx_and_blend(game_folder, tmp_path, fmt):
+    result = batch("convert", str(game_folder / "units.rlb"), str(game_folder / "garbage.msh"), "-o", str(tmp_path),
+                   "--format", fmt)
+    assert result.returncode == 1
+    assert sorted(p.name for p in tmp_path.rglob(f"*.{fmt}")) == [f"units_tank.{fmt}", f"units_tower.{fmt}"]
+    assert all(p.stat().st_size > 1000 for p in tmp_path.rglob(f"*.{fmt}"))
+
+
+def test_thumbnails_and_contact_sheet(blender, game_folder, tmp_path):
+    bpy = blender.bpy
+    result = batch("thumbnails", str(game_folder / "a.msh"), str(game_folder / "units.rlb"),
+                   str(game_folder / "garbage.msh"), "-o", str(tmp_path), "--size", "96")
+    assert result.returncode == 1
+    pictures = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pictures == ["a.png", "contact_sheet.png", "units_tank.png", "units_tower.png"]
+    for name in pictures:
+        image = bpy.data.images.load(str(tmp_path / name))
+        pixels = np.array(image.pixels[:]).reshape(-1, 4)
+        assert image.size[0] >= 96 and pixels[:, :3].std() > 0.02  # not a blank picture
+        bpy.data.images.remove(image)
+
+
+def test_extension_zip_builds_installs_and_works(tmp_path, sample_msh):
+    build = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_extension.py"), "-o", str(tmp_path)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    (package,) = tmp_path.glob("io_msh-*.zip")
+    model = tmp_path / "sample.msh"
+    model.write_bytes(sample_msh)
+    script = f"""
+import os
+os.environ["BLENDER_USER_RESOURCES"] = {str(tmp_path / "user")!r}
+import bpy
+import addon_utils
+assert bpy.ops.extensions.package_install_files(filepath={str(package)!r}, repo="user_default",
+                                                 enable_on_install=True) == {{"FINISHED"}}
+assert bpy.ops.import_scene.parkan_msh(filepath={str(model)!r}) == {{"FINISHED"}}
+assert bpy.ops.export_scene.parkan_msh(filepath={str(tmp_path / "out.msh")!r}) == {{"FINISHED"}}
+module = next(m for m in addon_utils.modules() if m.__name__.endswith(".io_msh"))
+addon_utils.disable(module.__name__)
+print("installed module", module.__name__)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "installed module bl_ext.user_default.io_msh" in result.stdout
+    assert (tmp_path / "out.msh").read_bytes() == sample_msh
+    assert (tmp_path / "user" / "extensions" / "user_default" / "io_msh" / "blender_manifest.toml").exists()
