@@ -268,6 +268,7 @@ class Worker:
     def process(self, item: Item) -> Result:
         start = time.perf_counter()
         try:
+            clean_scene(self.bpy)  # nothing of the start-up scene (its cube, camera, light) or the last item
             Path(item.output).parent.mkdir(parents=True, exist_ok=True)
             outputs = getattr(self, f"_{self.args.command}")(item)
             return Result(item.label, True, "-> " + ", ".join(outputs), time.perf_counter() - start, tuple(outputs))
@@ -343,8 +344,8 @@ def clean_scene(bpy) -> None:
 
 
 # --------------------------------------------------------------------- pictures
-def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 2.6):
-    """A camera looking at the points' bounding sphere from the front right, and a sun."""
+def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 3.3):
+    """A camera seeing the whole bounding sphere (50 mm lens: half-angle 19.8 degrees) and a sun."""
     import numpy as np
     from mathutils import Vector
 

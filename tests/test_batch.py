@@ -116,6 +116,8 @@ def test_reimport_of_a_converted_blend(blender, imported):
     bpy.ops.wm.open_mainfile(filepath=str(out / "units_tank.blend"))
     roots = [o for o in bpy.data.objects if "msh_model" in o]
     assert [r["msh_model"] for r in roots] == ["tank.msh"]
+    assert all(o == roots[0] or (o.type == "MESH" and o.parent == roots[0]) for o in bpy.data.objects)
+    assert not bpy.data.cameras and not bpy.data.lights  # nothing of Blender's start-up scene
     assert "TANK" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
 
 
