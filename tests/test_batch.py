@@ -110,15 +110,18 @@ def test_the_blender_argument_convention(game_folder, tmp_path):
     assert (tmp_path / "a.blend").exists()
 
 
-def test_reimport_of_a_converted_blend(blender, imported):
+def test_reimport_of_the_converted_blends(blender, imported):
     bpy = blender.bpy
     out, _ = imported
-    bpy.ops.wm.open_mainfile(filepath=str(out / "units_tank.blend"))
-    roots = [o for o in bpy.data.objects if "msh_model" in o]
-    assert [r["msh_model"] for r in roots] == ["tank.msh"]
-    assert all(o == roots[0] or (o.type == "MESH" and o.parent == roots[0]) for o in bpy.data.objects)
-    assert not bpy.data.cameras and not bpy.data.lights  # nothing of Blender's start-up scene
-    assert "TANK" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
+    for blend in sorted(out.rglob("*.blend")):
+        bpy.ops.wm.open_mainfile(filepath=str(blend))
+        roots = [o for o in bpy.data.objects if "msh_model" in o]
+        assert len(roots) == 1, blend
+        assert all(o == roots[0] or (o.type == "MESH" and o.parent == roots[0]) for o in bpy.data.objects), blend
+        assert not bpy.data.cameras and not bpy.data.lights, blend  # nothing of Blender's start-up scene
+        if blend.name == "units_tank.blend":
+            assert roots[0]["msh_model"] == "tank.msh"
+            assert "TANK" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
 
 
 def test_convert_to_glb_validates_with_the_khronos_validator(game_folder, tmp_path):
