@@ -259,3 +259,32 @@ def _select_only(context, objects) -> None:
         obj.select_set(True)
     if objects:
         context.view_layer.objects.active = objects[0]
+
+
+def remove_model(root: bpy.types.Object) -> None:
+    """Remove an imported model and every datablock only it used (objects, meshes, armature, actions,
+    materials, its slot collections): the inverse of an import."""
+    objects = [root, *_descendants(root)]
+    data = {o.data for o in objects if o.data is not None}
+    actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
+    materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
+    collections = {c for o in objects for c in o.users_collection if P.SLOT in c}
+    for obj in objects:
+        bpy.data.objects.remove(obj)
+    for blocks, store in ((data, None), (actions, bpy.data.actions), (materials, bpy.data.materials)):
+        for block in blocks:
+            if block.users == 0:
+                (store or _store_of(block)).remove(block)
+    for collection in collections:
+        if not collection.all_objects:
+            bpy.data.collections.remove(collection)
+
+
+def _descendants(obj):
+    for child in obj.children:
+        yield child
+        yield from _descendants(child)
+
+
+def _store_of(block):
+    return bpy.data.meshes if isinstance(block, bpy.types.Mesh) else bpy.data.armatures

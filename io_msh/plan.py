@@ -116,9 +116,9 @@ def plan_model(container: Container, entry_name: str | None, options: ImportOpti
     if has_errors(findings):
         raise FormatError(findings, where)
     warnings = [f.format(where) for f in findings]
-    if model.is_legacy:
-        raise FormatError.single("Res1", None, "legacy 24-byte node table: nothing to import (kept as data only)",
-                                 where)
+    if model.is_legacy:  # digest fact 12: the root carries the bytes; an export copies them through
+        return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
+                         [], [], {}, [], warnings)
     nodes = _plan_nodes(model, options)
     archive = None if container.is_model else container.archive
     names = material_names(archive, model.name)

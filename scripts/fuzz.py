@@ -1,0 +1,62 @@
+"""Coverage-guided fuzzing (atheris) of the NRes reader, the MSH reader and validator, and the sampler.
+
+    .venv/bin/python scripts/fuzz.py TARGET [--seconds N] [extra libFuzzer flags]
+    TARGET: nres | model | sampler
+
+Seeds come from generated models (core.synth and the test fixtures). An input
+that breaks the contract (any exception but FormatError, a lossy rewrite, more
+than 1 s, a single allocation over 64 MB) is saved under
+tests/fuzz_corpus/TARGET/, where tests/test_fuzz_corpus.py replays it forever.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import atheris
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+with atheris.instrument_imports():
+    import fuzz_targets
+
+    import core  # noqa: F401
+
+
+def write_seeds(folder: Path, target: str) -> None:
+    from fixtures import generated, non_canonical, static_model, triangle_model
+
+    from core.build import build_model
+    from core.synth import sample_archive, sample_model
+
+    sample = build_model(sample_model()).to_bytes()
+    seeds = [sample, sample_archive(sample).to_bytes(), generated(1, node_count=4, frame_count=9),
+             non_canonical(generated(2, node_count=3, frame_count=7, fractional=True)), static_model(2),
+             triangle_model(bytes(24), [(0, 0, 0, 0, 32767, 0, 0, 0)], [], 1, node_stride=24)]
+    times = b"\x00\x00\x00\x00\x00\x00\x00\x3f\x00\x00\x80\x3f\x00\x00\x20\x40"  # 0, 0.5, 1, 2.5
+    for i, seed in enumerate(seeds):
+        (folder / f"seed{i}").write_bytes(times + seed if target == "sampler" else seed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("target", choices=sorted(fuzz_targets.TARGETS))
+    parser.add_argument("--seconds", type=int, default=60)
+    args, extra = parser.parse_known_args()
+    crashes = ROOT / "tests" / "fuzz_corpus" / args.target
+    crashes.mkdir(parents=True, exist_ok=True)
+    corpus = Path(tempfile.mkdtemp(prefix=f"io_msh_fuzz_{args.target}_"))
+    write_seeds(corpus, args.target)
+    body = fuzz_targets.TARGETS[args.target]
+    flags = [sys.argv[0], str(corpus), f"-max_total_time={args.seconds}", "-timeout=1", "-malloc_limit_mb=64",
+             "-rss_limit_mb=2048", "-max_len=65536", f"-artifact_prefix={crashes}/", "-print_final_stats=1", *extra]
+    atheris.Setup(flags, body)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
