@@ -9,45 +9,18 @@ authored and reduced). Prints times and ratios (ours / glTF).
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="io_msh_bench_"))
-
-import blender_env  # noqa: E402  (imports bpy with an isolated user folder)
-
-from core.build import build_model  # noqa: E402
-from core.synth import random_model  # noqa: E402
-
-bpy = blender_env.bpy
-
-
-def timed(action) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
+from blender_bench import arguments, blender_env, bpy, start_blender, timed, write_generated
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--nodes", type=int, default=100)
-    parser.add_argument("--frames", type=int, default=1000)
-    parser.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
-    args = parser.parse_args()
-    blender_env.register()
-    bpy.ops.preferences.addon_enable(module="io_scene_gltf2")
+    args = arguments(__doc__.split("\n")[0])
+    start_blender()
     folder = Path(tempfile.mkdtemp(prefix="io_msh_bench_"))
     msh = folder / "bench.msh"
-    msh.write_bytes(build_model(random_model(1, node_count=args.nodes, frame_count=args.frames,
-                                             animated=0.6)).to_bytes())
-    blender_env.clean_scene()
+    write_generated(msh, args.nodes, args.frames)
     bpy.ops.import_scene.parkan_msh(filepath=str(msh), node_mode=args.node_mode)
     lossless = timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(folder / "same.msh")))
     same = (folder / "same.msh").read_bytes() == msh.read_bytes()

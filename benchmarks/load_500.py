@@ -7,24 +7,16 @@ each stage, and the times. Run: .venv/bin/python benchmarks/load_500.py [--model
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="io_msh_bench_"))
+from blender_bench import blender_env, bpy
+from test_load import rss_mb
 
-import blender_env  # noqa: E402
-from test_load import rss_mb  # noqa: E402
-
-from core.build import build_model  # noqa: E402
-from core.files import open_container, validate_container  # noqa: E402
-from core.synth import random_model  # noqa: E402
-
-bpy = blender_env.bpy
+from core.build import build_model
+from core.files import open_container, validate_container
+from core.synth import random_model
 
 
 def main() -> None:
