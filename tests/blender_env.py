@@ -8,33 +8,17 @@ again before the interpreter exits (4.2 crashes, 4.5 hangs otherwise).
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import os
 import shutil
-import sys
 import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 USER_RESOURCES = tempfile.mkdtemp(prefix="io_msh_blender_user_")
 os.environ["BLENDER_USER_RESOURCES"] = USER_RESOURCES
 
 import bpy  # noqa: E402
+from fixtures import load_extension  # noqa: E402
 
-PACKAGE = "io_msh_ext"
-
-
-def _load_extension():
-    if PACKAGE in sys.modules:
-        return sys.modules[PACKAGE]
-    spec = importlib.util.spec_from_file_location(PACKAGE, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ext = _load_extension()
+ext = load_extension()
 _registered = False
 
 

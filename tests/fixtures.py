@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import struct
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -131,3 +134,19 @@ def non_canonical(data: bytes) -> bytes:
         start = fallback + 1
     model.set_stream(19, words.tobytes())
     return model.to_bytes()
+
+
+EXTENSION_PACKAGE = "io_msh_ext"
+
+
+def load_extension():
+    """The repository root loaded as the extension package (as Blender loads it), without importing bpy."""
+    if EXTENSION_PACKAGE in sys.modules:
+        return sys.modules[EXTENSION_PACKAGE]
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(EXTENSION_PACKAGE, root / "__init__.py",
+                                                  submodule_search_locations=[str(root)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[EXTENSION_PACKAGE] = module
+    spec.loader.exec_module(module)
+    return module
