@@ -328,3 +328,23 @@ def test_export_operator_is_registered_with_the_file_handler(blender):
     bpy = blender.bpy
     handler = bpy.types.FileHandler.bl_rna_get_subclass_py("IO_FH_parkan_msh")
     assert handler.bl_export_operator == "export_scene.parkan_msh"
+
+
+def test_collection_exporter_exports_the_model_of_that_collection(blender, tmp_path, sample_msh):
+    bpy = blender.bpy
+    collection = bpy.data.collections.new("Unit")
+    bpy.context.scene.collection.children.link(collection)
+    layer = bpy.context.view_layer.layer_collection.children[collection.name]
+    bpy.context.view_layer.active_layer_collection = layer
+    import_file(bpy, write(tmp_path, "sample.msh", sample_msh))
+    import_file(bpy, write(tmp_path, "other.msh", generated(80, node_count=3)))  # also in the collection
+    other = bpy.data.collections.new("Other")
+    bpy.context.scene.collection.children.link(other)
+    root = next(o for o in bpy.data.objects if o.get("msh_model") == "other.msh")
+    for obj in [root, *root.children_recursive]:
+        for c in obj.users_collection:
+            c.objects.unlink(obj)
+        other.objects.link(obj)
+    out = tmp_path / "from_collection.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out), collection="Unit") == {"FINISHED"}
+    assert out.read_bytes() == sample_msh

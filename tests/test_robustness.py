@@ -2,6 +2,7 @@
 
 import contextlib
 import struct
+import tracemalloc
 
 import numpy as np
 from fixtures import generated
@@ -61,9 +62,15 @@ def exercise(data: bytes) -> None:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=mutated())
-def test_only_format_errors_escape(data):
-    with contextlib.suppress(FormatError):
-        exercise(data)
+def test_only_format_errors_escape_and_memory_stays_small(data):
+    tracemalloc.start()
+    try:
+        with contextlib.suppress(FormatError):
+            exercise(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * len(data) + 4_000_000, f"{peak} bytes for a {len(data)}-byte input"
 
 
 def test_random_bytes_and_empty_input():
