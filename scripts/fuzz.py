@@ -53,7 +53,7 @@ def main() -> None:
     write_seeds(corpus, args.target)
     body = fuzz_targets.TARGETS[args.target]
     flags = [sys.argv[0], str(corpus), f"-max_total_time={args.seconds}", "-timeout=1", "-malloc_limit_mb=64",
-             "-rss_limit_mb=2048", "-max_len=65536", f"-artifact_prefix={crashes}/", "-print_final_stats=1", *extra]
+             "-rss_limit_mb=16384", "-max_len=65536", f"-artifact_prefix={crashes}/", "-print_final_stats=1", *extra]
     atheris.Setup(flags, body)
     atheris.Fuzz()
 
