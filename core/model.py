@@ -193,9 +193,6 @@ class Model:
 
     def _encode_stream(self, entry: Entry) -> bytes | None:
         type_id, data = entry.type_id, entry.data
-        if type_id == 1 and entry.attr3 in S.NODE_STRIDES:
-            dtype = S.NODE_STRIDES[entry.attr3]
-            return _whole(data, dtype, S.records(data, dtype))
         if type_id == 2:
             if len(data) < S.HEADER_SIZE or (len(data) - S.HEADER_SIZE) % S.SLOT.itemsize:
                 return None
@@ -206,13 +203,10 @@ class Model:
             except (LabelError, ValueError):
                 return None
         spec = S.SPECS.get(type_id)
-        if spec is not None and spec.dtype is not None:
-            return _whole(data, spec.dtype, S.records(data, spec.dtype))
-        return None
-
-
-def _whole(data: bytes | memoryview, dtype: np.dtype, array: np.ndarray) -> bytes | None:
-    return array.tobytes() if len(data) % dtype.itemsize == 0 else None
+        dtype = S.NODE_STRIDES.get(entry.attr3) if type_id == 1 else spec.dtype if spec else None
+        if dtype is None or len(data) % dtype.itemsize:
+            return None
+        return S.records(data, dtype).tobytes()
 
 
 def looks_like_model(archive: Archive) -> bool:
