@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from functools import lru_cache
 
@@ -24,7 +23,7 @@ from . import compat
 from .export_plan import ExportOptions
 from .exporter import export_to_file
 from .importer import import_plans
-from .plan import ImportOptions, plan_file
+from .plan import ImportOptions, matching_models, plan_file
 
 EXTENSIONS = ".msh;.rlb"
 
@@ -96,8 +95,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
             return
         box = self.layout.box()
         box.prop(self, "entry_filter")
-        patterns = [p.strip().lower() for p in self.entry_filter.replace(";", ",").split(",") if p.strip()]
-        chosen = [m for m in models if not patterns or any(fnmatch.fnmatchcase(m.lower(), p) for p in patterns)]
+        chosen = matching_models(list(models), self.entry_filter)
         box.label(text=f"{len(chosen)} of {len(models)} models will be imported")
         column = box.column(align=True)
         for name in models[:200]:

@@ -99,10 +99,15 @@ def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
     return [plan_model(container, name, options) for name in names]
 
 
+def matching_models(models: list[str], patterns: str) -> list[str]:
+    """The model names matching any wildcard pattern (separated by ',' or ';', case-insensitive); all if none."""
+    wanted = [p.strip().lower() for p in patterns.replace(";", ",").split(",") if p.strip()]
+    return [m for m in models if not wanted or any(fnmatch.fnmatchcase(m.lower(), p) for p in wanted)]
+
+
 def _chosen(container: Container, patterns: str, path: str) -> list[str]:
     models = [e.name_str for e in container.model_entries()]
-    wanted = [p.strip().lower() for p in patterns.replace(";", ",").split(",") if p.strip()]
-    chosen = [m for m in models if not wanted or any(fnmatch.fnmatchcase(m.lower(), p) for p in wanted)]
+    chosen = matching_models(models, patterns)
     if not chosen:
         what = f"no model matches {patterns!r}" if models else "the archive holds no model"
         raise FormatError.single("entry", None, what, path)
