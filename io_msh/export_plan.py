@@ -76,7 +76,9 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
         write_animation(source, anim)
         return _checked(ExportResult(source, warnings, edited, False))
     warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
-                    "the scene cannot hold (Res15, Res16, Res18) are dropped")
+                    "the scene cannot hold (Res15, Res16, Res18) are dropped"
+                    + ("; slots other than 0 were not imported and are dropped" if scene.slots_imported == "MAIN"
+                       else ""))
     model = _rebuilt_from(source, scene, anim)
     return _checked(ExportResult(model, warnings, edited, True))
 
@@ -169,9 +171,12 @@ def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
 
 # --------------------------------------------------------------------- geometry
 def _same_geometry(scene: SceneModel, source: Model) -> bool:
-    """Whether every mesh is exactly what the import made from the source (and no mesh was added)."""
+    """Whether every mesh is exactly what the import made from the source (and no mesh was added).
+
+    Only the slots the import made meshes for are compared; the others stay as the source has them.
+    """
     container = read_container(source.to_bytes(), source.name)
-    planned = plan_model(container, None, ImportOptions(slots="ALL", animation="NONE")).meshes
+    planned = plan_model(container, None, ImportOptions(slots=scene.slots_imported, animation="NONE")).meshes
     expected = {(m.node, m.slot_position): m for m in planned}
     found = {(m.node, m.slot): m for m in scene.meshes}
     if expected.keys() != found.keys():

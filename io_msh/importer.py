@@ -86,6 +86,7 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
     root[P.SOURCE_PATH] = plan.source_path
     root[P.NODE_MODE] = mode
     root[P.ANIMATION_MODE] = plan.options.animation
+    root[P.SLOTS] = plan.options.slots
     root[P.FRAME_COUNT] = plan.frame_count
     root.matrix_world = root_matrix
     if mode == "ARMATURE":

@@ -5,6 +5,7 @@ SOURCE = "msh_source"          # on the root object: the model's bytes as read (
 SOURCE_PATH = "msh_source_path"  # on the root object: the file it came from
 NODE_MODE = "msh_node_mode"    # on the root object: 'ARMATURE' or 'EMPTIES'
 ANIMATION_MODE = "msh_animation"  # on the root object: 'FAITHFUL', 'KEYS' or 'NONE'
+SLOTS = "msh_slots"            # on the root object: 'MAIN' or 'ALL', the slots the import made meshes for
 FRAME_COUNT = "msh_frame_count"   # on the root object
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name

@@ -40,7 +40,17 @@ def with_extra_streams():
     return triangle_model(nodes, keys, [1, 1, 1, 1, 2], 5, extra=extra)
 
 
+def with_lod_slots():
+    from core.build import ModelDef, NodeDef, Part, build_model
+    from core.synth import box
+
+    pos, tris = box()
+    parts = [Part(0, pos, tris), Part(0, pos * 0.5, tris, slot=1), Part(1, pos, tris), Part(1, pos * 0.3, tris, slot=5)]
+    return build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], parts)).to_bytes()
+
+
 MODELS = {
+    "lod_slots": with_lod_slots,
     "canonical": lambda: generated(30, node_count=7, frame_count=20),
     "non_canonical": lambda: non_canonical(generated(31, node_count=6, frame_count=18, fractional=True)),
     "fractional": lambda: generated(32, node_count=5, frame_count=15, fractional=True),
@@ -348,3 +358,13 @@ def test_collection_exporter_exports_the_model_of_that_collection(blender, tmp_p
     out = tmp_path / "from_collection.msh"
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out), collection="Unit") == {"FINISHED"}
     assert out.read_bytes() == sample_msh
+
+
+@pytest.mark.parametrize("slots", ["MAIN", "ALL"])
+def test_models_with_several_slots_round_trip_whichever_slots_were_imported(blender, tmp_path, slots):
+    bpy = blender.bpy
+    data = with_lod_slots()
+    import_file(bpy, write(tmp_path, "lods.msh", data), slots=slots)
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    assert out.read_bytes() == data
