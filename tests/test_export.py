@@ -368,3 +368,22 @@ def test_models_with_several_slots_round_trip_whichever_slots_were_imported(blen
     out = tmp_path / "out.msh"
     export_file(bpy, out)
     assert out.read_bytes() == data
+
+
+def test_a_geometry_edit_rebuilds_the_geometry_and_keeps_the_animation(blender, tmp_path):
+    bpy = blender.bpy
+    data = generated(90, node_count=4, frame_count=12, animated=1.0)
+    import_file(bpy, write(tmp_path, "g.msh", data), node_mode="EMPTIES")
+    mesh_obj = next(o for o in bpy.data.objects if o.type == "MESH" and o["msh_node_index"] == 2)
+    mesh_obj.data.vertices[0].co.z += 0.5
+    moved = np.array(mesh_obj.data.vertices[0].co)
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    source, exported = Model.parse(data), Model.parse(out.read_bytes())
+    assert not any(f.is_error for f in validate_model(exported))
+    assert exported.data(8) == source.data(8) and exported.data(19) == source.data(19)  # animation untouched
+    assert [exported.node_name(i) for i in range(4)] == [source.node_name(i) for i in range(4)]
+    slot = exported.slots[int(exported.nodes[2]["slots"][0])]
+    batch = exported.batches[int(slot["batch_start"])]
+    positions = exported.positions[int(batch["base_vertex"]):]
+    assert np.abs(positions - moved).max(axis=1).min() < 1e-6
