@@ -226,3 +226,17 @@ def test_scalar_and_vectorised_calls_agree_bit_for_bit(fractional_model):
             assert rot.tobytes() == batch.rot[node, c * 7].tobytes()
             assert pos.tobytes() == batch.pos[node, c * 7].tobytes()
             assert (key, branch) == (int(batch.key[node, c * 7]), R.BRANCHES[batch.branch[node, c * 7]])
+
+
+def test_world_poses_refuse_cycles_and_bad_parents():
+    from core.errors import FormatError
+
+    nodes = [(0, 1, NONE, 0), (0, 0, NONE, 1)]  # 0 -> 1 -> 0
+    data = data_of(nodes, [(0, 0, 0, 0, *I), (0, 0, 0, 0, *I)], [], 1)
+    with pytest.raises(FormatError, match="own ancestor"):
+        world_matrices_at(data, [0.0])
+    data.parents[:] = [NONE, 7]
+    with pytest.raises(FormatError, match="parent 7 is out of range"):
+        world_matrices_at(data, [0.0])
+    data.parents[:] = [1, NONE]  # a parent after its child is fine
+    assert world_matrices_at(data, [0.0]).shape == (2, 1, 4, 4)
