@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import atheris
+import numpy  # noqa: F401  (imported before instrumentation: only the project's own code is instrumented)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
