@@ -7,6 +7,8 @@ Seeds come from generated models (core.synth and the test fixtures). An input
 that breaks the contract (any exception but FormatError, a lossy rewrite, more
 than 1 s, a single allocation over 64 MB) is saved under
 tests/fuzz_corpus/TARGET/, where tests/test_fuzz_corpus.py replays it forever.
+After a long run, ``--merge WORKING_CORPUS`` keeps the inputs that add coverage
+there too, so the suite replays what the fuzzer learnt.
 """
 
 from __future__ import annotations
@@ -47,14 +49,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("target", choices=sorted(fuzz_targets.TARGETS))
     parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--merge", nargs="+", metavar="DIR",
+                        help="instead of fuzzing: keep the inputs of these corpus folders that add coverage, "
+                             "in tests/fuzz_corpus/TARGET/ (replayed by the tests)")
+    parser.add_argument("--libfuzzer-child", action="store_true", help=argparse.SUPPRESS)
     args, extra = parser.parse_known_args()
-    crashes = ROOT / "tests" / "fuzz_corpus" / args.target
-    crashes.mkdir(parents=True, exist_ok=True)
-    corpus = Path(tempfile.mkdtemp(prefix=f"io_msh_fuzz_{args.target}_"))
-    write_seeds(corpus, args.target)
+    saved = ROOT / "tests" / "fuzz_corpus" / args.target
+    saved.mkdir(parents=True, exist_ok=True)
     body = fuzz_targets.TARGETS[args.target]
-    flags = [sys.argv[0], str(corpus), f"-max_total_time={args.seconds}", "-timeout=1", "-malloc_limit_mb=64",
-             "-rss_limit_mb=16384", "-max_len=65536", f"-artifact_prefix={crashes}/", "-print_final_stats=1", *extra]
+    # libFuzzer re-runs argv[0] through the shell for a merge: make that run this script again.
+    this = f"{sys.executable} {Path(__file__).resolve()} {args.target} --libfuzzer-child"
+    if args.libfuzzer_child:
+        flags = [this, *extra]
+    elif args.merge:
+        flags = [this, "-merge=1", "-timeout=1", "-rss_limit_mb=16384", str(saved), *args.merge]
+    else:
+        corpus = Path(tempfile.mkdtemp(prefix=f"io_msh_fuzz_{args.target}_"))
+        write_seeds(corpus, args.target)
+        print(f"fuzz: working corpus {corpus}", flush=True)
+        flags = [sys.argv[0], str(corpus), f"-max_total_time={args.seconds}", "-timeout=1", "-malloc_limit_mb=64",
+                 "-rss_limit_mb=16384", "-max_len=65536", f"-artifact_prefix={saved}/", "-print_final_stats=1",
+                 *extra]
     atheris.Setup(flags, body)
     atheris.Fuzz()
 
