@@ -6,6 +6,7 @@ decisions of the export (io_msh.export_plan) need no Blender.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import bpy
@@ -89,17 +90,14 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
         raise FormatError.single("scene", None, f"{root.name!r} has no nodes: add bones or child Empties")
-    scene = context.scene
-    current = scene.frame_current, scene.frame_subframe
-    try:
+    with _evaluation_scene(context, root) as (scene, depsgraph):
         world = np.empty((len(nodes), len(frames), 4, 4))
         for c, frame in enumerate(frames):
             scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
-            world[:, c] = _node_world(root, nodes, mode)
-        scene.frame_set(int(frames[0]) if len(frames) else current[0])
-        meshes, materials = _meshes(context, root, nodes, mode, _node_world(root, nodes, mode))
-    finally:
-        scene.frame_set(current[0], subframe=current[1])
+            world[:, c] = _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph)
+        scene.frame_set(int(frames[0]))
+        meshes, materials = _meshes(depsgraph, root, nodes, mode,
+                                    _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph))
     local = world.copy()
     for i, node in enumerate(nodes):
         if node.parent is not None:
@@ -163,14 +161,30 @@ def _parents_first(items, parent_of, index_of) -> list:
     return order
 
 
-def _node_world(root, nodes: list[SceneNode], mode: str) -> np.ndarray:
-    """Each node's evaluated matrix relative to the root object."""
+@contextmanager
+def _evaluation_scene(context, root):
+    """A temporary scene holding only the model's objects, so that stepping through frames evaluates
+    just them (dependencies outside the model, such as constraint targets, come along through the
+    depsgraph). Without it every frame would evaluate the whole scene, however many models it holds."""
+    scene = bpy.data.scenes.new("io_msh export")
+    try:
+        scene.render.fps, scene.render.fps_base = context.scene.render.fps, context.scene.render.fps_base
+        for obj in (root, *_descendants(root)):
+            scene.collection.objects.link(obj)
+        scene.frame_set(context.scene.frame_current)  # builds the view layer's depsgraph
+        yield scene, scene.view_layers[0].depsgraph
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
+def _node_world(root, nodes: list[SceneNode], mode: str, depsgraph) -> np.ndarray:
+    """Each node's evaluated matrix relative to the root object (``root`` is the evaluated root)."""
     if mode == "ARMATURE":
         bones = root.pose.bones
         return np.array([np.array(bones[n.handle].matrix) for n in nodes])
     inverse = np.linalg.inv(np.array(root.matrix_world))
     objects = bpy.data.objects
-    return np.array([inverse @ np.array(objects[n.handle].matrix_world) for n in nodes])
+    return np.array([inverse @ np.array(objects[n.handle].evaluated_get(depsgraph).matrix_world) for n in nodes])
 
 
 def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
@@ -192,9 +206,8 @@ def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
 
 
 # --------------------------------------------------------------------- meshes
-def _meshes(context, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[tuple[str, int | None]]]:
-    depsgraph = context.evaluated_depsgraph_get()
-    root_inverse = np.linalg.inv(np.array(root.matrix_world))
+def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[tuple[str, int | None]]]:
+    root_inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
     by_handle = {n.handle: i for i, n in enumerate(nodes)}
     materials: dict[str, int] = {}
     material_list: list[tuple[str, int | None]] = []
@@ -203,8 +216,8 @@ def _meshes(context, root, nodes, mode, node_world) -> tuple[list[SceneMesh], li
         if obj.type != "MESH":
             continue
         node = _mesh_node(obj, root, by_handle, mode)
-        to_node = np.linalg.solve(node_world[node], root_inverse @ np.array(obj.matrix_world))
         evaluated = obj.evaluated_get(depsgraph)
+        to_node = np.linalg.solve(node_world[node], root_inverse @ np.array(evaluated.matrix_world))
         mesh = evaluated.to_mesh()
         try:
             split = _split_vertices(mesh, obj.name)

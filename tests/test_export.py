@@ -387,3 +387,29 @@ def test_a_geometry_edit_rebuilds_the_geometry_and_keeps_the_animation(blender, 
     batch = exported.batches[int(slot["batch_start"])]
     positions = exported.positions[int(batch["base_vertex"]):]
     assert np.abs(positions - moved).max(axis=1).min() < 1e-6
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_constraints_on_objects_outside_the_model_are_evaluated(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    root = build_rig(bpy, node_mode)
+    target = bpy.data.objects.new("outside target", None)  # not part of the model
+    bpy.context.scene.collection.objects.link(target)
+    for frame, z in ((0, 0.0), (20, 2.0)):
+        target.location = (0.5, 0.0, z)
+        target.keyframe_insert("location", frame=frame)
+    owner = root.pose.bones["arm"] if node_mode == "ARMATURE" else bpy.data.objects["arm"]
+    constraint = owner.constraints.new("COPY_LOCATION")
+    constraint.target = target
+    frames = np.arange(0, 21)
+    before = []
+    for f in frames:
+        blender.evaluated_frame(f)
+        world = np.array(owner.matrix) if node_mode == "ARMATURE" else np.array(owner.matrix_world)
+        before.append(world[:3, 3])
+    out = tmp_path / "constrained.msh"
+    export_file(bpy, out)
+    model = Model.parse(out.read_bytes())
+    runtime = world_matrices_at(AnimationData.from_model(model), frames, normalize=True)
+    np.testing.assert_allclose(runtime[2, :, :3, 3], np.array(before), atol=2e-4)
+    assert np.ptp(np.array(before)[:, 2]) > 1.5  # the constraint really moved the node

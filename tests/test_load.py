@@ -62,3 +62,25 @@ def test_export_all_and_reread(blender, tmp_path):
         written = out / name
         assert written.read_bytes() == data
         assert not any(f.is_error for f in validate_container(open_container(written)))
+
+
+def test_removing_one_model_keeps_the_other_and_what_others_use(blender, tmp_path):
+    bpy = blender.bpy
+    from core.build import ModelDef, NodeDef, Part, build_model
+    from core.synth import box
+
+    pos, tris = box()
+    data = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], [Part(0, pos, tris), Part(1, pos, tris, slot=2)]))
+    for name in ("one.msh", "two.msh"):
+        (tmp_path / name).write_bytes(data.to_bytes())
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / name), slots="ALL") == {"FINISHED"}
+    one, two = sorted((o for o in bpy.data.objects if "msh_model" in o), key=lambda o: o["msh_model"])
+    shared = bpy.data.materials.new("shared by someone else")
+    keeper = bpy.data.meshes.new("keeper")
+    keeper.materials.append(shared)
+    next(o for o in one.children_recursive if o.type == "MESH").data.materials.append(shared)
+    blender.ext.io_msh.importer.remove_model(one)
+    assert [o["msh_model"] for o in bpy.data.objects if "msh_model" in o] == ["two.msh"]
+    assert len(two.children_recursive) == 2  # its two mesh objects (the nodes are bones)
+    assert [c.name for c in bpy.data.collections] == ["two.msh slot 2"]
+    assert shared.name in bpy.data.materials  # still used by another mesh
