@@ -23,9 +23,6 @@ from ..core.validate import validate_model
 from ..core.wear import material_names
 from . import conversion as C
 
-NODE_MODES = ("ARMATURE", "EMPTIES")
-ANIMATION_MODES = ("FAITHFUL", "KEYS", "NONE")
-SLOT_MODES = ("MAIN", "ALL")
 BONE_NAME_BYTES = 63
 
 
