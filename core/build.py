@@ -157,7 +157,7 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
     return {
         "positions": joined(positions, np.float32, 3),
         "normals": joined(normals, np.int8, 4),
-        "uvs": joined(uvs, np.int16, 2),
+        "uvs": joined(uvs, np.uint16, 2),
         "indices": joined(indices, np.uint16, 0),
         "triangles": np.concatenate(triangles) if triangles else np.zeros(0, S.TRIANGLE),
         "batches": np.array(batches, S.BATCH) if batches else np.zeros(0, S.BATCH),

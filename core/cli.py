@@ -16,9 +16,11 @@ from . import streams as S
 from .anim import read_animation, write_animation
 from .errors import ERROR, FormatError, SelectionError
 from .files import Container, open_container, validate_container, write_atomic
+from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
 from .roundtrip import describe_offset, first_difference, rewritten
 from .sampler import BRANCHES, AnimationData, blend, sample
+from .texm import TEXM_TYPE_ID, parse_texm
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
 
@@ -95,6 +97,34 @@ def _model_lines(summary: dict) -> list[str]:
     return lines
 
 
+def _library_summaries(container: Container) -> tuple[list[dict], list[dict]]:
+    """Every Texm and MAT0 entry, decoded (or with the reason it does not decode)."""
+    textures, materials = [], []
+    for entry in container.archive.entries:
+        kind = {TEXM_TYPE_ID: textures, MAT0_TYPE_ID: materials}.get(entry.type_id)
+        if kind is None:
+            continue
+        try:
+            decoded = parse_texm(entry.data) if entry.type_id == TEXM_TYPE_ID else material_of(entry)
+            kind.append({"name": entry.name_str, **decoded.summary()})
+        except FormatError as exc:
+            kind.append({"name": entry.name_str, "error": exc.findings[0].message})
+    return textures, materials
+
+
+def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
+    lines = []
+    for t in textures:
+        lines.append(f"texture {t['name']}: " + (t["error"] if "error" in t else
+                     f"{t['width']}x{t['height']} format {t['format']}, {t['mips']} mips"
+                     + (f", {len(t['rects'])} Page rects" if t["rects"] is not None else "")))
+    for m in materials:
+        lines.append(f"material {m['name']}: " + (m["error"] if "error" in m else
+                     f"{m['blend'].lower()}{', lit skin' if m['lit_skin'] else ''}, {len(m['phases'])} phases, "
+                     f"textures {', '.join(sorted({p['texture'] for p in m['phases'] if p['texture']})) or '-'}"))
+    return lines
+
+
 def _pick_models(container: Container, entry: str | None) -> list[Model]:
     if container.is_model or entry is not None:
         return [container.open_model(entry)]
@@ -105,13 +135,16 @@ def _pick_models(container: Container, entry: str | None) -> list[Model]:
 def cmd_info(args: argparse.Namespace) -> int:
     container = open_container(args.file)
     models = _pick_models(container, args.entry)
+    textures, materials = _library_summaries(container)
     payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
-               "entries": _entries(container), "models": [_model_summary(m) for m in models]}
+               "entries": _entries(container), "models": [_model_summary(m) for m in models],
+               "textures": textures, "materials": materials}
     lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
     lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
               f"{e['name']}" for e in payload["entries"]]
     for summary in payload["models"]:
         lines += _model_lines(summary)
+    lines += _library_lines(textures, materials)
     _out(args, payload, lines)
     return EXIT_OK
 
@@ -132,6 +165,31 @@ def cmd_extract(args: argparse.Namespace) -> int:
         raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
     write_atomic(args.output, bytes(entry.data))
     print(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
+    return EXIT_OK
+
+
+def cmd_texture(args: argparse.Namespace) -> int:
+    """One texture of a library as a PNG (Pillow; the only command that needs it)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
+    container = open_container(args.library)
+    entry = container.archive.find(args.name)
+    if entry is None or entry.type_id != TEXM_TYPE_ID:
+        raise SelectionError.single("entry", None, f"no texture named {args.name!r}", args.library)
+    texture = parse_texm(entry.data, f"{args.library}:{entry.name_str}")
+    if not 0 <= args.mip < texture.mip_count:
+        raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
+    rgba = texture.decode(args.mip)
+    target = Path(args.output)
+    temporary = target.with_name(f".{target.name}.tmp")
+    try:
+        Image.fromarray(rgba, "RGBA").save(temporary, format="PNG")
+        temporary.replace(target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    print(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
     return EXIT_OK
 
 
@@ -306,6 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_extract)
 
+    p = sub.add_parser("texture", help="one texture of a library as a PNG")
+    p.add_argument("library")
+    p.add_argument("name")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--mip", type=int, default=0, help="mip level (0: full size)")
+    p.set_defaults(func=cmd_texture)
+
     p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
     p.add_argument("file")
     p.add_argument("--entry")
@@ -347,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         print(exc.describe(), file=sys.stderr)
         return EXIT_USAGE
     except FormatError as exc:
-        source = getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", "")
+        source = (getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", None)
+                  or getattr(args, "library", ""))
         print(exc.describe(source), file=sys.stderr)
         return EXIT_BAD_DATA
     except OSError as exc:

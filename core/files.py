@@ -9,9 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Finding, FormatError, SelectionError, has_errors
+from .mat0 import MAT0_TYPE_ID, validate_mat0
 from .model import Model, looks_like_model
 from .nres import Archive, Entry, fold
+from .texm import TEXM_TYPE_ID, validate_texm
 from .validate import validate_model
+from .wear import WEAR_TYPE_ID, validate_wear
 
 
 @dataclass
@@ -111,7 +114,19 @@ def validate_container(container: Container) -> list[Finding]:
             findings += [f.located(entry.name_str) for f in exc.findings]
             continue
         findings += [f.located(entry.name_str) for f in validate_model(model)]
+    for entry in container.archive.entries:
+        check = _LIBRARY_CHECKS.get(entry.type_id)
+        if check is not None:
+            findings += [f.located(entry.name_str) for f in check(entry)]
     return findings
+
+
+# Entries of textures, materials and material lists are checked by materials-texm.md section 12.3.
+_LIBRARY_CHECKS = {
+    TEXM_TYPE_ID: lambda entry: validate_texm(entry.data),
+    MAT0_TYPE_ID: validate_mat0,
+    WEAR_TYPE_ID: lambda entry: validate_wear(entry.data),
+}
 
 
 def write_atomic(path: str | Path, data: bytes) -> None:

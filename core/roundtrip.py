@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from .errors import FormatError
 from .files import Container, read_container
+from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
 from .nres import Archive
+from .texm import TEXM_TYPE_ID, parse_texm
 
 
 def rewritten(container: Container) -> bytes:
@@ -18,6 +20,15 @@ def rewritten(container: Container) -> bytes:
             entry.data = Model.parse(entry.data, entry.name_str).reencoded().to_bytes()
         except FormatError as exc:
             raise FormatError([f.located(entry.name_str) for f in exc.findings], container.path) from None
+    for entry in archive.entries:
+        # Textures and materials go through their codecs too; one that does not decode stays raw (validate says why).
+        try:
+            if entry.type_id == TEXM_TYPE_ID:
+                entry.data = parse_texm(entry.data).to_bytes()
+            elif entry.type_id == MAT0_TYPE_ID:
+                entry.data = material_of(entry).to_bytes()
+        except FormatError:
+            continue
     return archive.to_bytes()
 
 

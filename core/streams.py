@@ -40,7 +40,7 @@ SLOT = np.dtype([
 ])
 POSITION = np.dtype(("<f4", (3,)))
 NORMAL = np.dtype(("i1", (4,)))
-UV = np.dtype(("<i2", (2,)))
+UV = np.dtype(("<u2", (2,)))  # unsigned u16 / 1024 (digest fact 19 supersedes fact 10)
 INDEX = np.dtype("<u2")
 TRIANGLE = np.dtype([
     ("flags", "<u2"),
@@ -67,6 +67,20 @@ MAP_WORD = np.dtype("<u2")
 NODE_NAME = np.dtype("S32")
 EXTRA8 = np.dtype(("u1", (8,)))
 LIGHTMAP_UV = np.dtype(("<u2", (2,)))
+
+# Slots (digest fact 20): slot[stage * 5 + lod]; stage 0 is intact, then damage stages with pieces gone;
+# lod 0..3 are distance levels and lod 4 is the first-person view.
+STAGES, LODS, FIRST_PERSON = 3, 5, 4
+
+
+def slot_position(stage: int, lod: int) -> int:
+    return stage * LODS + lod
+
+
+def slot_label(position: int) -> str:
+    stage, lod = divmod(position, LODS)
+    return f"{'intact' if stage == 0 else f'damage {stage}'} {'first-person' if lod == FIRST_PERSON else f'LOD {lod}'}"
+
 
 HEADER_SIZE = MODEL_HEADER.itemsize  # 0x8C
 
@@ -133,7 +147,7 @@ def decode_uvs(raw: np.ndarray) -> np.ndarray:
 
 
 def encode_uvs(uvs: np.ndarray) -> np.ndarray:
-    return np.clip(np.rint(np.asarray(uvs, np.float32) * np.float32(1024.0)), -32768, 32767).astype(np.int16)
+    return np.clip(np.rint(np.asarray(uvs, np.float32) * np.float32(1024.0)), 0, 0xFFFF).astype(np.uint16)
 
 
 def decode_rotations(raw: np.ndarray) -> np.ndarray:

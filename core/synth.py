@@ -11,8 +11,10 @@ import numpy as np
 from . import streams as S
 from .anim import Animation, Track
 from .build import ModelDef, NodeDef, Part
+from .mat0 import ADD, BLEND, MAT0_TYPE_ID, OPAQUE, Material, blend_attr1, phase
 from .nres import Archive
-from .wear import WEAR_TYPE_ID
+from .texm import TEXM_TYPE_ID, encode_texm
+from .wear import WEAR_ATTRS, WEAR_TYPE_ID
 
 BOX_TRIANGLES = np.array([
     [0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
@@ -81,16 +83,71 @@ def sample_model() -> ModelDef:
 
 
 WEAR_TEXT = b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n"
-TEXM_TYPE_ID = int.from_bytes(b"Texm", "little")
 
 
 def sample_archive(model_bytes: bytes) -> Archive:
-    """An .rlb-like archive: the model, its material list, and a texture placeholder."""
+    """An .rlb-like archive: the model, its material list, and a texture of its own."""
     archive = Archive()
     archive.add("sample.msh", model_bytes)
-    archive.add("sample.wea", WEAR_TEXT, WEAR_TYPE_ID)
-    archive.add("sample.tex", bytes(range(64)), TEXM_TYPE_ID, attr1=8, attr2=8)
+    archive.add("sample.wea", WEAR_TEXT, WEAR_TYPE_ID, **WEAR_ATTRS)
+    archive.add("sample.tex", encode_texm(checker(8, (40, 40, 40, 255), (200, 200, 200, 255)), 565).to_bytes(),
+                TEXM_TYPE_ID)
     return archive
+
+
+def checker(size: int, a, b, cells: int = 4) -> np.ndarray:
+    """An RGBA8 checkerboard of ``cells`` x ``cells`` squares; top-left square is ``a``."""
+    index = (np.arange(size) * cells // size)
+    board = (index[:, None] + index[None, :]) % 2
+    return np.where(board[..., None] == 0, np.array(a, np.uint8), np.array(b, np.uint8)).astype(np.uint8)
+
+
+def gradient(width: int, height: int) -> np.ndarray:
+    """RGBA8 with red rising left to right, green top to bottom, blue constant, alpha rising top to bottom."""
+    x = np.linspace(0, 255, width).round().astype(np.uint8)
+    y = np.linspace(0, 255, height).round().astype(np.uint8)
+    out = np.zeros((height, width, 4), np.uint8)
+    out[..., 0], out[..., 1], out[..., 2], out[..., 3] = x[None, :], y[:, None], 90, y[:, None]
+    return out
+
+
+def library(entries: list[tuple[str, bytes, int, dict]]) -> Archive:
+    archive = Archive()
+    for name, data, type_id, attrs in entries:
+        archive.add(name, data, type_id, **attrs)
+    return archive
+
+
+def material_entry(name: str, diffuse, texture: str = "", blend: str = OPAQUE, lit_skin: bool = False,
+                   cell: int = -1) -> tuple[str, bytes, int, dict]:
+    material = Material(blend_attr1(blend, lit_skin), phases=np.array([phase(diffuse, texture, cell)]))
+    return name, material.to_bytes(), MAT0_TYPE_ID, {"attr1": material.attr1, "attr2": material.attr2}
+
+
+def sample_libraries() -> dict[str, Archive]:
+    """Material.lib, Textures.lib and LightMap.lib for the sample walker (and the tests).
+
+    SAMPLE_BODY shows cell 2 of an 8888 atlas (its second Page rectangle); SAMPLE_METAL a 565
+    checker tinted by its diffuse; GLASS alpha-blends a 4444 texture; GLOW is additive; SKIN is
+    "lit skin"; DEFAULT has no texture.
+    """
+    atlas = encode_texm(gradient(16, 16), 8888, rects=[(0, 8, 0, 8), (8, 8, 0, 16)])
+    textures = library([
+        ("BODY.0", atlas.to_bytes(), TEXM_TYPE_ID, {}),
+        ("METAL.0", encode_texm(checker(8, (90, 90, 100, 255), (160, 160, 170, 255)), 565).to_bytes(),
+         TEXM_TYPE_ID, {}),
+        ("GLASS.0", encode_texm(gradient(8, 4), 4444).to_bytes(), TEXM_TYPE_ID, {}),
+    ])
+    materials = library([
+        material_entry("DEFAULT", (0.5, 0.5, 0.5, 1.0)),
+        material_entry("SAMPLE_BODY", (1.0, 1.0, 1.0, 1.0), "BODY.0", cell=2),
+        material_entry("SAMPLE_METAL", (0.8, 0.9, 1.0, 1.0), "METAL.0"),
+        material_entry("GLASS", (1.0, 1.0, 1.0, 0.5), "GLASS.0", BLEND),
+        material_entry("GLOW", (1.0, 0.6, 0.2, 1.0), "GLASS.0", ADD),
+        material_entry("SKIN", (1.0, 1.0, 1.0, 1.0), "GLASS.0", OPAQUE, lit_skin=True),
+    ])
+    lightmaps = library([("LM_SAMPLE.0", encode_texm(gradient(8, 8), 565, mips=False).to_bytes(), TEXM_TYPE_ID, {})])
+    return {"Material.lib": materials, "Textures.lib": textures, "LightMap.lib": lightmaps}
 
 
 def random_model(seed: int, node_count: int = 12, frame_count: int = 60, animated: float = 0.5,

@@ -5,7 +5,7 @@ Usable both ways:
     .venv/bin/python io_msh/batch.py COMMAND ...          (the bpy wheel)
 
 Commands:
-    import INPUT... -o DIR [--node-mode M] [--animation A] [--slots S]   one .blend per model
+    import INPUT... -o DIR [--node-mode M] [--animation A] [--slots S] [--stage N] [--lod N] [--game-folder D]
     export BLEND... -o DIR [--keys K]                                     every model root to .msh
     convert INPUT... -o DIR --format glb|fbx|blend [import options]       through Blender's exporters
     thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
@@ -67,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     def import_options(p):
         p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
         p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "KEYS", "NONE"))
-        p.add_argument("--slots", default="MAIN", choices=("MAIN", "ALL"))
+        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"))
+        p.add_argument("--stage", type=int, default=0, choices=range(3), help="damage stage (0: intact)")
+        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"), help="LOD (4: first-person view)")
+        p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
 
     p = sub.add_parser("import", help="one .blend per model")
     common(p, ".msh/.rlb files or folders (searched recursively)")
@@ -281,7 +284,8 @@ class Worker:
     def _load(self, item: Item, **overrides) -> None:
         options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
                    "animation": getattr(self.args, "animation", "FAITHFUL"),
-                   "slots": getattr(self.args, "slots", "MAIN")}
+                   "slots": getattr(self.args, "slots", "CHOSEN"), "stage": getattr(self.args, "stage", 0),
+                   "lod": getattr(self.args, "lod", "0"), "game_folder": getattr(self.args, "game_folder", "")}
         options.update(overrides)
         entry = _literal_pattern(item.entry) if item.entry else ""
         self.bpy.ops.import_scene.parkan_msh(filepath=item.source, entry_filter=entry, **options)
@@ -320,7 +324,7 @@ class Worker:
         return outputs
 
     def _thumbnails(self, item: Item) -> list[str]:
-        self._load(item, animation="NONE", slots="MAIN")
+        self._load(item, animation="NONE", slots="CHOSEN")
         render_thumbnail(self.bpy, Path(item.output), self.args.size)
         return [item.output]
 

@@ -4,6 +4,7 @@
   action); 4.4+ has slotted actions (layers, strips, a channelbag per slot, so
   one action can animate many objects); 5.0 removed ``Action.fcurves``.
 - Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
+- Materials: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ class ChannelTarget:
         fcurve = self._fcurves.new(data_path, index=index)
         fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
         return fcurve
+
+
+def material_node_tree(material: bpy.types.Material) -> bpy.types.NodeTree:
+    """The material's node tree: 5.0 always has one; 4.x makes it on ``use_nodes`` (deprecated in 5.0)."""
+    if material.node_tree is None:
+        material.use_nodes = True
+    return material.node_tree
 
 
 def one_action_animates_many_ids() -> bool:

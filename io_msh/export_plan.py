@@ -20,14 +20,13 @@ from ..core import streams as S
 from ..core.anim import Animation, Track, read_animation, write_animation
 from ..core.build import ModelDef, NodeDef, Part, build_model
 from ..core.errors import FormatError, has_errors
-from ..core.files import read_container
 from ..core.keys import Tolerance, author_tracks, quantize_rotations, rotation_error
 from ..core.labels import text
 from ..core.model import Model
 from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from . import conversion as C
-from .plan import ImportOptions, plan_model
+from .plan import ImportOptions, plan_geometry
 from .readback import SceneMesh, SceneModel
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
@@ -77,8 +76,8 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
         return _checked(ExportResult(source, warnings, edited, False))
     warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
                     "the scene cannot hold (Res15, Res16, Res18) are dropped"
-                    + ("; slots other than 0 were not imported and are dropped" if scene.slots_imported == "MAIN"
-                       else ""))
+                    + (f"; slots other than {S.slot_label(scene.slot_position)} were not imported and are dropped"
+                       if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position) else ""))
     model = _rebuilt_from(source, scene, anim)
     return _checked(ExportResult(model, warnings, edited, True))
 
@@ -175,8 +174,8 @@ def _same_geometry(scene: SceneModel, source: Model) -> bool:
 
     Only the slots the import made meshes for are compared; the others stay as the source has them.
     """
-    container = read_container(source.to_bytes(), source.name)
-    planned = plan_model(container, None, ImportOptions(slots=scene.slots_imported, animation="NONE")).meshes
+    stage, lod = divmod(scene.slot_position, S.LODS)
+    planned = plan_geometry(source, ImportOptions(slots=scene.slots_imported, stage=stage, lod=lod))
     expected = {(m.node, m.slot_position): m for m in planned}
     found = {(m.node, m.slot): m for m in scene.meshes}
     if expected.keys() != found.keys():
@@ -189,6 +188,11 @@ def _same_geometry(scene: SceneModel, source: Model) -> bool:
                 or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6):
             return False
     return True
+
+
+def _has_other_slots(source: Model, position: int) -> bool:
+    used = source.nodes["slots"] != S.NO_INDEX
+    return bool(np.delete(used, position, axis=1).any())
 
 
 def _parts(scene: SceneModel) -> list[Part]:

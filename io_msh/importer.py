@@ -12,8 +12,10 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..core import streams as S
 from . import compat
 from . import props as P
+from .materials import BASE_UV, LIGHTMAP_UV, build_material
 from .plan import ChannelPlan, MeshPlan, ModelPlan
 
 
@@ -32,6 +34,7 @@ class Created:
             bpy.types.Object: bpy.data.objects, bpy.types.Mesh: bpy.data.meshes,
             bpy.types.Material: bpy.data.materials, bpy.types.Armature: bpy.data.armatures,
             bpy.types.Action: bpy.data.actions, bpy.types.Collection: bpy.data.collections,
+            bpy.types.Image: bpy.data.images,
         }
         for block in reversed(self.ids):
             for kind, data in collections.items():
@@ -87,17 +90,21 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
     root[P.NODE_MODE] = mode
     root[P.ANIMATION_MODE] = plan.options.animation
     root[P.SLOTS] = plan.options.slots
+    root[P.SLOT_POSITION] = plan.options.slot_position
+    if plan.wear is not None:
+        root[P.WEAR] = plan.wear
     root[P.FRAME_COUNT] = plan.frame_count
     root.matrix_world = root_matrix
     if mode == "ARMATURE":
         node_objects = _build_bones(context, plan, root)
     else:
         node_objects = _build_empties(context, plan, root, created)
-    materials = {index: _material(name, index, created) for index, name in plan.material_names.items()}
+    lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
+    materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
     slot_collections: dict[int, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:
         collection = None
-        if mesh_plan.slot_position:
+        if mesh_plan.slot_position != plan.options.slot_position:
             collection = slot_collections.get(mesh_plan.slot_position) or _slot_collection(
                 context, plan, mesh_plan.slot_position, created, slot_collections)
         obj = _build_mesh(context, mesh_plan, materials, created, collection)
@@ -154,14 +161,8 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
 
 
 # --------------------------------------------------------------------- meshes
-def _material(name: str, index: int, created: Created) -> bpy.types.Material:
-    material = created.add(bpy.data.materials.new(name))
-    material[P.MATERIAL] = index
-    return material
-
-
 def _slot_collection(context, plan, position, created, cache) -> bpy.types.Collection:
-    collection = created.add(bpy.data.collections.new(f"{plan.name} slot {position}"))
+    collection = created.add(bpy.data.collections.new(f"{plan.name} {S.slot_label(position)}"))
     collection[P.SLOT] = position
     context.view_layer.active_layer_collection.collection.children.link(collection)
     collection.hide_viewport = True
@@ -183,9 +184,9 @@ def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection
     mesh.polygons.foreach_set("use_smooth", np.ones(len(tris), bool))
     for index in plan.materials:
         mesh.materials.append(materials[index])
-    mesh.uv_layers.new(name="UVMap").data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
+    mesh.uv_layers.new(name=BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
     if plan.lightmap_uvs is not None:
-        mesh.uv_layers.new(name="Lightmap").data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
+        mesh.uv_layers.new(name=LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
     mesh.update()
     mesh.validate(clean_customdata=False)
     mesh.normals_split_custom_set_from_vertices(plan.normals.astype(np.float32).tolist())

@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
@@ -16,6 +16,7 @@ from bpy_extras.io_utils import (
 )
 from mathutils import Matrix
 
+from ..core import streams as S
 from ..core.errors import FormatError
 from ..core.files import open_container
 from ..core.keys import Tolerance
@@ -24,6 +25,7 @@ from .export_plan import ExportOptions
 from .exporter import export_to_file
 from .importer import import_plans
 from .plan import ImportOptions, matching_models, plan_file
+from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
 
@@ -60,9 +62,21 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
                ("KEYS", "Keys", "One keyframe per MSH key, for editing sparse tracks"),
                ("NONE", "None", "No animation: the rest pose")))
     slots: EnumProperty(
-        name="Geometry", default="MAIN",
-        items=(("MAIN", "Main", "Slot 0 only: the main geometry"),
-               ("ALL", "All Slots", "Every non-empty slot, each other slot in its own hidden collection")))
+        name="Geometry", default="CHOSEN",
+        items=(("CHOSEN", "Stage and LOD", "The geometry of the chosen damage stage and LOD"),
+               ("ALL", "All Slots", "Every stage and LOD: the chosen one visible, each other one in its own "
+                                    "hidden collection")))
+    stage: IntProperty(name="Damage Stage", default=0, min=0, max=S.STAGES - 1,
+                       description="0: intact; 1 and 2: damaged, with pieces gone")
+    lod: EnumProperty(
+        name="LOD", default="0",
+        items=(*((str(i), f"LOD {i}", f"Distance level {i}" + (" (the closest)" if i == 0 else ""))
+                 for i in range(S.FIRST_PERSON)),
+               (str(S.FIRST_PERSON), "First-Person", "The cockpit shell seen from inside")))
+    game_folder: StringProperty(
+        name="Game Folder", subtype="DIR_PATH", default="",
+        description="Where Material.lib, Textures.lib and LightMap.lib are, if not beside the file or in its "
+                    "parent folders (empty: the folder set in the extension's preferences)")
     entry_filter: StringProperty(
         name="Models", default="",
         description="For archives: which models to import, as wildcard patterns separated by commas "
@@ -80,6 +94,9 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         layout.prop(self, "node_mode")
         layout.prop(self, "animation")
         layout.prop(self, "slots")
+        layout.prop(self, "stage")
+        layout.prop(self, "lod")
+        layout.prop(self, "game_folder")
         layout.prop(self, "set_frame_range")
         layout.prop(self, "global_scale")
         layout.prop(self, "axis_forward")
@@ -114,8 +131,11 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         return [self.filepath] if self.filepath else []
 
     def execute(self, context):
-        options = ImportOptions(self.node_mode, self.animation, self.slots, self.entry_filter,
-                                compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
+        folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
+        options = ImportOptions(self.node_mode, self.animation, self.slots, self.stage, int(self.lod),
+                                self.entry_filter,
+                                compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES,
+                                folders)
         plans, failures, warnings = [], [], []
         for path in self._paths():
             try:
@@ -224,7 +244,7 @@ def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_parkan_msh.bl_idname, text="Parkan MSH (.msh, .rlb)")
 
 
-CLASSES = (IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
+CLASSES = (ParkanMshPreferences, IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
 
 
 def register() -> None:

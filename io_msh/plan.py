@@ -15,12 +15,13 @@ import numpy as np
 
 from ..core import streams as S
 from ..core.anim import canonical_words, read_animation
+from ..core.appearance import Libraries, Look, find_libraries, resolve_looks
 from ..core.errors import FormatError, has_errors
 from ..core.files import Container, open_container
 from ..core.model import Model
 from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
-from ..core.wear import material_names
+from ..core.wear import Wear, parse_wear, wear_entry
 from . import conversion as C
 
 BONE_NAME_BYTES = 63
@@ -30,9 +31,16 @@ BONE_NAME_BYTES = 63
 class ImportOptions:
     node_mode: str = "ARMATURE"
     animation: str = "FAITHFUL"
-    slots: str = "MAIN"
+    slots: str = "CHOSEN"            # CHOSEN: the slot of ``stage`` and ``lod``; ALL: every slot
+    stage: int = 0                   # damage stage (digest fact 20): 0 intact
+    lod: int = 0                     # 0..3 distance LOD, 4 first-person view
     entry_filter: str = ""           # patterns separated by ',' or ';'; empty: every model
     name_bytes: int = BONE_NAME_BYTES  # the longest name Blender keeps (bones: 63 bytes)
+    game_folders: tuple[str, ...] = ()  # where to look for Material.lib, Textures.lib, LightMap.lib
+
+    @property
+    def slot_position(self) -> int:
+        return S.slot_position(self.stage, self.lod)
 
 
 @dataclass
@@ -59,7 +67,7 @@ class MeshPlan:
     uvs: np.ndarray            # (3m, 2) per loop, Blender V
     lightmap_uvs: np.ndarray | None
     face_materials: np.ndarray  # (m,) index into ``materials``
-    materials: list[int]       # WEAR indices used by this mesh
+    materials: list[int]       # batch material words used by this mesh (keys of ModelPlan.looks)
 
 
 @dataclass
@@ -81,9 +89,10 @@ class ModelPlan:
     frame_count: int
     nodes: list[NodePlan]
     meshes: list[MeshPlan]
-    material_names: dict[int, str]
+    looks: dict[int, Look]     # by batch material word
     channels: list[ChannelPlan]
     warnings: list[str] = field(default_factory=list)
+    wear: bytes | None = None  # the model's WEAR text as read (for a lossless export)
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -122,19 +131,46 @@ def plan_model(container: Container, entry_name: str | None, options: ImportOpti
         return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                          [], [], {}, [], warnings)
     nodes = _plan_nodes(model, options)
-    archive = None if container.is_model else container.archive
-    names = material_names(archive, model.name)
     meshes, used_materials, mesh_warnings = _plan_meshes(model, nodes, options)
-    warnings += [f"{where}: {w}" for w in mesh_warnings]
+    wear_bytes, wear, wear_warnings = _model_wear(container, model.name)
+    libraries = Libraries(find_libraries(container.path, list(options.game_folders)))
+    looks, look_warnings = resolve_looks(sorted(used_materials), wear, libraries)
+    if used_materials and not libraries.paths:
+        look_warnings.append("Material.lib, Textures.lib and LightMap.lib were not found next to the file, in its "
+                             "parent folders or in the game folder: materials are placeholders")
+    warnings += [f"{where}: {w}" for w in mesh_warnings + wear_warnings + look_warnings]
     channels = []
     if options.animation != "NONE":
         channels = _plan_channels(model, nodes, options)
         if options.animation == "KEYS" and _has_non_canonical_maps(model):
             warnings.append(f"{where}: the frame map is not canonical; KEYS shows the keys, "
                             "FAITHFUL shows what the game plays")
-    material_labels = {m: names[m] if m < len(names) and names[m] else f"material_{m}" for m in used_materials}
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
-                     nodes, meshes, material_labels, channels, warnings)
+                     nodes, meshes, looks, channels, warnings, wear_bytes)
+
+
+def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, Wear | None, list[str]]:
+    """The model's WEAR text: its archive's entry, or for a model file a ``STEM.wea`` file beside it."""
+    if container.is_model:
+        path = Path(container.path)
+        sibling = [p for p in path.parent.glob("*") if p.stem.lower() == path.stem.lower()
+                   and p.suffix.lower() == ".wea" and p.is_file()] if path.parent.is_dir() else []
+        data = sibling[0].read_bytes() if sibling else None
+    else:
+        entry = wear_entry(container.archive, model_name)
+        data = bytes(entry.data) if entry is not None else None
+    if data is None:
+        return None, None, []
+    try:
+        return data, parse_wear(data), []
+    except FormatError as exc:
+        return data, None, [f"the material list is unreadable ({exc.findings[0].message}): materials are "
+                            "placeholders"]
+
+
+def plan_geometry(model: Model, options: ImportOptions) -> list[MeshPlan]:
+    """Only the meshes an import makes of a valid model (what the exporter compares against)."""
+    return _plan_meshes(model, _plan_nodes(model, options), options)[0]
 
 
 # --------------------------------------------------------------------- nodes
@@ -200,7 +236,7 @@ def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
     lightmap = model.lightmap_uvs_raw
     lightmap = lightmap.astype(np.float64) / 1024.0 if model.stream(18) is not None and \
         len(lightmap) >= len(positions) else None
-    positions_wanted = range(15) if options.slots == "ALL" else (0,)
+    positions_wanted = range(15) if options.slots == "ALL" else (options.slot_position,)
     meshes, used, warnings = [], set(), []
     for node in nodes:
         for position in positions_wanted:
@@ -218,7 +254,7 @@ def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
                 tri = indices[start:start + count - count % 3].astype(np.int64).reshape(-1, 3)
                 tri += int(batch["base_vertex"])
                 faces.append(tri)
-                materials.append(np.full(len(tri), int(batch["material"]) & 0xFF))
+                materials.append(np.full(len(tri), int(batch["material"])))
             if not faces or not sum(len(f) for f in faces):
                 continue
             tri = np.concatenate(faces)
@@ -229,7 +265,7 @@ def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
             used.update(mesh_materials)
             loops = local_tri.reshape(-1)
             uv = C.blender_uvs(uvs[used_vertices][loops]) if uvs is not None else np.zeros((len(loops), 2))
-            name = node.name if position == 0 else f"{node.name} slot {position}"
+            name = node.name if position == options.slot_position else f"{node.name} {S.slot_label(position)}"
             meshes.append(MeshPlan(
                 node.index, position, slot_index, name, positions[used_vertices].astype(np.float64),
                 normals[used_vertices] if normals is not None else np.zeros((len(used_vertices), 3)),

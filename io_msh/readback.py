@@ -54,6 +54,7 @@ class SceneModel:
     materials: list[tuple[str, int | None]] = field(default_factory=list)  # (name, msh_material) by key
     keyframes: dict[int, np.ndarray] = field(default_factory=dict)  # node -> Blender keyframe times
     slots_imported: str = "ALL"  # which slots the import made meshes for (P.SLOTS)
+    slot_position: int = 0       # the slot shown when one was chosen (P.SLOT_POSITION)
 
 
 def find_root(context) -> bpy.types.Object:
@@ -106,7 +107,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), bytes(source) if source is not None else None,
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
-        _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")))
+        _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
+        int(root.get(P.SLOT_POSITION, 0)))
 
 
 # --------------------------------------------------------------------- nodes

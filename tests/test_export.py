@@ -360,7 +360,7 @@ def test_collection_exporter_exports_the_model_of_that_collection(blender, tmp_p
     assert out.read_bytes() == sample_msh
 
 
-@pytest.mark.parametrize("slots", ["MAIN", "ALL"])
+@pytest.mark.parametrize("slots", ["CHOSEN", "ALL"])
 def test_models_with_several_slots_round_trip_whichever_slots_were_imported(blender, tmp_path, slots):
     bpy = blender.bpy
     data = with_lod_slots()

@@ -171,6 +171,12 @@ def test_every_slot_goes_to_its_own_hidden_collection(blender, tmp_path):
     import_file(bpy, path)
     assert sorted(o["msh_slot"] for o in bpy.data.objects if o.type == "MESH") == [0, 0]
     blender.clean_scene()
+    import_file(bpy, path, stage=1, lod="0")  # damage stage 1, LOD 0: slot 5, only node b has one
+    assert [(o["msh_node_index"], o["msh_slot"]) for o in bpy.data.objects if o.type == "MESH"] == [(1, 5)]
+    blender.clean_scene()
+    import_file(bpy, path, lod="1")
+    assert [(o["msh_node_index"], o["msh_slot"]) for o in bpy.data.objects if o.type == "MESH"] == [(0, 1)]
+    blender.clean_scene()
     import_file(bpy, path, slots="ALL")
     meshes = {(o["msh_node_index"], o["msh_slot"]): o for o in bpy.data.objects if o.type == "MESH"}
     assert sorted(meshes) == [(0, 0), (0, 1), (1, 0), (1, 5)]
@@ -180,7 +186,7 @@ def test_every_slot_goes_to_its_own_hidden_collection(blender, tmp_path):
             assert "msh_slot" not in collection
         else:
             assert collection["msh_slot"] == slot and collection.hide_viewport and collection.hide_render
-            assert collection.name == f"slots.msh slot {slot}"
+            assert collection.name == {1: "slots.msh intact LOD 1", 5: "slots.msh damage 1 LOD 0"}[slot]
 
 
 def test_archive_imports_every_model_or_the_filtered_ones(blender, tmp_path, sample_msh):

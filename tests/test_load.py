@@ -82,5 +82,5 @@ def test_removing_one_model_keeps_the_other_and_what_others_use(blender, tmp_pat
     blender.ext.io_msh.importer.remove_model(one)
     assert [o["msh_model"] for o in bpy.data.objects if "msh_model" in o] == ["two.msh"]
     assert len(two.children_recursive) == 2  # its two mesh objects (the nodes are bones)
-    assert [c.name for c in bpy.data.collections] == ["two.msh slot 2"]
+    assert [c.name for c in bpy.data.collections] == ["two.msh intact LOD 2"]
     assert shared.name in bpy.data.materials  # still used by another mesh

@@ -52,15 +52,21 @@ def test_res2_header_and_slots_with_unknown_tail():
 def test_vertex_streams_decode_by_the_spec_formulas():
     normals = model_with(4, bytes([127, 0x80, 0, 5])).normals_raw
     assert S.decode_normals(normals).tolist() == [[1.0, -1.0, 0.0]]  # -128/127 is clamped
-    uvs = model_with(5, struct.pack("<2h", 1024, -512)).uvs_raw
-    assert S.decode_uvs(uvs).tolist() == [[1.0, -0.5]]
+    uvs = model_with(5, struct.pack("<2H", 1024, 0xFE00)).uvs_raw
+    assert S.decode_uvs(uvs).tolist() == [[1.0, 63.5]]  # unsigned (digest fact 19): 0xFE00 is not -0.5
     positions = model_with(3, struct.pack("<3f", 1.5, -2, 3)).positions
     assert positions.tolist() == [[1.5, -2, 3]]
 
 
+def test_slot_positions_and_names_follow_stage_and_lod():
+    assert S.slot_position(0, 0) == 0 and S.slot_position(1, 4) == 9 and S.slot_position(2, 3) == 13
+    assert [S.slot_label(p) for p in (0, 3, 4, 7, 14)] == [
+        "intact LOD 0", "intact LOD 3", "intact first-person", "damage 1 LOD 2", "damage 2 first-person"]
+
+
 def test_quantisation_formulas():
     assert S.encode_normals(np.array([[1.0, -1.0, 0.004]])).tolist() == [[127, -127, 1]]
-    assert S.encode_uvs(np.array([[40.0, -0.5]])).tolist() == [[32767, -512]]
+    assert S.encode_uvs(np.array([[40.0, -0.5], [64.0, 0.25]])).tolist() == [[40960, 0], [65535, 256]]
     assert S.encode_rotations(np.array([[1.0, -1.0, 0.5, 2.0]])).tolist() == [[32767, -32767, 16384, 32767]]
     assert S.decode_rotations(np.array([[32767, -32767, 0, 16384]], np.int16))[0, 0] == np.float32(1.0)
 
