@@ -74,7 +74,8 @@ def test_material_validation_checks_texture_names_and_animation_phases():
     messages = [(f.severity, f.message) for f in validate_mat0(entry)]
     assert ("warning", "texture name fills all 16 bytes without a NUL") in messages
     assert any(s == "error" and "refers to phase 3" in m for s, m in messages)
-    assert texture_name_problem("NODOT") and texture_name_problem("A.~") and not texture_name_problem("A.Z9") and not texture_name_problem("BODY.0")
+    assert texture_name_problem("NODOT") and texture_name_problem("A.~")
+    assert not texture_name_problem("A.Z9") and not texture_name_problem("BODY.0")
 
 
 WEAR = b"3\r\n0 HULL\r\n5 GLASS PANE\r\n2 DEFAULT\r\n\r\nLIGHTMAPS\r\n1\r\n0 LM_HOUSE\r\n"
@@ -135,7 +136,8 @@ def test_libraries_are_found_in_parent_folders_or_the_game_folder(game, tmp_path
 
 
 def test_batch_words_resolve_through_wear_mat0_and_texm_with_the_runtime_fallbacks(game):
-    wear = parse_wear(b"4\r\n0 SAMPLE_BODY\r\n1 GLASS\r\n2 MISSING\r\n3 GLOW\r\n\r\nLIGHTMAPS\r\n1\r\n0 LM_SAMPLE.0\r\n")
+    wear = parse_wear(b"4\r\n0 SAMPLE_BODY\r\n1 GLASS\r\n2 MISSING\r\n3 GLOW\r\n"
+                      b"\r\nLIGHTMAPS\r\n1\r\n0 LM_SAMPLE.0\r\n")
     looks, notes = resolve_looks([0xFF00, 0x0001, 0xFF02, 0xFF03, 0xFF09], wear,
                                  Libraries(find_libraries(game / "x.msh")))
     body, glass, missing, glow, beyond = (looks[w] for w in (0xFF00, 0x0001, 0xFF02, 0xFF03, 0xFF09))

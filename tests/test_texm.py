@@ -1,4 +1,4 @@
-"""Texm (materials-texm.md section 10, digest fact 14): hand-built bytes for every format, palette, mip and Page case."""
+"""Texm (materials-texm.md section 10, digest fact 14): hand-built bytes for every format, palette, mip, Page."""
 
 import struct
 
