@@ -265,16 +265,21 @@ def _select_only(context, objects) -> None:
 
 def remove_model(root: bpy.types.Object) -> None:
     """Remove an imported model and every datablock only it used (objects, meshes, armature, actions,
-    materials, its slot collections): the inverse of an import. One batch removal, so that Blender
+    materials, images, its slot collections): the inverse of an import. One batch removal, so that Blender
     rebuilds its dependency graph once, not once per datablock."""
     objects = [root, *_descendants(root)]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
     materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
-    users = bpy.data.user_map(subset=data | actions | materials)
+    images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes
+              if n.type == "TEX_IMAGE" and n.image is not None}
+    users = bpy.data.user_map(subset=data | actions | materials | images)
     doomed = set(objects)
-    for group in (data, actions, materials):  # materials last: their users are meshes
+    for group in (data, actions, materials):  # materials after meshes: their users are meshes
         doomed |= {block for block in group if users[block] <= doomed}
+    # An image's users are the node trees of the materials showing it.
+    trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
+    doomed |= {image for image in images if users[image] <= doomed | trees}
     slot_collections = {c for o in objects for c in o.users_collection if P.SLOT in c}
     doomed |= {c for c in slot_collections if not set(c.all_objects) - set(objects)}
     bpy.data.batch_remove(list(doomed))
@@ -285,6 +290,3 @@ def _descendants(obj):
         yield child
         yield from _descendants(child)
 
-
-def _store_of(block):
-    return bpy.data.meshes if isinstance(block, bpy.types.Mesh) else bpy.data.armatures

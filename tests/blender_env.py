@@ -38,7 +38,7 @@ def unregister() -> None:
 
 atexit.register(lambda: (unregister(), shutil.rmtree(USER_RESOURCES, ignore_errors=True)))
 
-DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections")
+DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images")
 
 
 def clean_scene() -> None:

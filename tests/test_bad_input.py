@@ -31,7 +31,7 @@ def corrupt_inputs() -> dict[str, bytes]:
         "offset_past_end.msh": bytes(offsets),
         "invalid_model.msh": triangle_model([(0, 0xFFFF, 0xFFFF, 3)], [(0, 0, 0, 0, *I)], [], 1),
         "bad_nested.rlb": nested.to_bytes(),
-        "no_models.rlb": nres([(0x6D786554, "t.tex", b"1234", 0, 0, 0)]),
+        "no_models.rlb": nres([(0x12345678, "t.dat", b"1234", 0, 0, 0)]),  # an entry of a type nobody checks
         "not_nres.rlb": bytes(range(256)),
     }
 

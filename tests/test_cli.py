@@ -169,8 +169,19 @@ def test_usage_errors_exit_2(capsys, files):
 
 
 def test_archive_without_models_reports_it(capsys, tmp_path):
+    from core.synth import checker
+    from core.texm import encode_texm
+
     path = tmp_path / "textures.rlb"
-    path.write_bytes(nres([(0x6D786554, "a.tex", b"1234", 0, 0, 0)]))
+    path.write_bytes(nres([(0x6D786554, "a.tex", encode_texm(checker(4, (0, 0, 0, 255), (9, 9, 9, 255))).to_bytes(),
+                            0, 0, 0)]))
     code, out, _ = run(capsys, "info", str(path), "--json")
     assert code == 0 and json.loads(out)["models"] == []
+    assert json.loads(out)["textures"] == [{"name": "a.tex", "width": 4, "height": 4, "format": 8888, "mips": 3,
+                                            "flags4": 0, "flags5": 0, "unk6": 0, "rects": None}]
     assert run(capsys, "validate", str(path))[0] == 0
+    path.write_bytes(nres([(0x6D786554, "a.tex", b"1234", 0, 0, 0)]))
+    code, out, _ = run(capsys, "info", str(path), "--json")
+    assert code == 0 and "a Texm header needs 32" in json.loads(out)["textures"][0]["error"]
+    code, _, err = run(capsys, "validate", str(path))
+    assert code == 1 and "a.tex: Texm: error:" in err

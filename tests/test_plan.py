@@ -66,7 +66,7 @@ def test_nodes_meshes_and_materials(sample_msh):
     assert len(p.meshes) == 6 and all(len(m.positions) == 8 and len(m.triangles) == 12 for m in p.meshes)
     assert {w: (look.wear_index, look.name) for w, look in p.looks.items()} == {
         0xFF00: (0, "material_0"), 0xFF01: (1, "material_1")}
-    assert {(m.node, tuple(m.materials)) for m in p.meshes} >= {(0, (0,)), (2, (1,))}
+    assert {(m.node, tuple(m.materials)) for m in p.meshes} >= {(0, (0xFF00,)), (2, (0xFF01,))}  # batch words
     uvs = np.concatenate([m.uvs for m in p.meshes])
     assert uvs.min() >= 0 and uvs.max() <= 1
 

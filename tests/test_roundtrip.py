@@ -27,12 +27,15 @@ def test_bundled_sample_round_trips(sample_msh, sample_rlb):
 
 
 def test_archive_with_several_models_non_models_and_tricky_names():
+    from core.synth import gradient
+    from core.texm import encode_texm
+
     entries = [
         (MODEL_TYPE_ID, "AB.msh", generated(1, node_count=4), 0, 0, 0),
         (MODEL_TYPE_ID, "A_B.msh", generated(2, node_count=7, fractional=True), 0, 0, 0),
         (0x52414557, "AB.wea", b"1\r\n0 X\r\n", 0, 0, 0),
-        (0x6D786554, "dup", b"texture one", 3, 4, 5),
-        (0x6D786554, "DUP", b"texture two", 6, 7, 8),
+        (0x6D786554, "dup", encode_texm(gradient(3, 2), 565, flags5=0x04000000).to_bytes(), 3, 4, 5),
+        (0x6D786554, "DUP", encode_texm(gradient(2, 2), 0, mips=False).to_bytes(), 6, 7, 8),
         (0x30544D41, "[odd]^name_`", b"\0" * 9, 0, 0, 0),
         (1, "plain.msh", static_model(2), 0, 0, 0),  # nested by its name, not its type
     ]
