@@ -27,6 +27,11 @@ LIBRARY_FILES = {"materials": "material.lib", "textures": "textures.lib", "light
 DEFAULT_MATERIAL = "DEFAULT"
 
 
+def placeholder_name(wear_index: int) -> str:
+    """The name of a batch material the model's WEAR list does not name."""
+    return f"material_{wear_index}"
+
+
 def find_libraries(model_path: str | Path, folders: list[str | Path] = ()) -> dict[str, Path]:
     """Each library (by kind) found next to the model, in its parent folders, then in ``folders``.
 
@@ -81,6 +86,7 @@ class Look:
     wear_index: int
     name: str                        # the WEAR row's name, or a placeholder
     material_entry: str | None       # the MAT0 entry used (after the DEFAULT / entry 0 fallback)
+    listed: bool = False             # ``name`` comes from the WEAR list
     blend: str = OPAQUE
     lit_skin: bool = False
     diffuse: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
@@ -154,11 +160,11 @@ def resolve_looks(words: list[int], wear: Wear | None, libraries: Libraries) -> 
     for word in sorted(set(words)):
         wear_index, lightmap_index = word & 0xFF, word >> 8
         names = wear.materials if wear is not None else []
-        name = names[wear_index] if wear_index < len(names) else f"material_{wear_index}"
-        if wear is not None and wear_index >= len(names):
+        listed = wear_index < len(names)
+        look = Look(word, wear_index, names[wear_index] if listed else placeholder_name(wear_index), None, listed)
+        if wear is not None and not listed:
             notes.append(f"batch material {wear_index} has no row in the {len(names)}-row WEAR list")
-        look = Look(word, wear_index, name, None)
-        if wear is not None and wear_index < len(names):
+        if listed:
             _apply_material(look, libraries, notes)
         if lightmap_index != NO_LIGHTMAP:
             look.lightmap_index = lightmap_index

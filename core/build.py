@@ -45,6 +45,7 @@ class Part:
     material: int = 0  # WEAR index of every triangle, unless face_materials gives one per triangle
     slot: int = 0  # position in the node's slot[15] (a * 5 + b, digest fact 6)
     face_materials: np.ndarray | None = None
+    face_words: np.ndarray | None = None  # whole batch material words (lightmap << 8 | WEAR row), if given
 
 
 @dataclass
@@ -123,8 +124,12 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         if not 0 <= part.slot < 15 or nodes[part.node]["slots"][part.slot] != S.NO_INDEX:
             raise FormatError.single("Res1", part.node, f"{where}: slot position {part.slot} is taken or not 0..14")
         nodes[part.node]["slots"][part.slot] = i
-        materials = np.full(len(tris), part.material) if part.face_materials is None \
-            else np.asarray(part.face_materials, np.int64).reshape(-1)
+        if part.face_words is not None:
+            materials = np.asarray(part.face_words, np.int64).reshape(-1)
+        else:
+            rows = np.full(len(tris), part.material) if part.face_materials is None \
+                else np.asarray(part.face_materials, np.int64).reshape(-1)
+            materials = UNLIT_MATERIAL_HIGH | (rows & 0xFF)
         order = np.argsort(materials, kind="stable")
         tris, materials = tris[order], materials[order]
         normal = _vertex_normals(pos, tris) if part.normals is None else np.asarray(part.normals, np.float32)
@@ -137,8 +142,7 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         runs = np.flatnonzero(np.diff(materials, prepend=-1, append=-1))
         batch_start = len(batches)
         for a, b in itertools.pairwise(runs):
-            material = UNLIT_MATERIAL_HIGH | (int(materials[a]) & 0xFF)
-            batches.append((0, 0, material, 0, 3 * (b - a), index_base + 3 * a, 0, vertex_base))
+            batches.append((0, 0, int(materials[a]), 0, 3 * (b - a), index_base + 3 * a, 0, vertex_base))
         low, high = (pos.min(axis=0), pos.max(axis=0)) if len(pos) else (np.zeros(3), np.zeros(3))
         center = (low + high) / 2
         radius = float(np.linalg.norm(pos - center, axis=1).max()) if len(pos) else 0.0

@@ -26,6 +26,7 @@ from ..core.model import Model
 from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from . import conversion as C
+from .export_materials import MaterialExport, MaterialOptions, plan_materials
 from .plan import ImportOptions, plan_geometry
 from .readback import SceneMesh, SceneModel
 
@@ -41,6 +42,7 @@ class ExportOptions:
     # Below these a node's pose counts as unchanged from its original track.
     same_position: float = 1e-4
     same_rotation: float = 1e-4  # radians
+    materials: MaterialOptions = field(default_factory=MaterialOptions)
 
 
 @dataclass
@@ -49,6 +51,7 @@ class ExportResult:
     warnings: list[str]
     edited_nodes: list[int]
     geometry_rebuilt: bool
+    materials: MaterialExport | None = None
 
 
 def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
@@ -58,28 +61,29 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     rot, pos = local_poses(scene.local_matrices)
     times = (scene.frames - scene.frames[0]).astype(np.float32)
     source = _source_model(scene)
-    warnings: list[str] = []
+    materials = plan_materials(scene.materials, scene.wear, options.materials)
+    warnings: list[str] = list(materials.warnings)
     if source is not None and not _same_structure(scene, source):
         warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
                         "scene, and the original's unknown streams and fields are not carried over")
         source = None
     if source is None:
-        model = _new_model(scene, rot, pos, times, options)
-        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True))
+        model = _new_model(scene, rot, pos, times, options, materials.words)
+        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, rot, pos, times, options)
     if edited:
         anim.frame_count = len(times)
-    geometry_same = _same_geometry(scene, source)
+    geometry_same = _same_geometry(scene, source, materials.words)
     if geometry_same:
         write_animation(source, anim)
-        return _checked(ExportResult(source, warnings, edited, False))
+        return _checked(ExportResult(source, warnings, edited, False, materials))
     warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
                     "the scene cannot hold (Res15, Res16, Res18) are dropped"
                     + (f"; slots other than {S.slot_label(scene.slot_position)} were not imported and are dropped"
                        if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position) else ""))
-    model = _rebuilt_from(source, scene, anim)
-    return _checked(ExportResult(model, warnings, edited, True))
+    model = _rebuilt_from(source, scene, anim, materials.words)
+    return _checked(ExportResult(model, warnings, edited, True, materials))
 
 
 def _checked(result: ExportResult) -> ExportResult:
@@ -169,8 +173,9 @@ def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
 
 
 # --------------------------------------------------------------------- geometry
-def _same_geometry(scene: SceneModel, source: Model) -> bool:
-    """Whether every mesh is exactly what the import made from the source (and no mesh was added).
+def _same_geometry(scene: SceneModel, source: Model, words: list[int]) -> bool:
+    """Whether every mesh is exactly what the import made from the source (and no mesh was added),
+    with the same batch material on every face.
 
     Only the slots the import made meshes for are compared; the others stay as the source has them.
     """
@@ -185,7 +190,9 @@ def _same_geometry(scene: SceneModel, source: Model) -> bool:
         if (mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
                 or not np.array_equal(mesh.stored_triangles, plan.triangles)
                 or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6
-                or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6):
+                or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6
+                or not np.array_equal(np.array(words)[mesh.face_materials],
+                                      np.array(plan.materials)[plan.face_materials])):
             return False
     return True
 
@@ -195,9 +202,7 @@ def _has_other_slots(source: Model, position: int) -> bool:
     return bool(np.delete(used, position, axis=1).any())
 
 
-def _parts(scene: SceneModel) -> list[Part]:
-    # A material's WEAR index: its msh_material property (set by the import), else its order of appearance.
-    material_index = {key: index if isinstance(index, int) else key for key, (_, index) in enumerate(scene.materials)}
+def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
     parts = []
     for mesh in scene.meshes:
         if len(mesh.positions) > 0x10000:
@@ -206,7 +211,7 @@ def _parts(scene: SceneModel) -> list[Part]:
         if len(mesh.triangles) == 0:
             continue
         parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
-                          slot=mesh.slot, face_materials=np.array([material_index[k] for k in mesh.face_materials])))
+                          slot=mesh.slot, face_words=np.array(words)[mesh.face_materials]))
     _check_slots(scene.meshes)
     return parts
 
@@ -240,14 +245,14 @@ def _node_defs(scene: SceneModel) -> list[NodeDef]:
     return defs
 
 
-def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions) -> Model:
+def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words: list[int]) -> Model:
     tracks = [_authored(i, scene, rot, pos, times, options) for i in range(len(scene.nodes))]
     anim = Animation(1, tracks)
     anim.fit_frame_count()
-    return build_model(ModelDef(_node_defs(scene), _parts(scene), anim, stream_name=_stream_name(scene)))
+    return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
 
 
-def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation) -> Model:
+def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation, words: list[int]) -> Model:
     """Geometry from the scene; nodes' flags, names, labels, animation and non-geometry streams from the source."""
     nodes = []
     for i, node in enumerate(source.nodes):
@@ -258,7 +263,7 @@ def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation) -> Model:
     produced = {1, 8, 19, 9, 10, *GEOMETRY_STREAMS}
     extra = [(e.type_id, bytes(e.data), e.attr1, e.attr2, e.attr3) for e in source.archive.entries
              if e.type_id not in produced]
-    return build_model(ModelDef(nodes, _parts(scene), anim, extra, stream_name=_stream_name(scene)))
+    return build_model(ModelDef(nodes, _parts(scene, words), anim, extra, stream_name=_stream_name(scene)))
 
 
 def _stream_name(scene: SceneModel) -> str:

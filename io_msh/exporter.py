@@ -8,9 +8,13 @@ import numpy as np
 
 from ..core.errors import FormatError
 from ..core.files import read_container, write_atomic
+from ..core.mat0 import MAT0_TYPE_ID
 from ..core.model import Model
 from ..core.nres import MODEL_TYPE_ID, Archive
+from ..core.texm import TEXM_TYPE_ID
+from ..core.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from . import props as P
+from .export_materials import MaterialExport
 from .export_plan import ExportOptions, ExportResult, export_model
 from .readback import find_root, read_scene
 
@@ -26,11 +30,58 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
         if not len(frames):
             raise FormatError.single("scene", None, "the scene's frame range is empty")
         result = export_model(read_scene(context, root, frames, keyframes=options.keys == "BLENDER_KEYS"), options)
+    # Every file's bytes are made (and every check done) before the first one is written.
+    files = _library_files(result.materials, options)
+    wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, entry or str(root.get(P.MODEL) or f"{root.name}.msh"), data)
-    write_atomic(path, data)
+        data = _into_archive(path, entry or str(root.get(P.MODEL) or f"{root.name}.msh"), data, wear)
+    elif wear is not None:
+        files.append((str(Path(path).with_suffix(".wea")), wear.to_bytes()))
+    for target, payload in [*files, (path, data)]:
+        write_atomic(target, payload)
     return result
+
+
+def _library_files(materials: MaterialExport | None, options: ExportOptions) -> list[tuple[str, bytes]]:
+    """Material.lib and Textures.lib with the new entries added (or replacing entries of the same name)."""
+    if materials is None:
+        return []
+    out = []
+    for path, entries in (
+            (options.materials.material_library,
+             [(name, m.to_bytes(), MAT0_TYPE_ID, {"attr1": m.attr1, "attr2": m.attr2, "attr3": m.attr3})
+              for name, m in materials.new_materials]),
+            (options.materials.texture_library,
+             [(name, t.to_bytes(), TEXM_TYPE_ID, {}) for name, t in materials.new_textures])):
+        if path and entries:
+            archive = _existing_archive(path)
+            for name, payload, type_id, attrs in entries:
+                _put(archive, name, payload, type_id, attrs)
+            out.append((path, archive.to_bytes()))
+    return out
+
+
+def _existing_archive(path: str) -> Archive:
+    """The archive at ``path``, or a new one when the file does not exist; a model is refused."""
+    target = Path(path)
+    if not target.exists():
+        return Archive()
+    container = read_container(target.read_bytes(), str(target))
+    if container.is_model:
+        raise FormatError.single("entry", None, "the target is a model, not an archive", str(target))
+    return container.archive
+
+
+def _put(archive: Archive, name: str, payload: bytes, type_id: int, attrs: dict) -> None:
+    """Replace the library entry of that name (with its type and attrs), or add one."""
+    existing = archive.find(name)
+    if existing is None:
+        archive.add(name, payload, type_id, **attrs)
+        return
+    existing.data, existing.type_id = payload, type_id
+    for key, value in attrs.items():
+        setattr(existing, key, value)
 
 
 def _legacy_copy(root) -> ExportResult | None:
@@ -54,19 +105,25 @@ def _root_in_collection(name: str):
     return roots[0]
 
 
-def _into_archive(path: str, entry: str, model: bytes) -> bytes:
-    """The archive at ``path`` with ``entry`` replaced (or added); a new archive when the file does not exist."""
-    target = Path(path)
-    if not target.exists():
-        archive = Archive()
-    else:
-        container = read_container(target.read_bytes(), str(target))
-        if container.is_model:
-            raise FormatError.single("entry", None, "the target is a model, not an archive", str(target))
-        archive = container.archive
+def _into_archive(path: str, entry: str, model: bytes, wear: Wear | None) -> bytes:
+    """The archive at ``path`` with ``entry`` (and its WEAR list) replaced or added."""
+    archive = _existing_archive(path)
     existing = archive.find(entry)
     if existing is not None:
         existing.data = model
     else:
         archive.add(entry, model, MODEL_TYPE_ID)
+    if wear is not None:
+        listed = wear_entry(archive, entry)
+        # The archive's only list is this model's only when it is the list the model was imported with.
+        if listed is not None and _stem(listed.name_str) != _stem(entry) and bytes(listed.data) != wear.raw:
+            listed = None
+        if listed is not None:
+            listed.data = wear.to_bytes()
+        else:
+            archive.add(f"{_stem(entry)}.wea", wear.to_bytes(), WEAR_TYPE_ID, **WEAR_ATTRS)
     return archive.to_bytes()
+
+
+def _stem(name: str) -> str:
+    return Path(name).stem.lower()

@@ -50,7 +50,8 @@ def image_for(ref: TextureRef, created) -> bpy.types.Image:
 def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Material:
     material = created.add(bpy.data.materials.new(look.label))
     material[P.MATERIAL] = look.wear_index
-    material[P.WEAR_NAME] = look.name
+    if look.listed:
+        material[P.WEAR_NAME] = look.name
     if look.lightmap_index is not None:
         material[P.LIGHTMAP] = look.lightmap_index
     if look.material_entry is not None:

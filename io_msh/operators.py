@@ -21,6 +21,7 @@ from ..core.errors import FormatError
 from ..core.files import open_container
 from ..core.keys import Tolerance
 from . import compat
+from .export_materials import MaterialOptions
 from .export_plan import ExportOptions
 from .exporter import export_to_file
 from .importer import import_plans
@@ -194,6 +195,16 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
                                       precision=4, description="Largest rotation error of reduced keys (degrees)")
     entry: StringProperty(name="Archive Entry", default="",
                           description="For .rlb targets: the model entry to replace or add (default: the model's name)")
+    material_library: StringProperty(
+        name="Material Library", subtype="FILE_PATH", default="",
+        description="Material.lib to add the materials made in Blender to (empty: none; the game then draws "
+                    "them with DEFAULT)")
+    texture_library: StringProperty(
+        name="Texture Library", subtype="FILE_PATH", default="",
+        description="Textures.lib to add the new materials' images to (empty: none)")
+    texture_format: EnumProperty(
+        name="Texture Format", default="8888",
+        items=(("8888", "8888", "32-bit colour with alpha"), ("565", "565", "16-bit colour, no alpha")))
 
     def draw(self, context):
         layout = self.layout
@@ -204,9 +215,16 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         column.prop(self, "position_tolerance")
         column.prop(self, "rotation_tolerance")
         layout.prop(self, "entry")
+        box = layout.box()
+        box.label(text="New Materials")
+        box.prop(self, "material_library")
+        box.prop(self, "texture_library")
+        box.prop(self, "texture_format")
 
     def execute(self, context):
-        options = ExportOptions(self.keys, Tolerance(self.position_tolerance, self.rotation_tolerance))
+        libraries = MaterialOptions(self.material_library, self.texture_library, int(self.texture_format))
+        options = ExportOptions(self.keys, Tolerance(self.position_tolerance, self.rotation_tolerance),
+                                materials=libraries)
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
         try:
             result = export_to_file(context, path, options, self.entry or None, self.collection or None)

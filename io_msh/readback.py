@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.errors import FormatError
 from . import props as P
+from .materials import LIGHTMAP_UV
 
 
 @dataclass
@@ -22,6 +23,27 @@ class SceneNode:
     parent: int | None          # position in SceneModel.nodes
     index: int | None           # msh_node_index when the node came from an import
     handle: str                 # bone name, or object name
+
+
+@dataclass
+class SceneImage:
+    name: str
+    texture: str | None          # msh_texture: 'library|entry' when it came from a game library
+    pixels: np.ndarray | None    # RGBA8, row 0 at the top (read only for images not from a library)
+
+
+@dataclass
+class SceneMaterial:
+    """A material as the export needs it: its import properties, or what a new MAT0 would hold."""
+
+    name: str                    # the Blender name ('' for faces without a material)
+    wear_index: int | None = None  # msh_material: the WEAR row it was imported from
+    wear_name: str | None = None   # msh_wear_name: that row's name
+    lightmap: int | None = None    # msh_lightmap
+    mat0: str | None = None        # msh_mat0: the library material it shows
+    diffuse: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
+    blend: str = "OPAQUE"
+    image: SceneImage | None = None
 
 
 @dataclass
@@ -51,10 +73,11 @@ class SceneModel:
     nodes: list[SceneNode]
     local_matrices: np.ndarray  # (nodes, frames, 4, 4): each node relative to its parent (or the root)
     meshes: list[SceneMesh]
-    materials: list[tuple[str, int | None]] = field(default_factory=list)  # (name, msh_material) by key
+    materials: list[SceneMaterial] = field(default_factory=list)  # by the key in SceneMesh.face_materials
     keyframes: dict[int, np.ndarray] = field(default_factory=dict)  # node -> Blender keyframe times
     slots_imported: str = "ALL"  # which slots the import made meshes for (P.SLOTS)
     slot_position: int = 0       # the slot shown when one was chosen (P.SLOT_POSITION)
+    wear: bytes | None = None    # the WEAR text the import read (P.WEAR)
 
 
 def find_root(context) -> bpy.types.Object:
@@ -104,11 +127,12 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         if node.parent is not None:
             local[i] = np.linalg.solve(world[node.parent], world[i])
     source = root.get(P.SOURCE)
+    wear = root.get(P.WEAR)
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), bytes(source) if source is not None else None,
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
-        int(root.get(P.SLOT_POSITION, 0)))
+        int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None)
 
 
 # --------------------------------------------------------------------- nodes
@@ -208,11 +232,19 @@ def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
 
 
 # --------------------------------------------------------------------- meshes
-def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[tuple[str, int | None]]]:
+def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[SceneMaterial]]:
     root_inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
     by_handle = {n.handle: i for i, n in enumerate(nodes)}
-    materials: dict[str, int] = {}
-    material_list: list[tuple[str, int | None]] = []
+    keys_by_name: dict[str, int] = {}
+    materials: list[SceneMaterial] = []
+
+    def key_of(material) -> int:
+        name = material.name if material is not None else ""
+        if name not in keys_by_name:
+            keys_by_name[name] = len(materials)
+            materials.append(_scene_material(material))
+        return keys_by_name[name]
+
     meshes = []
     for obj in _descendants(root):
         if obj.type != "MESH":
@@ -223,15 +255,8 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
         mesh = evaluated.to_mesh()
         try:
             split = _split_vertices(mesh, obj.name)
-            keys = []
-            for slot in mesh.materials:
-                name = slot.name if slot is not None else ""
-                if name not in materials:
-                    materials[name] = len(material_list)
-                    material_list.append((name, slot.get(P.MATERIAL) if slot is not None else None))
-                keys.append(materials[name])
-            face_keys = np.array(keys or [_default_material(materials, material_list)])[
-                np.minimum(split["face_slots"], max(len(keys) - 1, 0))]
+            keys = [key_of(slot) for slot in mesh.materials] or [key_of(None)]
+            face_keys = np.array(keys)[np.minimum(split["face_slots"], len(keys) - 1)]
         finally:
             evaluated.to_mesh_clear()
         positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
@@ -239,14 +264,55 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
         stored = obj.data
         meshes.append(SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *_stored(stored),
                                 positions, normals, split["uvs"], split["triangles"], face_keys))
-    return meshes, material_list
+    return meshes, materials
 
 
-def _default_material(materials, material_list) -> int:
-    if "" not in materials:
-        materials[""] = len(material_list)
-        material_list.append(("", None))
-    return materials[""]
+def _scene_material(material) -> SceneMaterial:
+    if material is None:
+        return SceneMaterial("")
+    image = _base_image(material)
+    principled = next((n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None) \
+        if material.node_tree else None
+    diffuse = tuple(material.diffuse_color)
+    if principled is not None and not principled.inputs["Base Color"].is_linked:
+        diffuse = (*principled.inputs["Base Color"].default_value[:3], principled.inputs["Alpha"].default_value)
+    return SceneMaterial(
+        material.name, material.get(P.MATERIAL), material.get(P.WEAR_NAME), material.get(P.LIGHTMAP),
+        material.get(P.MAT0), tuple(float(c) for c in diffuse), _blend(material), image)
+
+
+def _blend(material) -> str:
+    """ADD for an emission-over-transparency tree, BLEND for blended materials, else OPAQUE."""
+    kinds = {n.type for n in material.node_tree.nodes} if material.node_tree else set()
+    if {"ADD_SHADER", "EMISSION", "BSDF_TRANSPARENT"} <= kinds:
+        return "ADD"
+    blended = material.blend_method == "BLEND" or material.surface_render_method == "BLENDED"
+    return "BLEND" if blended else "OPAQUE"
+
+
+def _base_image(material) -> SceneImage | None:
+    """The first image of the tree that is not on the lightmap UV map, with its pixels if it is new."""
+    if not material.node_tree:
+        return None
+    for node in material.node_tree.nodes:
+        if node.type != "TEX_IMAGE" or node.image is None:
+            continue
+        uv = node.inputs["Vector"].links[0].from_node if node.inputs["Vector"].is_linked else None
+        if uv is not None and uv.type == "UVMAP" and uv.uv_map == LIGHTMAP_UV:
+            continue
+        image = node.image
+        key = image.get(P.TEXTURE)
+        return SceneImage(image.name, key, None if key else _pixels(image))
+    return None
+
+
+def _pixels(image) -> np.ndarray | None:
+    width, height = image.size[:2]
+    if not width or not height:
+        return None
+    flat = np.zeros(width * height * 4, np.float32)
+    image.pixels.foreach_get(flat)
+    return np.flipud(np.rint(np.clip(flat, 0, 1) * 255).astype(np.uint8).reshape(height, width, 4))
 
 
 def _descendants(obj):
