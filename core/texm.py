@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -182,53 +183,56 @@ def _expand(value: np.ndarray, bits: int) -> np.ndarray:
     return out.astype(np.uint8)
 
 
-def _words(raw: np.ndarray) -> np.ndarray:
-    return raw.view("<u2").astype(np.uint32)
-
-
 def _rgba(r, g, b, a) -> np.ndarray:
     return np.stack([r, g, b, a], axis=-1).astype(np.uint8)
+
+
+def _channels_16(fmt: int, v: np.ndarray) -> np.ndarray:
+    """RGBA8 of 16-bit words by the channel layouts of digest fact 14."""
+    opaque = np.full(len(v), 255)
+    if fmt == 565:
+        return _rgba(_expand(v >> 11 & 31, 5), _expand(v >> 5 & 63, 6), _expand(v & 31, 5), opaque)
+    if fmt == 556:
+        return _rgba(_expand(v >> 11 & 31, 5), _expand(v >> 6 & 31, 5), _expand(v & 63, 6), opaque)
+    if fmt == 4444:
+        return _rgba(_expand(v >> 8 & 15, 4), _expand(v >> 4 & 15, 4), _expand(v & 15, 4), _expand(v >> 12 & 15, 4))
+    return _rgba(v & 0xFF, v & 0xFF, v & 0xFF, v >> 8)  # 88: L low byte, A high byte
+
+
+@cache
+def _table_16(fmt: int) -> np.ndarray:
+    """Every 16-bit word's RGBA8 as one u32: decoding is then one lookup per pixel."""
+    return _channels_16(fmt, np.arange(1 << 16, dtype=np.uint32)).view("<u4").ravel()
+
+
+def _decode_16(fmt: int):
+    return lambda raw, _palette: _table_16(fmt)[raw.view("<u2")].view(np.uint8).reshape(-1, 4)
 
 
 def _decode_0(raw, palette):
     table = np.frombuffer(palette, np.uint8).reshape(256, 4)  # B, G, R, X
     rgba = table[:, [2, 1, 0, 3]].copy()
     rgba[:, 3] = 255  # the fourth byte is padding, not alpha
-    return rgba[raw]
+    return rgba.view("<u4").ravel()[raw].view(np.uint8).reshape(-1, 4)
+
+
+def _swap_red_blue(raw: np.ndarray, alpha_mask: int) -> np.ndarray:
+    """u32 ARGB little-endian (B, G, R, A in memory) to R, G, B, A bytes."""
+    v = raw.view("<u4")
+    rgba = (v & 0xFF00FF00) | (v >> 16 & 0xFF) | (v & 0xFF) << 16 | alpha_mask
+    return rgba.astype("<u4").view(np.uint8).reshape(-1, 4)
 
 
 def _decode_8888(raw, _palette):
-    return raw.reshape(-1, 4)[:, [2, 1, 0, 3]]  # u32 ARGB little-endian: B, G, R, A in memory
+    return _swap_red_blue(raw, 0)
 
 
 def _decode_888(raw, _palette):
-    out = raw.reshape(-1, 4)[:, [2, 1, 0, 3]].copy()
-    out[:, 3] = 255
-    return out
+    return _swap_red_blue(raw, 0xFF000000)  # the fourth byte is padding: opaque
 
 
-def _decode_565(raw, _palette):
-    v = _words(raw)
-    return _rgba(_expand(v >> 11 & 31, 5), _expand(v >> 5 & 63, 6), _expand(v & 31, 5), np.full(len(v), 255))
-
-
-def _decode_556(raw, _palette):
-    v = _words(raw)
-    return _rgba(_expand(v >> 11 & 31, 5), _expand(v >> 6 & 31, 5), _expand(v & 63, 6), np.full(len(v), 255))
-
-
-def _decode_4444(raw, _palette):
-    v = _words(raw)
-    return _rgba(_expand(v >> 8 & 15, 4), _expand(v >> 4 & 15, 4), _expand(v & 15, 4), _expand(v >> 12 & 15, 4))
-
-
-def _decode_88(raw, _palette):
-    pairs = raw.reshape(-1, 2)  # L low byte, A high byte
-    return _rgba(pairs[:, 0], pairs[:, 0], pairs[:, 0], pairs[:, 1])
-
-
-_DECODERS = {0: _decode_0, 8888: _decode_8888, 888: _decode_888, 565: _decode_565, 556: _decode_556,
-             4444: _decode_4444, 88: _decode_88}
+_DECODERS = {0: _decode_0, 8888: _decode_8888, 888: _decode_888,
+             **{fmt: _decode_16(fmt) for fmt in (565, 556, 4444, 88)}}
 
 
 # --------------------------------------------------------------------- encoding
@@ -237,7 +241,7 @@ def _narrow(channel: np.ndarray, bits: int) -> np.ndarray:
     return (channel.astype(np.uint32) * ((1 << bits) - 1) + 127) // 255
 
 
-def _encode_pixels(rgba: np.ndarray, fmt: int, palette: np.ndarray | None) -> bytes:
+def _encode_pixels(rgba: np.ndarray, fmt: int, nearest) -> bytes:
     p = rgba.reshape(-1, 4)
     r, g, b, a = (p[:, i] for i in range(4))
     if fmt == 8888:
@@ -250,7 +254,7 @@ def _encode_pixels(rgba: np.ndarray, fmt: int, palette: np.ndarray | None) -> by
         luminance = np.rint(0.299 * r + 0.587 * g + 0.114 * b).astype(np.uint8)
         return np.stack([luminance, a], axis=-1).tobytes()
     if fmt == 0:
-        return _nearest(p[:, :3], palette).astype(np.uint8).tobytes()
+        return nearest(p[:, :3]).astype(np.uint8).tobytes()
     if fmt == 565:
         word = _narrow(r, 5) << 11 | _narrow(g, 6) << 5 | _narrow(b, 5)
     elif fmt == 556:
@@ -284,7 +288,8 @@ def encode_texm(rgba: np.ndarray, fmt: int = 8888, mips: bool = True, rects=None
         raise FormatError.single(STREAM, None, f"format {fmt} is not one the game reads ({FORMATS})")
     levels = mip_chain(rgba) if mips else [rgba]
     palette_rgb = _palette(rgba) if fmt == 0 else None
-    pixels = b"".join(_encode_pixels(level, fmt, palette_rgb) for level in levels)
+    nearest = _indexer(palette_rgb) if fmt == 0 else None
+    pixels = b"".join(_encode_pixels(level, fmt, nearest) for level in levels)
     palette = None
     if palette_rgb is not None:
         table = np.zeros((256, 4), np.uint8)
@@ -294,13 +299,19 @@ def encode_texm(rgba: np.ndarray, fmt: int = 8888, mips: bool = True, rects=None
     return Texture(rgba.shape[1], rgba.shape[0], len(levels), fmt, pixels, palette, page, flags4, flags5, unk6)
 
 
+def _rgb_keys(rgb: np.ndarray, bits: int = 8) -> np.ndarray:
+    """Colours packed into one integer each (``bits`` per channel), for fast unique and lookups."""
+    c = rgb.astype(np.int64) >> (8 - bits)
+    return (c[:, 0] << (2 * bits)) | (c[:, 1] << bits) | c[:, 2]
+
+
 def _palette(rgba: np.ndarray) -> np.ndarray:
-    """At most 256 RGB colours: the exact colours when they fit, else a median cut."""
-    colours = rgba.reshape(-1, 4)[:, :3]
-    unique = np.unique(colours, axis=0)
-    if len(unique) <= 256:
-        return unique
-    boxes = [unique]
+    """At most 256 RGB colours: the exact colours when they fit, else a median cut of the 5-bit colours."""
+    keys = np.unique(_rgb_keys(rgba.reshape(-1, 4)[:, :3]))
+    if len(keys) <= 256:
+        return np.stack([keys >> 16 & 255, keys >> 8 & 255, keys & 255], axis=-1).astype(np.uint8)
+    reduced = np.unique(keys >> 3 & 0x1F1F1F)  # 5 bits per channel: at most 32768 colours
+    boxes = [np.stack([reduced >> 16, reduced >> 8 & 31, reduced & 31], axis=-1) * 8 + 4]
     while len(boxes) < 256:
         spans = [np.ptp(b, axis=0).max() if len(b) > 1 else -1 for b in boxes]
         widest = int(np.argmax(spans))
@@ -313,10 +324,23 @@ def _palette(rgba: np.ndarray) -> np.ndarray:
     return np.array([np.rint(b.mean(axis=0)) for b in boxes], np.uint8)
 
 
-def _nearest(colours: np.ndarray, palette: np.ndarray) -> np.ndarray:
-    out = np.empty(len(colours), np.int64)
-    pal = palette.astype(np.int32)
-    for start in range(0, len(colours), 4096):
-        chunk = colours[start:start + 4096].astype(np.int32)
-        out[start:start + 4096] = ((chunk[:, None, :] - pal[None]) ** 2).sum(-1).argmin(axis=1)
-    return out
+def _indexer(palette: np.ndarray):
+    """A function giving each colour's nearest palette entry: exact when the palette holds the colour,
+    else through a table of every 5-bit colour (built once per palette)."""
+    palette_keys = _rgb_keys(palette)
+    order = np.argsort(palette_keys)
+    table: list[np.ndarray] = []
+
+    def nearest(colours: np.ndarray) -> np.ndarray:
+        keys = _rgb_keys(colours)
+        found = np.minimum(np.searchsorted(palette_keys[order], keys), len(order) - 1)
+        if np.array_equal(palette_keys[order][found], keys):
+            return order[found]
+        if not table:
+            grid = np.stack(np.meshgrid(*[np.arange(32)] * 3, indexing="ij"), axis=-1).reshape(-1, 3) * 8 + 4
+            pal = palette.astype(np.int32)
+            table.append(np.concatenate([((grid[i:i + 2048, None, :] - pal[None]) ** 2).sum(-1).argmin(axis=1)
+                                         for i in range(0, len(grid), 2048)]))
+        return table[0][_rgb_keys(colours, 5)]
+
+    return nearest

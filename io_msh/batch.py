@@ -9,6 +9,7 @@ Commands:
     export BLEND... -o DIR [--keys K]                                     every model root to .msh
     convert INPUT... -o DIR --format glb|fbx|blend [import options]       through Blender's exporters
     thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
+    textures LIB... -o DIR                                                a PNG per texture of a library
 Every command takes --jobs N (N Blender processes). A bad file is skipped
 with its reason; the run goes on; exit 1 when any file failed, else 0.
 """
@@ -85,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
     common(p, ".msh/.rlb files or folders")
     p.add_argument("--size", type=int, default=256)
+    p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+    p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
+    common(p, "texture libraries (.lib, .rlb) or folders of them")
     return parser
 
 
@@ -103,6 +107,8 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[Path, Pat
 
 def plan_items(args) -> list[Item]:
     out = Path(args.output)
+    if args.command == "textures":
+        return _texture_items(args.inputs, out)
     if args.command == "export":
         items = []
         for path, base in _files(args.inputs, (".blend",)):
@@ -132,6 +138,29 @@ def plan_items(args) -> list[Item]:
         for entry in entries:
             name = f"{stem}_{Path(entry.name_str).stem}"
             items.append(Item(str(path), entry.name_str, str(out / Path(name).with_suffix(suffix)),
+                              f"{path}:{entry.name_str}"))
+    return items
+
+
+def _texture_items(inputs: list[str], out: Path) -> list[Item]:
+    """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_')."""
+    from ..core.errors import FormatError
+    from ..core.files import open_container
+    from ..core.texm import TEXM_TYPE_ID
+
+    items = []
+    for path, _base in _files(inputs, (".lib", ".rlb")):
+        try:
+            entries = [e for e in open_container(path).archive.entries if e.type_id == TEXM_TYPE_ID]
+        except (FormatError, OSError) as exc:
+            reason = exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
+            items.append(Item(str(path), None, "", str(path), reason))
+            continue
+        if not entries:
+            items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no texture"))
+        for entry in entries:
+            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in entry.name_str)
+            items.append(Item(str(path), entry.name_str, str(out / path.stem / f"{safe}.png"),
                               f"{path}:{entry.name_str}"))
     return items
 
@@ -328,6 +357,15 @@ class Worker:
         render_thumbnail(self.bpy, Path(item.output), self.args.size)
         return [item.output]
 
+    def _textures(self, item: Item) -> list[str]:
+        from ..core.files import open_container
+        from ..core.texm import parse_texm
+
+        entry = open_container(item.source).archive.find(item.entry)
+        rgba = parse_texm(entry.data, item.label).decode()
+        save_png(self.bpy, rgba, Path(item.output))
+        return [item.output]
+
 
 def _literal_pattern(name: str) -> str:
     """An fnmatch pattern matching exactly ``name`` (the import filter takes patterns)."""
@@ -389,9 +427,26 @@ def render_thumbnail(bpy, target: Path, size: int) -> None:
     if not points:
         raise ValueError("the model has no geometry to show")
     _frame_camera(bpy, scene, points, size)
+    scene.world = scene.world or bpy.data.worlds.new("thumbnail world")
+    scene.world.color = (0.02, 0.02, 0.025)  # dark, so that grey and textured parts both stand out
     scene.display.shading.light = "STUDIO"
-    scene.display.shading.color_type = "RANDOM"  # tells the parts apart
+    scene.display.shading.color_type = "TEXTURE"  # the game's textures (untextured parts: material colour)
     _render(bpy, scene, target)
+
+
+def save_png(bpy, rgba, target: Path) -> None:
+    """RGBA8 pixels (row 0 at the top) as a PNG, through Blender's image writer (no Pillow in Blender)."""
+    import numpy as np
+
+    height, width = rgba.shape[:2]
+    image = bpy.data.images.new(target.stem, width, height, alpha=True)
+    try:
+        image.pixels.foreach_set((np.flipud(rgba).astype(np.float32) / 255.0).ravel())
+        image.filepath_raw = str(target)
+        image.file_format = "PNG"
+        image.save()
+    finally:
+        bpy.data.images.remove(image)
 
 
 def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> None:
@@ -421,7 +476,8 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
         tile = bpy.data.objects.new(f"sheet {n}", mesh)
         scene.collection.objects.link(tile)
         curve = bpy.data.curves.new(f"label {n}", "FONT")
-        curve.body = Path(name).name if len(name) < 40 else "..." + name[-37:]
+        label = Path(name).name  # FILE or FILE:ENTRY, without the folders
+        curve.body = label if len(label) < 32 else "..." + label[-29:]
         curve.size = 0.09
         curve.align_x = "CENTER"
         label = bpy.data.objects.new(f"label {n}", curve)

@@ -11,11 +11,13 @@ from fixtures import generated, static_model, triangle_model
 
 from core.files import open_container, validate_container
 from core.nres import MODEL_TYPE_ID, Archive
+from core.synth import checker, material_entry, sample_libraries
+from core.texm import TEXM_TYPE_ID, encode_texm, parse_texm
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = ROOT / "io_msh" / "batch.py"
 VALIDATOR = ROOT / "scripts" / "gltf" / "validate.js"
-GOOD = {"a.msh", "sub/b.msh", "units.rlb:tank.msh", "units.rlb:tower.msh"}
+GOOD = {"a.msh", "sub/b.msh", "units.rlb:tank.msh", "units.rlb:tower.msh", "looks/green.rlb:green.msh"}
 BAD = {"garbage.msh", "truncated.msh", "invalid.msh", "empty.rlb"}
 
 
@@ -28,8 +30,20 @@ def game_folder(tmp_path_factory):
     archive = Archive()
     archive.add("tank.msh", generated(61, node_count=4, frame_count=10), MODEL_TYPE_ID)
     archive.add("tower.msh", static_model(3), MODEL_TYPE_ID)
-    archive.add("tank.wea", b"1\r\n0 TANK\r\n", int.from_bytes(b"WEAR", "little"))
+    archive.add("tank.wea", b"3\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n2 GREEN\r\n", int.from_bytes(b"WEAR", "little"))
     (folder / "units.rlb").write_bytes(archive.to_bytes())
+    libraries = sample_libraries()  # the game's libraries at the top of the folder, as in a game install
+    green = encode_texm(checker(8, (0, 255, 0, 255), (0, 200, 0, 255)), 565)
+    libraries["Textures.lib"].add("GREEN.0", green.to_bytes(), TEXM_TYPE_ID)
+    name, data, type_id, attrs = material_entry("GREEN", (1.0, 1.0, 1.0, 1.0), "GREEN.0")
+    libraries["Material.lib"].add(name, data, type_id, **attrs)
+    for name, library in libraries.items():
+        (folder / name).write_bytes(library.to_bytes())
+    green_model = Archive()
+    green_model.add("green.msh", static_model(2), MODEL_TYPE_ID)
+    green_model.add("green.wea", b"1\r\n0 GREEN\r\n", int.from_bytes(b"WEAR", "little"))
+    (folder / "looks").mkdir()
+    (folder / "looks" / "green.rlb").write_bytes(green_model.to_bytes())
     (folder / "garbage.msh").write_bytes(b"this is not a model")
     (folder / "truncated.msh").write_bytes(generated(62)[:300])
     invalid = triangle_model([(0, 0xFFFF, 0xFFFF, 4)], [(0, 0, 0, 0, 32767, 0, 0, 0)], [], 1)
@@ -73,14 +87,14 @@ def test_import_makes_one_blend_per_model_and_names_bad_files(imported, game_fol
     assert relative(ok, game_folder) == GOOD
     assert relative(failed, game_folder) == BAD
     summary = result.stdout[result.stdout.index("summary:"):]
-    assert "4 of 8 converted, 4 failed" in summary
+    assert "5 of 9 converted, 4 failed" in summary
     for name in BAD:
         assert f"failed: {game_folder / name}" in summary
     for reason in ("bad magic", "does not match the file length", "fallback key 4 is out of range",
                    "the archive holds no model"):
         assert reason in summary
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.blend")) == [
-        "a.blend", "sub/b.blend", "units_tank.blend", "units_tower.blend"]
+        "a.blend", "looks/green_green.blend", "sub/b.blend", "units_tank.blend", "units_tower.blend"]
 
 
 def test_export_of_the_blends_gives_the_original_models_back(imported, game_folder, tmp_path):
@@ -121,20 +135,33 @@ def test_reimport_of_the_converted_blends(blender, imported):
         assert not bpy.data.cameras and not bpy.data.lights, blend  # nothing of Blender's start-up scene
         if blend.name == "units_tank.blend":
             assert roots[0]["msh_model"] == "tank.msh"
-            assert "TANK" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
+            assert "SAMPLE_BODY" in {m.name for m in bpy.data.materials}  # WEAR index 0 of tank.wea
+            textures = [i for i in bpy.data.images if "msh_texture" in i]
+            assert textures and all(i.packed_file is not None for i in textures)  # the .blend stands alone
 
 
 def test_convert_to_glb_validates_with_the_khronos_validator(game_folder, tmp_path):
     result = batch("convert", str(game_folder), "-o", str(tmp_path), "--format", "glb", "--jobs", "2")
     assert result.returncode == 1
     files = sorted(tmp_path.rglob("*.glb"))
-    assert len(files) == 4
+    assert len(files) == 5
     if not (VALIDATOR.parent / "node_modules" / "gltf-validator").is_dir():
         pytest.fail("the glTF validator is not installed: run scripts/setup.sh (needs npm)")
     check = subprocess.run(["node", str(VALIDATOR), *map(str, files)], capture_output=True, text=True)
     reports = [json.loads(line) for line in check.stdout.splitlines()]
     assert check.returncode == 0, check.stdout + check.stderr
-    assert [r["errors"] for r in reports] == [0, 0, 0, 0]
+    assert [r["errors"] for r in reports] == [0] * 5
+    tank = _glb_json(tmp_path / "units_tank.glb")  # the game's textures travel with the model
+    assert {i["name"] for i in tank["images"]} >= {"BODY", "METAL"} and tank["textures"]
+    body = next(m for m in tank["materials"] if m["name"] == "SAMPLE_BODY")
+    transform = body["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]["KHR_texture_transform"]
+    assert transform == {"offset": [0.5, 0], "scale": [0.5, 1]}  # its atlas cell
+
+
+def _glb_json(path: Path) -> dict:
+    data = path.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    return json.loads(data[20:20 + length])
 
 
 @pytest.mark.parametrize("fmt", ["fbx", "blend"])
@@ -157,6 +184,30 @@ def test_thumbnails_and_contact_sheet(blender, game_folder, tmp_path):
         image = bpy.data.images.load(str(tmp_path / name))
         pixels = np.array(image.pixels[:]).reshape(-1, 4)
         assert image.size[0] >= 96 and pixels[:, :3].std() > 0.02  # not a blank picture
+        bpy.data.images.remove(image)
+    result = batch("thumbnails", str(game_folder / "looks" / "green.rlb"), "-o", str(tmp_path / "green"),
+                   "--size", "64")
+    assert result.returncode == 0
+    image = bpy.data.images.load(str(tmp_path / "green" / "green_green.png"))
+    rgb = np.array(image.pixels[:]).reshape(-1, 4)[:, :3]
+    greenish = (rgb[:, 1] > rgb[:, 0] + 0.2) & (rgb[:, 1] > rgb[:, 2] + 0.2)
+    assert greenish.mean() > 0.05  # the model shows its green texture, not a flat material colour
+    bpy.data.images.remove(image)
+
+
+def test_textures_of_a_library_become_pngs(blender, game_folder, tmp_path):
+    bpy = blender.bpy
+    result = batch("textures", str(game_folder / "Textures.lib"), str(game_folder / "garbage.msh"),
+                   "-o", str(tmp_path), "--jobs", "2")
+    assert result.returncode == 1 and "failed: " + str(game_folder / "garbage.msh") in result.stdout
+    library = Archive.parse((game_folder / "Textures.lib").read_bytes())
+    written = sorted(p.name for p in (tmp_path / "Textures").glob("*.png"))
+    assert written == sorted(f"{e.name_str}.png" for e in library)
+    for entry in library:
+        image = bpy.data.images.load(str(tmp_path / "Textures" / f"{entry.name_str}.png"))
+        width, height = image.size
+        pixels = np.rint(np.array(image.pixels[:]).reshape(height, width, 4) * 255)
+        assert np.abs(np.flipud(pixels) - parse_texm(entry.data).decode()).max() <= 1, entry.name_str
         bpy.data.images.remove(image)
 
 
