@@ -1,10 +1,12 @@
 """The main job on a model or archive (default: the bundled sample).
 
-With the core library: show the file, validate it, check the lossless round
-trip and sample a few poses. Then headless in Blender (the bpy wheel),
-through io_msh/batch.py: import every model to a .blend, render a thumbnail,
-export the .blend files again, and check that each export is byte-identical
-to the model it came from. Writes into out/ and prints a summary.
+With the core library: show the file, validate it (and the game libraries
+beside it), check the lossless round trip and sample a few poses. Then
+headless in Blender (the bpy wheel), through io_msh/batch.py: import every
+model to a .blend with its game materials and textures, render a textured
+thumbnail, write the texture library as PNGs, export the .blend files again,
+and check that each export (model and material list) is byte-identical to
+what it came from. Writes into out/ and prints a summary.
 """
 
 from __future__ import annotations
@@ -17,16 +19,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.appearance import find_libraries  # noqa: E402
 from core.cli import main as core_cli  # noqa: E402
 from core.files import open_container  # noqa: E402
+from core.wear import wear_entry  # noqa: E402
 
 DEFAULT = ROOT / "samples" / "sample.rlb"
 OUT = ROOT / "out"
 
 
-def core_steps(target: str) -> int:
+def core_steps(target: str, libraries: list[str]) -> int:
     worst = 0
-    for step in (["info", target], ["validate", target], ["roundtrip", target],
+    for step in (["info", target], ["validate", target, *libraries], ["roundtrip", target, *libraries],
                  ["sample", target, "--times", "0,10.5,20,40", "--nodes", "0,1"]):
         print(f"\n$ python -m core {' '.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
@@ -44,29 +48,41 @@ def batch(*args: str) -> int:
     return result.returncode
 
 
-def originals(target: Path) -> dict[str, bytes]:
-    """Each model of the input by the name batch.py gives its output."""
+def originals(target: Path) -> dict[str, tuple[bytes, bytes | None]]:
+    """Each model of the input (and its material list) by the name batch.py gives its output."""
     container = open_container(target)
     if container.is_model:
-        return {target.stem: target.read_bytes()}
-    return {f"{target.stem}_{Path(e.name_str).stem}": bytes(e.data) for e in container.model_entries()}
+        return {target.stem: (target.read_bytes(), None)}
+    out = {}
+    for entry in container.model_entries():
+        wear = wear_entry(container.archive, entry.name_str)
+        out[f"{target.stem}_{Path(entry.name_str).stem}"] = (bytes(entry.data), bytes(wear.data) if wear else None)
+    return out
 
 
 def main(argv: list[str]) -> int:
     target = Path(argv[0] if argv else DEFAULT).resolve()
-    worst = core_steps(str(target))
+    libraries = find_libraries(target)
+    worst = core_steps(str(target), [str(p) for p in libraries.values()])
     shutil.rmtree(OUT, ignore_errors=True)
-    blends, thumbs, exported = OUT / "blend", OUT / "thumbnails", OUT / "msh"
+    blends, thumbs, exported, textures = OUT / "blend", OUT / "thumbnails", OUT / "msh", OUT / "textures"
     worst = max(worst, batch("import", str(target), "-o", str(blends)))
     worst = max(worst, batch("thumbnails", str(target), "-o", str(thumbs)))
+    if "textures" in libraries:
+        worst = max(worst, batch("textures", str(libraries["textures"]), "-o", str(textures)))
     worst = max(worst, batch("export", str(blends), "-o", str(exported)))
-    summary = []
-    for name, data in originals(target).items():
+    summary = [f"libraries: {', '.join(str(p) for p in libraries.values()) or 'none found'}"]
+    for name, (data, wear) in originals(target).items():
         written = exported / f"{name}.msh"
         same = written.exists() and written.read_bytes() == data
+        if wear is not None:
+            same = same and written.with_suffix(".wea").exists() and written.with_suffix(".wea").read_bytes() == wear
         summary.append(f"{name}: {blends / (name + '.blend')}, {thumbs / (name + '.png')}, {written}: "
-                       f"{'round trip byte-identical' if same else 'round trip DIFFERS'}")
+                       f"{'round trip byte-identical' if same else 'round trip DIFFERS'}"
+                       f"{' (with its material list)' if wear is not None else ''}")
         worst = worst if same else 1
+    if textures.is_dir():
+        summary.append(f"textures: {len(list(textures.rglob('*.png')))} PNGs in {textures}")
     print("\nsummary:")
     for line in summary:
         print(f"  {line}")

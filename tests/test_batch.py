@@ -11,7 +11,7 @@ from fixtures import generated, static_model, triangle_model
 
 from core.files import open_container, validate_container
 from core.nres import MODEL_TYPE_ID, Archive
-from core.synth import checker, material_entry, sample_libraries
+from core.synth import checker, material_entry, sample_archive, sample_libraries
 from core.texm import TEXM_TYPE_ID, encode_texm, parse_texm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -218,6 +218,12 @@ def test_extension_zip_builds_installs_and_works(tmp_path, sample_msh):
     (package,) = tmp_path.glob("io_msh-*.zip")
     model = tmp_path / "sample.msh"
     model.write_bytes(sample_msh)
+    game, mods = tmp_path / "game", tmp_path / "mods"
+    for folder in (game, mods):
+        folder.mkdir()
+    for name, library in sample_libraries().items():
+        (game / name).write_bytes(library.to_bytes())
+    (mods / "unit.rlb").write_bytes(sample_archive(sample_msh).to_bytes())
     script = f"""
 import os
 os.environ["BLENDER_USER_RESOURCES"] = {str(tmp_path / "user")!r}
@@ -227,6 +233,10 @@ assert bpy.ops.extensions.package_install_files(filepath={str(package)!r}, repo=
                                                  enable_on_install=True) == {{"FINISHED"}}
 assert bpy.ops.import_scene.parkan_msh(filepath={str(model)!r}) == {{"FINISHED"}}
 assert bpy.ops.export_scene.parkan_msh(filepath={str(tmp_path / "out.msh")!r}) == {{"FINISHED"}}
+assert not [i for i in bpy.data.images if "msh_texture" in i]
+bpy.context.preferences.addons["bl_ext.user_default.io_msh"].preferences.game_folder = {str(game)!r}
+assert bpy.ops.import_scene.parkan_msh(filepath={str(mods / "unit.rlb")!r}) == {{"FINISHED"}}
+print("textures", sorted(i.name for i in bpy.data.images if "msh_texture" in i))
 module = next(m for m in addon_utils.modules() if m.__name__.endswith(".io_msh"))
 addon_utils.disable(module.__name__)
 print("installed module", module.__name__)
@@ -234,5 +244,6 @@ print("installed module", module.__name__)
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "installed module bl_ext.user_default.io_msh" in result.stdout
+    assert "textures ['BODY.0', 'METAL.0']" in result.stdout  # found through the preferences' game folder
     assert (tmp_path / "out.msh").read_bytes() == sample_msh
     assert (tmp_path / "user" / "extensions" / "user_default" / "io_msh" / "blender_manifest.toml").exists()

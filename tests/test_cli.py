@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fixtures import generated, nres, triangle_model
 
@@ -185,3 +186,35 @@ def test_archive_without_models_reports_it(capsys, tmp_path):
     assert code == 0 and "a Texm header needs 32" in json.loads(out)["textures"][0]["error"]
     code, _, err = run(capsys, "validate", str(path))
     assert code == 1 and "a.tex: Texm: error:" in err
+
+
+def test_texture_writes_a_png_of_any_mip_level_and_info_lists_textures_and_materials(capsys, tmp_path):
+    from PIL import Image
+
+    from core.synth import sample_libraries
+    from core.texm import parse_texm
+
+    libraries = sample_libraries()
+    for name, archive in libraries.items():
+        (tmp_path / name).write_bytes(archive.to_bytes())
+    textures = str(tmp_path / "Textures.lib")
+    expected = parse_texm(libraries["Textures.lib"].find("BODY.0").data)
+    for mip in (0, 2):
+        code, out, _ = run(capsys, "texture", textures, "body.0", "-o", str(tmp_path / f"body{mip}.png"),
+                           "--mip", str(mip))
+        assert code == 0 and f"mip {mip}" in out
+        with Image.open(tmp_path / f"body{mip}.png") as png:
+            assert png.mode == "RGBA" and np.array_equal(np.asarray(png), expected.decode(mip))
+    assert run(capsys, "texture", textures, "BODY.0", "-o", str(tmp_path / "x.png"), "--mip", "5")[0] == 2
+    code, _, err = run(capsys, "texture", textures, "NOPE.0", "-o", str(tmp_path / "x.png"))
+    assert code == 2 and "no texture named 'NOPE.0'" in err and not (tmp_path / "x.png").exists()
+    code, out, _ = run(capsys, "info", textures, "--json")
+    body = json.loads(out)["textures"][0]
+    assert (body["name"], body["width"], body["format"], body["mips"], body["rects"]) == (
+        "BODY.0", 16, 8888, 5, [[0, 8, 0, 8], [8, 8, 0, 16]])
+    code, out, _ = run(capsys, "info", str(tmp_path / "Material.lib"), "--json")
+    glass = next(m for m in json.loads(out)["materials"] if m["name"] == "GLASS")
+    assert glass["blend"] == "BLEND" and glass["phases"][0]["texture"] == "GLASS.0"
+    assert glass["phases"][0]["diffuse"][3] == pytest.approx(0.5)
+    code, out, _ = run(capsys, "info", str(tmp_path / "Material.lib"))
+    assert "material GLOW: add, 1 phases, textures GLASS.0" in out
