@@ -14,7 +14,7 @@ import numpy as np
 
 from . import streams as S
 from .anim import read_animation, write_animation
-from .errors import ERROR, FormatError, SelectionError
+from .errors import ERROR, FormatError, SelectionError, printable
 from .files import Container, open_container, validate_container, write_atomic
 from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
@@ -30,11 +30,32 @@ class UsageError(Exception):
 
 
 # --------------------------------------------------------------------- helpers
+def _emit(text: str = "", file=None) -> None:
+    """Print text with control characters and undecodable file-name bytes escaped, line by line."""
+    print("\n".join(printable(line) for line in str(text).split("\n")), file=file or sys.stdout)
+
+
+def _json_safe(value):
+    """JSON has no NaN or Infinity: such floats are written as the strings "NaN", "Infinity", "-Infinity"."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return "NaN" if np.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _emit_json(payload) -> None:
+    text = json.dumps(_json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False)
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a file name's undecodable bytes as \udcNN
+
+
 def _out(args: argparse.Namespace, payload: dict, lines: list[str]) -> None:
     if getattr(args, "json", False):
-        print(json.dumps(payload, indent=1, ensure_ascii=False))
+        _emit_json(payload)
     else:
-        print("\n".join(lines))
+        _emit("\n".join(lines))
 
 
 def _type_name(type_id: int) -> str:
@@ -45,9 +66,11 @@ def _type_name(type_id: int) -> str:
 
 
 def _entries(container: Container) -> list[dict]:
+    index = {id(e): i for i, e in enumerate(container.archive.entries)}
     return [{
         "index": i, "name": e.name_str, "type": e.type_id, "type_name": _type_name(e.type_id),
         "size": e.size, "attr1": e.attr1, "attr2": e.attr2, "attr3": e.attr3, "model": e.is_model,
+        "alias_of": None if e.alias_of is None else index[id(e.alias_of)],
     } for i, e in enumerate(container.archive.entries)]
 
 
@@ -102,7 +125,7 @@ def _library_summaries(container: Container) -> tuple[list[dict], list[dict]]:
     textures, materials = [], []
     for entry in container.archive.entries:
         kind = {TEXM_TYPE_ID: textures, MAT0_TYPE_ID: materials}.get(entry.type_id)
-        if kind is None:
+        if kind is None or entry.alias_of is not None:
             continue
         try:
             decoded = parse_texm(entry.data) if entry.type_id == TEXM_TYPE_ID else material_of(entry)
@@ -128,7 +151,7 @@ def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
 def _pick_models(container: Container, entry: str | None) -> list[Model]:
     if container.is_model or entry is not None:
         return [container.open_model(entry)]
-    return [container.open_model(e.name_str) for e in container.model_entries()]
+    return [container.open_entry(e) for e in container.distinct_model_entries()]
 
 
 # --------------------------------------------------------------------- commands
@@ -164,7 +187,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     if entry is None:
         raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
     write_atomic(args.output, bytes(entry.data))
-    print(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
+    _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
 
 
@@ -189,7 +212,7 @@ def cmd_texture(args: argparse.Namespace) -> int:
         temporary.replace(target)
     finally:
         temporary.unlink(missing_ok=True)
-    print(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
+    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
     return EXIT_OK
 
 
@@ -201,7 +224,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
-            print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             worst = EXIT_USAGE
             continue
         errors = sum(f.is_error for f in findings)
@@ -213,11 +236,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                         "findings": [f.as_dict() for f in findings]})
         if not args.json:
             for f in findings:
-                print(f.format(path), file=sys.stderr if f.severity == ERROR else sys.stdout)
+                _emit(f.format(path), file=sys.stderr if f.severity == ERROR else sys.stdout)
             state = "valid" if valid else "INVALID"
-            print(f"{path}: {state}: {errors} errors, {warnings} warnings")
+            _emit(f"{path}: {state}: {errors} errors, {warnings} warnings")
     if args.json:
-        print(json.dumps({"files": results}, indent=1, ensure_ascii=False))
+        _emit_json({"files": results})
     return worst
 
 
@@ -229,19 +252,19 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
             container = open_container(path)
             out = rewritten(container)
         except OSError as exc:
-            print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             worst = EXIT_USAGE
             continue
         except FormatError as exc:
-            print(exc.describe(path), file=sys.stderr)
+            _emit(exc.describe(path), file=sys.stderr)
             worst = max(worst, EXIT_BAD_DATA)
             continue
         offset = first_difference(data, out)
         if offset is None:
-            print(f"{path}: identical ({len(data)} bytes)")
+            _emit(f"{path}: identical ({len(data)} bytes)")
             continue
         worst = max(worst, EXIT_BAD_DATA)
-        print(f"{path}: DIFFERS at byte {offset} ({describe_offset(data, offset)}); "
+        _emit(f"{path}: DIFFERS at byte {offset} ({describe_offset(data, offset)}); "
               f"{len(data)} bytes read, {len(out)} written", file=sys.stderr)
     return worst
 
@@ -317,18 +340,22 @@ def cmd_blend(args: argparse.Namespace) -> int:
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
     container = open_container(args.input)
-    names = [None] if container.is_model else (
-        [args.entry] if args.entry else [e.name_str for e in container.model_entries()])
-    for name in names:
-        model = container.open_model(name)
+    if container.is_model:
+        models = [(None, container.open_model())]
+    elif args.entry:
+        models = [(container._model_entry(args.entry), None)]
+    else:
+        models = [(e, None) for e in container.distinct_model_entries()]
+    for entry, model in models:
+        model = model or container.open_entry(entry)
         anim = read_animation(model)
         if args.canonical:
             anim.canonicalize()
         write_animation(model, anim)
-        if name is not None:
-            container.replace_model(name, model)
+        if entry is not None:
+            entry.data = model.to_bytes()
     write_atomic(args.output, container.to_bytes())
-    print(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
+    _emit(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
     return EXIT_OK
 
 
@@ -406,21 +433,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UsageError as exc:
-        print(f"usage error: {exc}", file=sys.stderr)
+        _emit(f"usage error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except SelectionError as exc:
-        print(exc.describe(), file=sys.stderr)
+        _emit(exc.describe(), file=sys.stderr)
         return EXIT_USAGE
     except FormatError as exc:
         source = (getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", None)
                   or getattr(args, "library", ""))
-        print(exc.describe(source), file=sys.stderr)
+        _emit(exc.describe(source), file=sys.stderr)
         return EXIT_BAD_DATA
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{where}{exc.strerror or exc}", file=sys.stderr)
+        _emit(f"{where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
-        print(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
+        _emit(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
         return EXIT_BAD_DATA
 

@@ -8,6 +8,23 @@ ERROR = "error"
 WARNING = "warning"
 
 
+def printable(text: str) -> str:
+    """Text safe to print, put into JSON or into a Blender name: control characters and the bytes of a file
+    name that did not decode (surrogate escapes) are written as ``\\xNN``."""
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif not char.isprintable() and char != " ":
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One validation result.
@@ -35,10 +52,10 @@ class Finding:
         return Finding(self.severity, self.stream, self.index, self.message, inner)
 
     def format(self, source: str = "") -> str:
-        place = ":".join(p for p in (source, self.where) if p)
+        place = ":".join(printable(p) for p in (source, self.where) if p)
         index = "" if self.index is None else f"[{self.index}]"
         head = f"{place}: " if place else ""
-        return f"{head}{self.stream}{index}: {self.severity}: {self.message}"
+        return f"{head}{self.stream}{index}: {self.severity}: {printable(self.message)}"
 
     def as_dict(self) -> dict:
         return {
@@ -83,7 +100,7 @@ class FormatError(Exception):
         lines = [f.format(source) for f in errors[:5]]
         if len(errors) > 5:
             lines.append(f"... and {len(errors) - 5} more errors")
-        return "\n".join(lines) or f"{source}: invalid data"
+        return "\n".join(lines) or f"{printable(source)}: invalid data"
 
     @classmethod
     def single(cls, stream: str, index: int | None, message: str, source: str = "") -> FormatError:

@@ -8,10 +8,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Finding, FormatError, SelectionError, has_errors
+from .errors import Finding, FormatError, SelectionError, has_errors, printable
 from .mat0 import MAT0_TYPE_ID, validate_mat0
 from .model import Model, looks_like_model
-from .nres import Archive, Entry, fold
+from .nres import Archive, Entry, fold, name_bytes
 from .texm import TEXM_TYPE_ID, validate_texm
 from .validate import validate_model
 from .wear import WEAR_TYPE_ID, validate_wear
@@ -32,8 +32,17 @@ class Container:
     def model_entries(self) -> list[Entry]:
         return [] if self.is_model else self.archive.models()
 
+    def distinct_model_entries(self) -> list[Entry]:
+        """The model entries, each payload once (entries aliasing an earlier one's bytes are left out)."""
+        return [e for e in self.model_entries() if e.alias_of is None]
+
     def model_names(self) -> list[str]:
-        return [Path(self.path).name] if self.is_model else [e.name_str for e in self.model_entries()]
+        return [self.file_name] if self.is_model else [e.name_str for e in self.model_entries()]
+
+    @property
+    def file_name(self) -> str:
+        """The file's name, printable (a model file's model is named after it)."""
+        return printable(Path(self.path).name)
 
     def open_model(self, entry_name: str | None = None) -> Model:
         """The model itself, or the nested model named ``entry_name`` (ASCII case-insensitive).
@@ -44,14 +53,19 @@ class Container:
             if entry_name is not None:
                 raise SelectionError.single("entry", None, "--entry names a nested model, but this file is a model",
                                             self.path)
-            return Model(self.archive, Path(self.path).name)
-        entry = self._model_entry(entry_name)
+            return Model(self.archive, self.file_name)
+        return self.open_entry(self._model_entry(entry_name))
+
+    def open_entry(self, entry: Entry) -> Model:
+        """A nested model given by its entry (names may repeat: the entry, not its name, says which)."""
         try:
             return Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
             raise FormatError([f.located(entry.name_str) for f in exc.findings], self.path) from None
 
     def _model_entry(self, entry_name: str | None) -> Entry:
+        """The model named ``entry_name`` (ASCII case-insensitive; the first of equal names), or ``#N``:
+        the archive's entry N, for names that repeat."""
         models = self.model_entries()
         if entry_name is None:
             if len(models) == 1:
@@ -59,13 +73,18 @@ class Container:
             names = ", ".join(e.name_str for e in models) or "none"
             message = f"archive holds {len(models)} models ({names}); choose one with --entry"
             raise SelectionError.single("entry", None, message, self.path)
-        key = fold(entry_name.encode("cp1251", "replace"))
+        try:
+            key = fold(name_bytes(entry_name))
+        except FormatError:
+            key = None
         for entry in models:
             if fold(entry.name) == key:
                 return entry
         entry = self.archive.find(entry_name)
         if entry is not None:
             return entry
+        if entry_name.startswith("#") and entry_name[1:].isdigit() and int(entry_name[1:]) < len(self.archive):
+            return self.archive.entries[int(entry_name[1:])]
         raise SelectionError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
 
     def replace_model(self, entry_name: str, model: Model) -> None:
@@ -107,7 +126,7 @@ def validate_container(container: Container) -> list[Finding]:
     if container.is_model:
         return validate_model(container.open_model())
     findings = list(container.archive.findings)
-    for entry in container.model_entries():
+    for entry in container.distinct_model_entries():
         try:
             model = Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
@@ -116,7 +135,7 @@ def validate_container(container: Container) -> list[Finding]:
         findings += [f.located(entry.name_str) for f in validate_model(model)]
     for entry in container.archive.entries:
         check = _LIBRARY_CHECKS.get(entry.type_id)
-        if check is not None:
+        if check is not None and entry.alias_of is None:
             findings += [f.located(entry.name_str) for f in check(entry)]
     return findings
 

@@ -35,10 +35,60 @@ def fold(name: bytes) -> bytes:
     return name.lower()  # bytes.lower() folds A..Z only, as the spec wants
 
 
+TEXT_ENCODING = "cp1251"
+
+
+def _name_char(byte: int) -> str:
+    char = bytes([byte]).decode(TEXT_ENCODING, "replace")
+    if byte == 0x5C:
+        return "\\\\"
+    if char == "\ufffd" or byte < 0x20 or byte == 0x7F:
+        return f"\\x{byte:02x}"
+    return char
+
+
+_NAME_CHARS = [_name_char(b) for b in range(256)]
+
+
+def name_text(raw: bytes) -> str:
+    """A name's bytes as printable text, losslessly: cp1251, with a byte cp1251 does not define (0x98), a
+    control character or a backslash written as an escape (``\\x98``, ``\\x1b``, ``\\\\``).
+    ``name_bytes`` turns the text back into the same bytes."""
+    return "".join(map(_NAME_CHARS.__getitem__, raw))
+
+
+def name_bytes(text: str | bytes) -> bytes:
+    """The bytes of a name given as text (``name_text``'s escapes undone); FormatError naming what cp1251
+    cannot hold."""
+    if isinstance(text, bytes):
+        return text
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and text[i + 1:i + 2] == "\\":
+            out.append(0x5C)
+            i += 2
+        elif text[i] == "\\" and text[i + 1:i + 2] == "x" and _is_hex(text[i + 2:i + 4]):
+            out.append(int(text[i + 2:i + 4], 16))
+            i += 4
+        else:
+            try:
+                out += text[i].encode(TEXT_ENCODING)
+            except UnicodeEncodeError:
+                raise FormatError.single(STREAM, None, f"name {text!r}: {text[i]!r} cannot be stored in code page "
+                                                       "1251") from None
+            i += 1
+    return bytes(out)
+
+
+def _is_hex(digits: str) -> bool:
+    return len(digits) == 2 and all(c in "0123456789abcdefABCDEF" for c in digits)
+
+
 def name_field(name: bytes | str) -> bytes:
     """A name as its 36-byte directory field; refuses what cannot be stored."""
-    raw = name.encode("cp1251") if isinstance(name, str) else bytes(name)
-    shown = raw.decode("cp1251", "replace")
+    raw = name_bytes(name)
+    shown = name_text(raw)
     if b"\0" in raw:
         raise FormatError.single(STREAM, None, f"name {shown!r} contains a NUL byte")
     if len(raw) > NAME_MAX:
@@ -61,6 +111,8 @@ class Entry:
     # Where the entry was read from; used only to rewrite a non-canonical file in place.
     read_offset: int | None = field(default=None, repr=False)
     read_sort_index: int | None = field(default=None, repr=False)
+    # The first entry read with exactly the same payload bytes (offset and size), when records alias.
+    alias_of: Entry | None = field(default=None, repr=False)
 
     @property
     def name(self) -> bytes:
@@ -68,7 +120,8 @@ class Entry:
 
     @property
     def name_str(self) -> str:
-        return self.name.decode("cp1251", "replace")
+        """The name as printable text that ``name_bytes`` turns back into the same bytes."""
+        return name_text(self.name)
 
     @property
     def size(self) -> int:
@@ -179,6 +232,30 @@ class Archive:
         if offset != len(view) - RECORD_SIZE * len(self.entries):
             canonical = False
         self._read_canonical = canonical
+        self._find_aliases()
+
+    def _find_aliases(self) -> None:
+        """Payloads that share bytes (nres.md does not forbid it): a warning each, and ``alias_of`` for exact
+        repeats, so that readers do the work once per payload. Sorted once: linear after the sort."""
+        first: dict[tuple[int, int], Entry] = {}
+        overlapping = []
+        end, end_index = HEADER_SIZE, None
+        for i in sorted(range(len(self.entries)), key=lambda i: (self.entries[i].read_offset, i)):
+            entry = self.entries[i]
+            if not entry.size:
+                continue
+            entry.alias_of = first.setdefault((entry.read_offset, entry.size), entry)
+            if entry.alias_of is entry:
+                entry.alias_of = None
+            if entry.read_offset < end:
+                overlapping.append((i, end_index))
+            if entry.read_offset + entry.size > end:
+                end, end_index = entry.read_offset + entry.size, i
+        for i, other in overlapping[:10]:
+            self.findings.append(warning("entry", i, f"payload shares bytes with entry {other}"))
+        if len(overlapping) > 10:
+            self.findings.append(warning("entry", None, f"{len(overlapping)} entries share payload bytes with "
+                                                        "others (the first 10 are listed)"))
 
     # ----------------------------------------------------------------- lookup
     def __iter__(self) -> Iterator[Entry]:
@@ -189,7 +266,10 @@ class Archive:
 
     def find(self, name: bytes | str) -> Entry | None:
         """The first entry with this name (ASCII case-insensitive), or None."""
-        key = fold(name.encode("cp1251", "replace") if isinstance(name, str) else bytes(name))
+        try:
+            key = fold(name_bytes(name))
+        except FormatError:
+            return None  # a name cp1251 cannot hold names no entry
         table = self._lookup_table()
         if table is None:
             return next((e for e in self.entries if fold(e.name) == key), None)
@@ -243,7 +323,7 @@ class Archive:
     def _require(self, name: bytes | str) -> Entry:
         entry = self.find(name)
         if entry is None:
-            shown = name if isinstance(name, str) else name.decode("cp1251", "replace")
+            shown = name if isinstance(name, str) else name_text(name)
             raise FormatError.single(STREAM, None, f"no entry named {shown!r}")
         return entry
 

@@ -16,12 +16,18 @@ def rewritten(container: Container) -> bytes:
         return container.open_model().reencoded().to_bytes()
     archive = Archive.parse(container.to_bytes(), container.path)
     for entry in archive.models():
+        if entry.alias_of is not None:  # rewritten with the entry it aliases
+            entry.data = entry.alias_of.data
+            continue
         try:
             entry.data = Model.parse(entry.data, entry.name_str).reencoded().to_bytes()
         except FormatError as exc:
             raise FormatError([f.located(entry.name_str) for f in exc.findings], container.path) from None
     for entry in archive.entries:
         # Textures and materials go through their codecs too; one that does not decode stays raw (validate says why).
+        if entry.alias_of is not None:
+            entry.data = entry.alias_of.data
+            continue
         try:
             if entry.type_id == TEXM_TYPE_ID:
                 entry.data = parse_texm(entry.data).to_bytes()

@@ -13,6 +13,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..core import streams as S
+from ..core.errors import printable
 from . import compat
 from . import props as P
 from .materials import BASE_UV, LIGHTMAP_UV, build_material
@@ -86,7 +87,7 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
     _link(context, root)
     root[P.MODEL] = plan.name
     root[P.SOURCE] = plan.source
-    root[P.SOURCE_PATH] = plan.source_path
+    root[P.SOURCE_PATH] = printable(plan.source_path)
     root[P.NODE_MODE] = mode
     root[P.ANIMATION_MODE] = plan.options.animation
     root[P.SLOTS] = plan.options.slots

@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ..core.appearance import Look, TextureRef, decoded
+from ..core.errors import printable
 from ..core.mat0 import ADD, BLEND, OPAQUE
 from . import compat
 from . import props as P
@@ -29,7 +30,7 @@ BASE_UV = "UVMap"
 
 
 def texture_key(ref: TextureRef) -> str:
-    return f"{ref.library}|{ref.entry}"
+    return printable(f"{ref.library}|{ref.entry}")
 
 
 def image_for(ref: TextureRef, created) -> bpy.types.Image:

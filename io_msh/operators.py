@@ -17,7 +17,7 @@ from bpy_extras.io_utils import (
 from mathutils import Matrix
 
 from ..core import streams as S
-from ..core.errors import FormatError
+from ..core.errors import FormatError, printable
 from ..core.files import open_container
 from ..core.keys import Tolerance
 from . import compat
@@ -29,6 +29,12 @@ from .plan import ImportOptions, matching_models, plan_file
 from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
+
+
+def report(operator, level: str, message: str) -> None:
+    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8)."""
+    for line in message.splitlines() or [""]:
+        operator.report({level}, printable(line))
 
 
 @lru_cache(maxsize=8)
@@ -133,10 +139,10 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
 
     def execute(self, context):
         folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
-        options = ImportOptions(self.node_mode, self.animation, self.slots, self.stage, int(self.lod),
-                                self.entry_filter,
-                                compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES,
-                                folders)
+        options = ImportOptions(
+            node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
+            entry_filter=self.entry_filter, game_folders=folders,
+            name_bytes=compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
         plans, failures, warnings = [], [], []
         for path in self._paths():
             try:
@@ -148,10 +154,10 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
             except OSError as exc:
                 failures.append(f"{path}: cannot read: {exc.strerror or exc}")
         for failure in failures:
-            self.report({"ERROR"}, failure)
+            report(self, "ERROR", failure)
         if not plans:
             if not failures:
-                self.report({"ERROR"}, "No file to import")
+                report(self, "ERROR", "No file to import")
             return {"CANCELLED"}
         root_matrix = (axis_conversion(from_forward="Y", from_up="Z", to_forward=self.axis_forward,
                                        to_up=self.axis_up).to_4x4() @ Matrix.Scale(self.global_scale, 4))
@@ -160,14 +166,14 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         try:
             import_plans(context, plans, root_matrix, self.set_frame_range, wm.progress_update)
         except Exception as exc:  # a Blender-side failure must not leave half a scene
-            self.report({"ERROR"}, f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
+            report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
             return {"CANCELLED"}
         finally:
             wm.progress_end()
         for line in warnings:
-            self.report({"INFO"}, line)
+            report(self, "INFO", line)
         if warnings:
-            self.report({"WARNING"}, f"Imported {len(plans)} model(s) with {len(warnings)} warning(s); "
+            report(self, "WARNING", f"Imported {len(plans)} model(s) with {len(warnings)} warning(s); "
                                      f"first: {warnings[0]}")
         return {"FINISHED"}
 
@@ -229,15 +235,15 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         try:
             result = export_to_file(context, path, options, self.entry or None, self.collection or None)
         except FormatError as exc:
-            self.report({"ERROR"}, exc.describe(path))
+            report(self, "ERROR", exc.describe(path))
             return {"CANCELLED"}
         except OSError as exc:
-            self.report({"ERROR"}, f"{path}: cannot write: {exc.strerror or exc}")
+            report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
         for line in result.warnings:
-            self.report({"WARNING"}, line)
+            report(self, "WARNING", line)
         edited = len(result.edited_nodes)
-        self.report({"INFO"}, f"Wrote {path}: {edited} node track(s) rewritten"
+        report(self, "INFO", f"Wrote {path}: {edited} node track(s) rewritten"
                               f"{', geometry rebuilt' if result.geometry_rebuilt else ''}")
         return {"FINISHED"}
 

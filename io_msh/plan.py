@@ -19,6 +19,7 @@ from ..core.appearance import Libraries, Look, find_libraries, resolve_looks
 from ..core.errors import FormatError, has_errors
 from ..core.files import Container, open_container
 from ..core.model import Model
+from ..core.nres import Entry
 from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from ..core.wear import Wear, parse_wear, wear_entry
@@ -35,6 +36,7 @@ class ImportOptions:
     stage: int = 0                   # damage stage (digest fact 20): 0 intact
     lod: int = 0                     # 0..3 distance LOD, 4 first-person view
     entry_filter: str = ""           # patterns separated by ',' or ';'; empty: every model
+    entry_indices: tuple[int, ...] | None = None  # archive entries by index (batch): names may repeat
     name_bytes: int = BONE_NAME_BYTES  # the longest name Blender keeps (bones: 63 bytes)
     game_folders: tuple[str, ...] = ()  # where to look for Material.lib, Textures.lib, LightMap.lib
 
@@ -101,8 +103,12 @@ def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
     Raises FormatError when the file or any chosen model is invalid, OSError when unreadable.
     """
     container = open_container(path)
-    names = [None] if container.is_model else _chosen(container, options.entry_filter, str(path))
-    return [plan_model(container, name, options) for name in names]
+    if container.is_model:
+        return [plan_model(container, None, options)]
+    entries, aliases = _chosen(container, options, str(path))
+    plans = [plan_model(container, entry, options) for entry in entries]
+    plans[0].warnings += aliases
+    return plans
 
 
 def matching_models(models: list[str], patterns: str) -> list[str]:
@@ -111,19 +117,38 @@ def matching_models(models: list[str], patterns: str) -> list[str]:
     return [m for m in models if not wanted or any(fnmatch.fnmatchcase(m.lower(), p) for p in wanted)]
 
 
-def _chosen(container: Container, patterns: str, path: str) -> list[str]:
-    models = [e.name_str for e in container.model_entries()]
-    chosen = matching_models(models, patterns)
+def _chosen(container: Container, options: ImportOptions, path: str) -> tuple[list[Entry], list[str]]:
+    """The model entries to import, and a warning for each one whose bytes an earlier one already holds
+    (entries may alias one payload: each payload is imported once)."""
+    models = container.model_entries()
+    if options.entry_indices is not None:
+        entries = container.archive.entries
+        chosen = [entries[i] for i in options.entry_indices if 0 <= i < len(entries) and entries[i].is_model]
+        if len(chosen) != len(options.entry_indices):
+            raise FormatError.single("entry", None, f"entries {list(options.entry_indices)} are not all models", path)
+    else:
+        names = set(matching_models([e.name_str for e in models], options.entry_filter))
+        chosen = [e for e in models if e.name_str in names]
     if not chosen:
-        what = f"no model matches {patterns!r}" if models else "the archive holds no model"
+        what = f"no model matches {options.entry_filter!r}" if models else "the archive holds no model"
         raise FormatError.single("entry", None, what, path)
-    return chosen
+    first: dict[tuple[int | None, int], Entry] = {}
+    unique, aliases = [], []
+    for entry in chosen:
+        key = (entry.read_offset, entry.size)
+        if key in first:
+            aliases.append(f"{path}: entry {entry.name_str!r} holds the same bytes as {first[key].name_str!r}: "
+                           "imported once")
+            continue
+        first[key] = entry
+        unique.append(entry)
+    return unique, aliases
 
 
-def plan_model(container: Container, entry_name: str | None, options: ImportOptions) -> ModelPlan:
-    model = container.open_model(entry_name)
+def plan_model(container: Container, entry: Entry | None, options: ImportOptions) -> ModelPlan:
+    model = container.open_model() if entry is None else container.open_entry(entry)
     findings = validate_model(model)
-    where = f"{container.path}:{entry_name}" if entry_name else container.path
+    where = f"{container.path}:{entry.name_str}" if entry is not None else container.path
     if has_errors(findings):
         raise FormatError(findings, where)
     warnings = [f.format(where) for f in findings]

@@ -16,12 +16,13 @@ ROT_IDENTITY = (32767, 0, 0, 0)
 
 
 def nres(entries, *, magic=b"NRes", version=0x100, count=None, total_size=None, sort_index=None,
-         align=8, gaps=None, offsets=None, names_raw=None) -> bytes:
+         align=8, gaps=None, offsets=None, names_raw=None, sizes=None) -> bytes:
     """An NRes file. ``entries``: (type_id, name, data, attr1, attr2, attr3) tuples.
 
     ``sort_index`` overrides the table (default: lowercase-fold order);
     ``gaps`` adds extra bytes after an entry's payload; ``offsets`` forces
-    data offsets; ``names_raw`` gives whole 36-byte name fields.
+    data offsets (and ``sizes`` the recorded sizes: records may alias one
+    payload); ``names_raw`` gives whole 36-byte name fields.
     """
     body = bytearray(16)
     records = []
@@ -32,7 +33,8 @@ def nres(entries, *, magic=b"NRes", version=0x100, count=None, total_size=None, 
         if gaps and i in gaps:
             body += gaps[i]
         raw = names_raw[i] if names_raw else (name if isinstance(name, bytes) else name.encode()).ljust(36, b"\0")
-        records.append([type_id, a1, a2, len(data), a3, raw, offsets[i] if offsets else offset])
+        records.append([type_id, a1, a2, sizes[i] if sizes else len(data), a3, raw,
+                        offsets[i] if offsets else offset])
     if sort_index is None:
         sort_index = sorted(range(len(entries)), key=lambda i: records[i][5].split(b"\0")[0].lower())
     for record, s in zip(records, sort_index):

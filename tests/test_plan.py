@@ -9,6 +9,7 @@ from fixtures import generated, load_extension
 
 from core.files import read_container
 from core.model import Model
+from core.nres import MODEL_TYPE_ID
 from core.sampler import AnimationData, sample
 
 load_extension()
@@ -102,9 +103,40 @@ def test_keys_mode_uses_the_msh_keys():
         assert c.frames.tolist() == tracks[c.node].times.astype(float).tolist()
 
 
+def chosen_names(container, **options):
+    entries, aliases = plan._chosen(container, plan.ImportOptions(**options), "s.rlb")
+    return [e.name_str for e in entries], aliases
+
+
 def test_archive_filter_patterns(sample_rlb):
     container = read_container(sample_rlb, "s.rlb")
-    assert plan._chosen(container, "", "s.rlb") == ["sample.msh"]
-    assert plan._chosen(container, "SAM*", "s.rlb") == ["sample.msh"]
+    assert chosen_names(container) == (["sample.msh"], [])
+    assert chosen_names(container, entry_filter="SAM*") == (["sample.msh"], [])
     with pytest.raises(Exception, match="no model matches"):
-        plan._chosen(container, "tank*", "s.rlb")
+        chosen_names(container, entry_filter="tank*")
+
+
+def test_equal_folded_names_are_told_apart_by_index(sample_msh):
+    from fixtures import nres
+
+    other = generated(5, node_count=3)
+    data = nres([(MODEL_TYPE_ID, name, payload, 0, 0, 0) for name, payload in
+                 (("a.msh", sample_msh), ("A.msh", other), ("a.MSH", sample_msh), ("tank;b.msh", other))])
+    container = read_container(data, "s.rlb")
+    assert [e.name_str for e in container.model_entries()] == ["a.msh", "A.msh", "a.MSH", "tank;b.msh"]
+    assert chosen_names(container, entry_indices=(1, 3)) == (["A.msh", "tank;b.msh"], [])
+    (entry,) = plan._chosen(container, plan.ImportOptions(entry_indices=(1,)), "s.rlb")[0]
+    assert len(plan.plan_model(container, entry, plan.ImportOptions()).nodes) == 3  # not a.msh's six
+    with pytest.raises(Exception, match="not all models"):
+        chosen_names(container, entry_indices=(7,))
+
+
+def test_entries_aliasing_one_payload_are_imported_once(sample_msh):
+    from fixtures import nres
+
+    data = nres([(MODEL_TYPE_ID, f"m{i}.msh", sample_msh if i == 0 else b"", 0, 0, 0) for i in range(3)],
+                offsets=[16, 16, 16], sizes=[len(sample_msh)] * 3)
+    container = read_container(data, "s.rlb")
+    assert len(container.model_entries()) == 3
+    names, aliases = chosen_names(container)
+    assert names == ["m0.msh"] and len(aliases) == 2 and "holds the same bytes as 'm0.msh'" in aliases[0]

@@ -1,0 +1,118 @@
+"""Adversarial inputs of issue 10: names that do not decode, aliasing directories, CLI edge values."""
+
+import json
+import os
+
+import pytest
+from fixtures import nres
+
+from core import cli
+from core.files import read_container, validate_container
+from core.model import Model
+from core.nres import MODEL_TYPE_ID, Archive, name_bytes, name_text
+
+
+def run(capsys, *args):
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+# --------------------------------------------------------------------- names (item 7)
+def test_every_name_byte_survives_text_and_back():
+    raw = bytes(range(1, 256))
+    text = name_text(raw)
+    assert all(ord(c) >= 0x20 and c != "\x7f" for c in text) and name_bytes(text) == raw
+    assert name_text(b"tank\x98.msh") == "tank\\x98.msh" and name_text(b"a\\b") == "a\\\\b"
+    assert name_bytes("plain\\name") == b"plain\\name"  # a lone backslash typed by hand stays a backslash
+    with pytest.raises(Exception, match="cannot be stored in code page 1251"):
+        name_bytes("日本.msh")
+
+
+@pytest.fixture
+def odd_names(tmp_path, sample_msh):
+    path = tmp_path / "odd.rlb"
+    path.write_bytes(nres([(MODEL_TYPE_ID, b"tank\x98.msh", sample_msh, 0, 0, 0),
+                           (0x12345678, b"esc\x1b[31mred\nline", b"x", 0, 0, 0)]))
+    return path
+
+
+def test_undecodable_and_control_bytes_in_names_do_not_block_the_archive(capsys, odd_names, tmp_path, sample_msh):
+    code, out, _ = run(capsys, "info", str(odd_names))
+    assert code == 0 and "tank\\x98.msh" in out and "esc\\x1b[31mred\\x0aline" in out and "\x1b" not in out
+    code, out, _ = run(capsys, "info", str(odd_names), "--json")
+    info = json.loads(out)
+    assert [e["name"] for e in info["entries"]] == ["tank\\x98.msh", "esc\\x1b[31mred\\x0aline"]
+    assert info["models"][0]["name"] == "tank\\x98.msh"
+    assert run(capsys, "extract", str(odd_names), "tank\\x98.msh", "-o", str(tmp_path / "m.msh"))[0] == 0
+    assert (tmp_path / "m.msh").read_bytes() == sample_msh
+    assert run(capsys, "rewrite", str(odd_names), str(tmp_path / "copy.rlb"))[0] == 0
+    assert (tmp_path / "copy.rlb").read_bytes() == odd_names.read_bytes()
+    assert run(capsys, "sample", str(odd_names), "--entry", "TANK\\x98.MSH", "--times", "0")[0] == 0
+    assert run(capsys, "validate", str(odd_names))[0] == 0
+
+
+def test_equal_names_are_addressed_by_index(capsys, tmp_path, sample_msh):
+    from fixtures import generated
+
+    path = tmp_path / "dup.rlb"
+    path.write_bytes(nres([(MODEL_TYPE_ID, "a.msh", sample_msh, 0, 0, 0),
+                           (MODEL_TYPE_ID, "A.msh", generated(3, node_count=2), 0, 0, 0)]))
+    code, out, _ = run(capsys, "info", str(path), "--entry", "#1", "--json")
+    assert code == 0 and json.loads(out)["models"][0]["node_count"] == 2
+    code, out, _ = run(capsys, "info", str(path), "--json")
+    assert [m["node_count"] for m in json.loads(out)["models"]] == [6, 2]
+
+
+def test_file_names_that_are_not_utf8_print_escaped(capsys, tmp_path, sample_msh):
+    raw = os.path.join(os.fsencode(tmp_path), b"caf\xe9\x1b.msh")
+    with open(raw, "wb") as handle:
+        handle.write(sample_msh[:-3])  # truncated: an error message must name the file
+    code, _, err = run(capsys, "validate", os.fsdecode(raw))
+    assert code == 1 and "caf\\xe9\\x1b.msh" in err and "\x1b" not in err
+
+
+def test_non_utf8_file_name_imports(blender, tmp_path, sample_msh):
+    bpy = blender.bpy
+    raw = os.path.join(os.fsencode(tmp_path), b"caf\xe9.msh")
+    with open(raw, "wb") as handle:
+        handle.write(sample_msh)
+    assert bpy.ops.import_scene.parkan_msh(filepath=os.fsdecode(raw)) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert root.name == "caf\\xe9.msh" and root["msh_source_path"].endswith("caf\\xe9.msh")
+
+
+# --------------------------------------------------------------------- aliasing directories (item 6)
+def aliasing_archive(payload: bytes, count: int) -> bytes:
+    return nres([(MODEL_TYPE_ID, f"m{i}.msh", payload if i == 0 else b"", 0, 0, 0) for i in range(count)],
+                offsets=[16] * count, sizes=[len(payload)] * count)
+
+
+def test_aliasing_entries_are_read_once_and_warned_about(capsys, monkeypatch, sample_msh):
+    data = aliasing_archive(sample_msh, 2000)
+    container = read_container(data, "alias.rlb")
+    assert sum(e.alias_of is not None for e in container.archive.entries) == 1999
+    parsed = []
+    original = Model.parse.__func__
+    monkeypatch.setattr(Model, "parse", classmethod(lambda cls, *a, **k: parsed.append(1) or original(cls, *a, **k)))
+    findings = validate_container(container)
+    assert len(parsed) == 1  # work per payload, not per directory record
+    assert [f.message for f in findings if f.index == 1] == ["payload shares bytes with entry 0"]
+    assert "1999 entries share payload bytes" in findings[10].message
+    assert Archive.parse(data).to_bytes() == data
+
+
+def test_partly_overlapping_payloads_are_warned_about(sample_msh):
+    data = nres([(5, "a", bytes(32), 0, 0, 0), (5, "b", b"", 0, 0, 0)], offsets=[16, 24], sizes=[32, 8])
+    archive = Archive.parse(data)
+    assert [(f.index, f.message) for f in archive.findings] == [(1, "payload shares bytes with entry 0")]
+    assert archive.entries[1].alias_of is None  # not the same bytes: not an alias
+
+
+def test_import_of_an_aliasing_archive_makes_one_model(blender, tmp_path, sample_msh):
+    bpy = blender.bpy
+    path = tmp_path / "alias.rlb"
+    path.write_bytes(aliasing_archive(sample_msh, 1000))
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    assert len([o for o in bpy.data.objects if "msh_model" in o]) == 1
