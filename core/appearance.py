@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FormatError
+from .files import read_input
 from .mat0 import MAT0_TYPE_ID, OPAQUE, Material, material_of
 from .nres import Archive, Entry
 from .texm import BYTES_PER_PIXEL, Texture, parse_texm
@@ -55,7 +56,7 @@ def find_libraries(model_path: str | Path, folders: list[str | Path] = ()) -> di
 
 @lru_cache(maxsize=8)
 def _read_library(path: str, mtime_ns: int, size: int) -> Archive:
-    return Archive.parse(Path(path).read_bytes(), source=path)
+    return Archive.parse(read_input(path), source=path)
 
 
 def open_library(path: str | Path) -> Archive:

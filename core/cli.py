@@ -15,7 +15,7 @@ import numpy as np
 from . import streams as S
 from .anim import read_animation, write_animation
 from .errors import ERROR, FormatError, SelectionError, printable
-from .files import Container, open_container, validate_container, write_atomic
+from .files import Container, open_container, read_input, validate_container, write_atomic
 from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
 from .roundtrip import describe_offset, first_difference, rewritten
@@ -23,6 +23,8 @@ from .sampler import BRANCHES, AnimationData, blend, sample
 from .texm import TEXM_TYPE_ID, parse_texm
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
+MAX_TIMES = 1_000_000  # sample: the most times one call takes
+SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
 
 
 class UsageError(Exception):
@@ -248,7 +250,7 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.files:
         try:
-            data = Path(path).read_bytes()
+            data = read_input(path)
             container = open_container(path)
             out = rewritten(container)
         except OSError as exc:
@@ -280,15 +282,20 @@ def _parse_list(value: str | None, kind, what: str) -> list:
 
 def _times(args: argparse.Namespace) -> np.ndarray:
     if args.times is not None:
-        return np.asarray(_parse_list(args.times, float, "--times"), np.float32)
+        times = _parse_list(args.times, float, "--times")
+        if not np.all(np.isfinite(times)):
+            raise UsageError(f"--times {args.times!r}: every time must be a finite number")
+        return np.asarray(times, np.float32)
     parts = args.frames.split(":")
     try:
         start, stop = float(parts[0]), float(parts[1])
         step = float(parts[2]) if len(parts) > 2 else 1.0
     except (ValueError, IndexError):
         raise UsageError(f"--frames takes A:B[:STEP], got {args.frames!r}") from None
-    if len(parts) > 3 or step <= 0 or (stop - start) / step > 1_000_000:
-        raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most 1000000 times")
+    if len(parts) > 3 or not np.all(np.isfinite([start, stop, step])):
+        raise UsageError(f"--frames {args.frames!r}: A, B and STEP must be finite numbers")
+    if step <= 0 or (stop - start) / step > MAX_TIMES:
+        raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most {MAX_TIMES} times")
     count = max(0, int(np.ceil((stop - start) / step - 1e-9)))
     return (start + step * np.arange(count)).astype(np.float32)
 
@@ -302,27 +309,39 @@ def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
+    """Streams: one node at a time, SAMPLE_CHUNK times at a time, so memory does not grow with the output."""
     model = open_container(args.file).open_model(args.entry)
     data = AnimationData.from_model(model)
     times = _times(args)
     nodes = _nodes(args, model)
-    samples = sample(data, times, nodes)
-    out = {"frame_count": model.frame_count, "nodes": []}
-    for row, n in enumerate(nodes):
+    if args.json:
+        sys.stdout.write(f'{{"frame_count": {model.frame_count}, "nodes": [')
+    else:
+        _emit(f"frame_count {model.frame_count}")
+    for position, n in enumerate(nodes):
         parent = int(data.parents[n])
-        out["nodes"].append({
-            "index": n, "name": model.node_name(n), "parent": None if parent == S.NO_INDEX else parent,
-            "samples": [{
-                "t": _f32(t), "key": int(samples.key[row, c]), "branch": BRANCHES[samples.branch[row, c]],
-                "rot": [_f32(v) for v in samples.rot[row, c]], "pos": [_f32(v) for v in samples.pos[row, c]],
-            } for c, t in enumerate(times)],
-        })
-    lines = [f"frame_count {model.frame_count}"]
-    for node in out["nodes"]:
-        lines.append(f"node {node['index']} {node['name'] or ''}")
-        lines += [f"  t={s['t']:<10g} key={s['key']:<5} {s['branch']:8} rot={s['rot']} pos={s['pos']}"
-                  for s in node["samples"]]
-    _out(args, out, lines)
+        if args.json:
+            head = json.dumps({"index": n, "name": model.node_name(n), "parent": None if parent == S.NO_INDEX
+                               else parent}, ensure_ascii=False)[:-1]
+            sys.stdout.write(("," if position else "") + f'\n{head}, "samples": [')
+        else:
+            _emit(f"node {n} {model.node_name(n) or ''}")
+        for start in range(0, len(times), SAMPLE_CHUNK):
+            chunk = times[start:start + SAMPLE_CHUNK]
+            result = sample(data, chunk, [n])
+            rows = [{"t": _f32(t), "key": int(result.key[0, c]), "branch": BRANCHES[result.branch[0, c]],
+                     "rot": [_f32(v) for v in result.rot[0, c]], "pos": [_f32(v) for v in result.pos[0, c]]}
+                    for c, t in enumerate(chunk)]
+            if args.json:
+                text = ",\n".join(json.dumps(_json_safe(r), allow_nan=False) for r in rows)
+                sys.stdout.write(("," if start else "") + "\n" + text)
+            else:
+                sys.stdout.write("".join(f"  t={r['t']:<10g} key={r['key']:<5} {r['branch']:8} rot={r['rot']} "
+                                         f"pos={r['pos']}\n" for r in rows))
+        if args.json:
+            sys.stdout.write("]}")
+    if args.json:
+        sys.stdout.write("]}\n")
     return EXIT_OK
 
 
@@ -431,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with np.errstate(all="ignore"):  # NaN or huge values in a file are data, not warnings on stderr
+            return args.func(args)
     except UsageError as exc:
         _emit(f"usage error: {exc}", file=sys.stderr)
         return EXIT_USAGE

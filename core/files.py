@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,10 +103,28 @@ def read_container(data: bytes, path: str = "") -> Container:
     return Container(path, archive, looks_like_model(archive))
 
 
+MAX_FILE_BYTES = 1 << 30  # far above any game file (the largest retail archives are tens of MB)
+
+
+class InputError(OSError):
+    """A path that is not a file the library reads: not a regular file, or too large."""
+
+
+def read_input(path: str | Path) -> bytes:
+    """A regular file's bytes; InputError for a device, pipe or folder, or a file over MAX_FILE_BYTES."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(errno.EINVAL, "not a regular file", str(path))
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError(errno.EFBIG, f"{info.st_size} bytes, more than the {MAX_FILE_BYTES} a game file can be",
+                         str(path))
+    return Path(path).read_bytes()
+
+
 def open_container(path: str | Path) -> Container:
-    """Read a file; OSError for I/O problems, FormatError for bad data."""
-    data = Path(path).read_bytes()
-    return read_container(data, str(path))
+    """Read a file; OSError for I/O problems (InputError for what is not a readable file), FormatError for bad
+    data."""
+    return read_container(read_input(path), str(path))
 
 
 def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model, list[Finding]]:

@@ -56,6 +56,13 @@ def script_arguments(argv: list[str]) -> list[str]:
     return argv[argv.index("--") + 1:] if "--" in argv else argv[1:]
 
 
+def positive(text: str) -> int:
+    """An argparse type: a whole number above 0."""
+    if not text.strip().isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number above 0")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="batch.py", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -63,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p, inputs_help):
         p.add_argument("inputs", nargs="+", help=inputs_help)
         p.add_argument("-o", "--output", required=True, help="output folder")
-        p.add_argument("--jobs", type=int, default=1, help="parallel Blender processes")
+        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
 
     def import_options(p):
         p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
@@ -85,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     import_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
     common(p, ".msh/.rlb files or folders")
-    p.add_argument("--size", type=int, default=256)
+    p.add_argument("--size", type=positive, default=256)
     p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")

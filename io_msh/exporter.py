@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import FormatError
-from ..core.files import read_container, write_atomic
+from ..core.files import read_container, read_input, write_atomic
 from ..core.mat0 import MAT0_TYPE_ID
 from ..core.model import Model
 from ..core.nres import MODEL_TYPE_ID, Archive
@@ -67,7 +67,7 @@ def _existing_archive(path: str) -> Archive:
     target = Path(path)
     if not target.exists():
         return Archive()
-    container = read_container(target.read_bytes(), str(target))
+    container = read_container(read_input(target), str(target))
     if container.is_model:
         raise FormatError.single("entry", None, "the target is a model, not an archive", str(target))
     return container.archive

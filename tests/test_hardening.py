@@ -116,3 +116,64 @@ def test_import_of_an_aliasing_archive_makes_one_model(blender, tmp_path, sample
     path.write_bytes(aliasing_archive(sample_msh, 1000))
     assert bpy.ops.import_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
     assert len([o for o in bpy.data.objects if "msh_model" in o]) == 1
+
+
+# --------------------------------------------------------------------- CLI edges (item 8)
+@pytest.mark.parametrize("times", ["--frames=nan:1", "--frames=0:inf", "--frames=0:10:nan", "--times=1,nan",
+                                   "--times=-inf", "--frames=0:10:0"])
+def test_non_finite_or_empty_sampling_ranges_are_usage_errors(capsys, times):
+    code, _, err = run(capsys, "sample", "samples/sample.msh", times)
+    assert code == 2 and err.startswith("usage error:")
+
+
+def nan_model(sample_msh) -> bytes:
+    model = Model.parse(sample_msh)
+    keys = model.keys.copy()
+    keys["pos"][1] = float("nan")
+    keys["pos"][2] = float("inf")
+    model.set_stream(8, keys.tobytes())
+    return model.to_bytes()
+
+
+def test_json_never_holds_nan_and_numpy_stays_quiet(capsys, tmp_path, sample_msh):
+    path = tmp_path / "nan.msh"
+    path.write_bytes(nan_model(sample_msh))
+    code, out, err = run(capsys, "sample", str(path), "--frames", "0:9", "--nodes", "0", "--json")
+    assert code == 0 and err == ""  # no RuntimeWarning from numpy
+    values = json.loads(out, parse_constant=lambda c: pytest.fail(f"JSON holds {c}"))
+    positions = [s["pos"][0] for s in values["nodes"][0]["samples"]]
+    assert "NaN" in positions and "Infinity" in positions
+
+
+def test_sample_streams_a_million_times(tmp_path):
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "import resource, sys, runpy; sys.argv = ['core', 'sample', 'samples/sample.msh',"
+               " '--frames', '0:1000000', '--nodes', '1', '--json']; "
+               "import core.cli as c; code = c.main(sys.argv[1:]); "
+               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)"]
+    out = tmp_path / "out.json"
+    with open(out, "w") as handle:
+        result = subprocess.run(command, stdout=handle, stderr=subprocess.PIPE, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    peak_kib = int(result.stderr.strip().splitlines()[-1])
+    assert peak_kib < 400 * 1024  # streamed: far below the ~7.8 GB of building the whole answer
+    assert len(json.loads(out.read_text())["nodes"][0]["samples"]) == 1_000_000
+
+
+def test_devices_folders_and_fifos_are_refused(capsys, tmp_path):
+    fifo = tmp_path / "pipe.msh"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(tmp_path), str(fifo)):
+        code, _, err = run(capsys, "info", path)
+        assert code == 2 and "not a regular file" in err
+
+
+def test_batch_rejects_a_zero_size(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "io_msh/batch.py", "thumbnails", "samples/sample.msh", "-o",
+                             str(tmp_path), "--size", "0"], capture_output=True, text=True)
+    assert result.returncode == 2 and "must be a whole number above 0" in result.stderr
