@@ -188,7 +188,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     entry = container.archive.find(args.name)
     if entry is None:
         raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
-    write_atomic(args.output, bytes(entry.data))
+    write_atomic(args.output, bytes(entry.data), force=args.force)
     _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
 
@@ -373,7 +373,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         write_animation(model, anim)
         if entry is not None:
             entry.data = model.to_bytes()
-    write_atomic(args.output, container.to_bytes())
+    write_atomic(args.output, container.to_bytes(), force=args.force)
     _emit(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
     return EXIT_OK
 
@@ -408,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("archive")
     p.add_argument("name")
     p.add_argument("-o", "--output", required=True)
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
     p.set_defaults(func=cmd_extract)
 
     p = sub.add_parser("texture", help="one texture of a library as a PNG")
@@ -442,6 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output")
     p.add_argument("--entry")
     p.add_argument("--canonical", action="store_true")
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
     p.set_defaults(func=cmd_rewrite)
     return parser
 

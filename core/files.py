@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -168,17 +169,62 @@ _LIBRARY_CHECKS = {
 }
 
 
-def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder, then rename: never a half-written target."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_atomic(path: str | Path, data: bytes, force: bool = False) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written target.
+
+    The target keeps its identity: its permission bits (a new file gets the umask's), and a symbolic link is
+    written through to the file it names, as ``cp`` does. A read-only target is refused unless ``force``.
+    SIGTERM during the write, like Ctrl-C, leaves no temporary file. Errors name ``path``, not the temporary.
+    """
+    target = Path(os.path.realpath(path))
     try:
-        with os.fdopen(fd, "wb") as handle:
+        existing = os.stat(target)
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise InputError(errno.EINVAL, "not a regular file", str(path))
+    if existing is not None and not existing.st_mode & 0o222 and not force:
+        raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", str(path))
+    mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with _terminate_raises(), os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (tmp, str(target)):
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while a file was being written (the write was undone)."""
+
+
+@contextlib.contextmanager
+def _terminate_raises():
+    """While writing, SIGTERM raises Terminated (so the temporary file is removed) instead of ending the
+    process on the spot. Only the main thread can set handlers; elsewhere nothing changes."""
+    def handler(signum, frame):
+        raise Terminated(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -43,6 +43,7 @@ class ExportOptions:
     same_position: float = 1e-4
     same_rotation: float = 1e-4  # radians
     materials: MaterialOptions = field(default_factory=MaterialOptions)
+    force: bool = False  # replace read-only files
 
 
 @dataclass

@@ -39,7 +39,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     elif wear is not None:
         files.append((str(Path(path).with_suffix(".wea")), wear.to_bytes()))
     for target, payload in [*files, (path, data)]:
-        write_atomic(target, payload)
+        write_atomic(target, payload, force=options.force)
     return result
 
 

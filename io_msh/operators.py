@@ -208,6 +208,8 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     texture_library: StringProperty(
         name="Texture Library", subtype="FILE_PATH", default="",
         description="Textures.lib to add the new materials' images to (empty: none)")
+    force: BoolProperty(name="Replace Read-Only Files", default=False,
+                        description="Write over a target (or library) whose file is read-only")
     texture_format: EnumProperty(
         name="Texture Format", default="8888",
         items=(("8888", "8888", "32-bit colour with alpha"), ("565", "565", "16-bit colour, no alpha")))
@@ -221,6 +223,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         column.prop(self, "position_tolerance")
         column.prop(self, "rotation_tolerance")
         layout.prop(self, "entry")
+        layout.prop(self, "force")
         box = layout.box()
         box.label(text="New Materials")
         box.prop(self, "material_library")
@@ -230,7 +233,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         libraries = MaterialOptions(self.material_library, self.texture_library, int(self.texture_format))
         options = ExportOptions(self.keys, Tolerance(self.position_tolerance, self.rotation_tolerance),
-                                materials=libraries)
+                                materials=libraries, force=self.force)
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
         try:
             result = export_to_file(context, path, options, self.entry or None, self.collection or None)

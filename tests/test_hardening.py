@@ -177,3 +177,87 @@ def test_batch_rejects_a_zero_size(tmp_path):
     result = subprocess.run([sys.executable, "io_msh/batch.py", "thumbnails", "samples/sample.msh", "-o",
                              str(tmp_path), "--size", "0"], capture_output=True, text=True)
     assert result.returncode == 2 and "must be a whole number above 0" in result.stderr
+
+
+# --------------------------------------------------------------------- atomic writes (item 5)
+def leftovers(folder):
+    return [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path):
+    from core.files import write_atomic
+
+    target = tmp_path / "m.msh"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new" and (target.stat().st_mode & 0o777) == 0o640
+    previous = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "fresh.msh", b"x")
+    finally:
+        os.umask(previous)
+    assert ((tmp_path / "fresh.msh").stat().st_mode & 0o777) == 0o640  # 0o666 less the umask, not mkstemp's 0o600
+
+
+def test_a_symlinked_target_is_written_through(tmp_path):
+    from core.files import write_atomic
+
+    real = tmp_path / "real.msh"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.msh"
+    link.symlink_to(real)
+    write_atomic(link, b"new")
+    assert link.is_symlink() and real.read_bytes() == b"new" and not leftovers(tmp_path)
+
+
+def test_a_read_only_target_is_refused_unless_forced(tmp_path, capsys, sample_msh):
+    from core.files import write_atomic
+
+    target = tmp_path / "ro.msh"
+    target.write_bytes(b"precious")
+    target.chmod(0o444)
+    with pytest.raises(PermissionError) as caught:
+        write_atomic(target, b"new")
+    assert caught.value.filename == str(target) and "read-only" in str(caught.value)
+    assert target.read_bytes() == b"precious"
+    (tmp_path / "in.msh").write_bytes(sample_msh)
+    code, _, err = run(capsys, "rewrite", str(tmp_path / "in.msh"), str(target))
+    assert code == 2 and "ro.msh: the file is read-only" in err
+    assert run(capsys, "rewrite", str(tmp_path / "in.msh"), str(target), "--force")[0] == 0
+    assert target.read_bytes() == sample_msh and (target.stat().st_mode & 0o777) == 0o444
+
+
+@pytest.mark.parametrize("interruption", ["sigterm", "ctrl-c"])
+def test_an_interrupted_write_leaves_the_target_and_no_temporary(tmp_path, monkeypatch, interruption):
+    import signal
+
+    from core import files
+
+    target = tmp_path / "m.msh"
+    target.write_bytes(b"old")
+
+    def interrupted(fd):
+        if interruption == "sigterm":
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "fsync", interrupted)
+    with pytest.raises(files.Terminated if interruption == "sigterm" else KeyboardInterrupt):
+        files.write_atomic(target, b"new")
+    assert target.read_bytes() == b"old" and not leftovers(tmp_path)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler is put back
+
+
+def test_errors_name_the_target_not_the_temporary(tmp_path, monkeypatch):
+    import errno
+
+    from core import files
+
+    def failing_replace(source, destination):
+        raise OSError(errno.EXDEV, "Invalid cross-device link", source)
+
+    monkeypatch.setattr(files.os, "replace", failing_replace)
+    with pytest.raises(OSError) as caught:
+        files.write_atomic(tmp_path / "m.msh", b"new")
+    assert caught.value.filename == str(tmp_path / "m.msh") and not leftovers(tmp_path)
