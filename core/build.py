@@ -27,7 +27,7 @@ UNLIT_MATERIAL_HIGH = 0xFF00  # digest fact 8: high byte 0xFF for batches withou
 
 @dataclass
 class NodeDef:
-    name: str
+    name: str | bytes  # bytes: stored as they are
     parent: int | None = None
     label: str | None = None
     flags: int = 0
@@ -82,11 +82,13 @@ def build_model(spec: ModelDef) -> Model:
         7: (geometry["triangles"], None, 0, 16),
         8: (np.zeros(0, S.KEY), 0, 0, 4),
         19: (np.zeros(0, S.MAP_WORD), 0, 1, 2),
-        9: (np.array([encode_name32(n.name) for n in spec.nodes], S.NODE_NAME), len(spec.nodes), 0, 0),
-        10: (encode_labels([n.label for n in spec.nodes]), len(spec.nodes), 0, 0),
     }
     for type_id, data, a1, a2, a3 in spec.extra_streams:
         payloads[type_id] = (data, a1, a2, a3)
+    if 9 not in payloads:  # names and labels come from the node definitions unless given as streams
+        payloads[9] = (np.array([encode_name32(n.name) for n in spec.nodes], S.NODE_NAME), len(spec.nodes), 0, 0)
+    if 10 not in payloads:
+        payloads[10] = (encode_labels([n.label for n in spec.nodes]), len(spec.nodes), 0, 0)
     name_field(spec.stream_name)  # refuses a bad name before anything is built
     archive = Archive()
     model = Model(archive, spec.stream_name)

@@ -21,8 +21,8 @@ from ..core.anim import Animation, Track, read_animation, write_animation
 from ..core.build import ModelDef, NodeDef, Part, build_model
 from ..core.errors import FormatError, has_errors
 from ..core.keys import Tolerance, author_tracks, quantize_rotations, rotation_error
-from ..core.labels import text
 from ..core.model import Model
+from ..core.nres import name_bytes
 from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from . import conversion as C
@@ -238,11 +238,15 @@ def _check_slots(meshes: list[SceneMesh]) -> None:
 def _node_defs(scene: SceneModel) -> list[NodeDef]:
     defs = []
     for node in scene.nodes:
-        raw = node.name.encode("cp1251", "replace")
+        try:
+            raw = name_bytes(node.name)
+        except FormatError:
+            raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} cannot be "
+                                                    "stored in code page 1251; rename it") from None
         if len(raw) > NAME_BYTES:
-            raise FormatError.single("scene", None, f"node name {node.name!r} is {len(raw)} bytes; "
-                                                    f"MSH node names hold at most {NAME_BYTES}")
-        defs.append(NodeDef(node.name, node.parent))
+            raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} is {len(raw)} "
+                                                    f"bytes; MSH node names hold at most {NAME_BYTES}")
+        defs.append(NodeDef(raw, node.parent))
     return defs
 
 
@@ -254,14 +258,11 @@ def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words
 
 
 def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation, words: list[int]) -> Model:
-    """Geometry from the scene; nodes' flags, names, labels, animation and non-geometry streams from the source."""
-    nodes = []
-    for i, node in enumerate(source.nodes):
-        labels = source.labels if source.stream(10) is not None else []
-        nodes.append(NodeDef(source.node_name(i) or scene.nodes[i].name,
-                             None if node["parent"] == S.NO_INDEX else int(node["parent"]),
-                             text(labels[i]) if i < len(labels) else None, int(node["flags"])))
-    produced = {1, 8, 19, 9, 10, *GEOMETRY_STREAMS}
+    """Geometry from the scene; nodes' flags, animation and every other stream (names and labels byte for byte,
+    whatever they hold) from the source."""
+    nodes = [NodeDef(b"", None if node["parent"] == S.NO_INDEX else int(node["parent"]), None, int(node["flags"]))
+             for node in source.nodes]
+    produced = {1, 8, 19, *GEOMETRY_STREAMS}
     extra = [(e.type_id, bytes(e.data), e.attr1, e.attr2, e.attr3) for e in source.archive.entries
              if e.type_id not in produced]
     return build_model(ModelDef(nodes, _parts(scene, words), anim, extra, stream_name=_stream_name(scene)))

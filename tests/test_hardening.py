@@ -261,3 +261,47 @@ def test_errors_name_the_target_not_the_temporary(tmp_path, monkeypatch):
     with pytest.raises(OSError) as caught:
         files.write_atomic(tmp_path / "m.msh", b"new")
     assert caught.value.filename == str(tmp_path / "m.msh") and not leftovers(tmp_path)
+
+
+# --------------------------------------------------------------------- export names (item 4)
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_node_names_cp1251_cannot_hold_are_refused_naming_the_object(blender, tmp_path, node_mode):
+    from test_export import build_rig
+
+    bpy = blender.bpy
+    root = build_rig(bpy, node_mode)
+    if node_mode == "ARMATURE":
+        root.data.bones["spine"].name = "背骨"
+    else:
+        bpy.data.objects["spine"].name = "背骨"
+    target = tmp_path / "rig.msh"
+    with pytest.raises(RuntimeError, match="node '背骨': the name '背骨' cannot be stored in code page 1251"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+    assert not target.exists() and not list(tmp_path.iterdir())
+
+
+def test_an_archive_entry_name_cp1251_cannot_hold_is_refused(blender, tmp_path, sample_msh):
+    bpy = blender.bpy
+    (tmp_path / "m.msh").write_bytes(sample_msh)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "m.msh")) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="units.rlb: NRes: error: name '戦車.msh': '戦' cannot be stored"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "units.rlb"), entry="戦車.msh")
+    assert not (tmp_path / "units.rlb").exists()
+
+
+def test_odd_stored_names_survive_a_geometry_edit_byte_for_byte(blender, tmp_path, sample_msh):
+    bpy = blender.bpy
+    model = Model.parse(sample_msh)
+    names = model.node_names_raw.copy()
+    names[0] = b"N" * 32             # fills all 32 bytes: no NUL
+    names[2] = b"gun\x98"            # a byte cp1251 does not define
+    model.set_stream(9, names.tobytes())
+    source = model.to_bytes()
+    (tmp_path / "odd.msh").write_bytes(source)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "odd.msh")) == {"FINISHED"}
+    gun = next(o for o in bpy.data.objects if o.type == "MESH" and o["msh_node_index"] == 2)
+    gun.data.vertices[0].co.x += 0.25  # a geometry edit: the geometry streams are rebuilt
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "out.msh")) == {"FINISHED"}
+    written = Model.parse((tmp_path / "out.msh").read_bytes())
+    assert bytes(written.data(9)) == bytes(Model.parse(source).data(9))
+    assert bytes(written.data(3)) != bytes(Model.parse(source).data(3))
