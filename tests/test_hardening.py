@@ -284,7 +284,7 @@ def test_an_archive_entry_name_cp1251_cannot_hold_is_refused(blender, tmp_path, 
     bpy = blender.bpy
     (tmp_path / "m.msh").write_bytes(sample_msh)
     assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "m.msh")) == {"FINISHED"}
-    with pytest.raises(RuntimeError, match="units.rlb: NRes: error: name '戦車.msh': '戦' cannot be stored"):
+    with pytest.raises(RuntimeError, match=r"units\.rlb: NRes: error: name '戦車\.msh': '戦' cannot be stored"):
         bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "units.rlb"), entry="戦車.msh")
     assert not (tmp_path / "units.rlb").exists()
 
