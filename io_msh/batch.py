@@ -17,6 +17,7 @@ with its reason; the run goes on; exit 1 when any file failed, else 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
@@ -39,6 +40,8 @@ class Item:
     output: str            # the file to write
     label: str             # how progress lines name it
     error: str | None = None  # known before any work: the input cannot be read
+    index: int | None = None  # the archive entry (by index: names may repeat)
+    kind: str = ""         # the work: the command's, or "sheet" for the contact sheet
 
 
 @dataclass
@@ -71,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("inputs", nargs="+", help=inputs_help)
         p.add_argument("-o", "--output", required=True, help="output folder")
         p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
+        p.add_argument("--timeout", type=positive, default=600,
+                       help="seconds one item may take before its worker is stopped (default 600)")
 
     def import_options(p):
         p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
@@ -118,12 +123,14 @@ def plan_items(args) -> list[Item]:
         return _texture_items(args.inputs, out)
     if args.command == "export":
         items = []
+        taken: set[str] = set()
         for path, base in _files(args.inputs, (".blend",)):
-            target = out / path.relative_to(base).with_suffix(".msh")
+            target = _unique(out / path.relative_to(base).with_suffix(".msh"), taken)
             items.append(Item(str(path), None, str(target), str(path),
                               None if path.is_file() else "no such file"))
         return items
     suffix = {"import": ".blend", "thumbnails": ".png"}.get(args.command) or f".{args.format}"
+    taken: set[str] = set()
     from ..core.errors import FormatError
     from ..core.files import open_container
 
@@ -137,16 +144,34 @@ def plan_items(args) -> list[Item]:
             items.append(Item(str(path), None, "", str(path), reason))
             continue
         if container.is_model:
-            items.append(Item(str(path), None, str(out / stem.with_suffix(suffix)), str(path)))
+            items.append(Item(str(path), None, str(_unique(out / stem.with_suffix(suffix), taken)), str(path)))
             continue
         entries = container.model_entries()
         if not entries:
             items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+        index_of = {id(e): i for i, e in enumerate(container.archive.entries)}
         for entry in entries:
-            name = f"{stem}_{Path(entry.name_str).stem}"
-            items.append(Item(str(path), entry.name_str, str(out / Path(name).with_suffix(suffix)),
-                              f"{path}:{entry.name_str}"))
+            if entry.alias_of is not None:  # the same bytes as an earlier entry: converted once
+                continue
+            name = stem.with_name(f"{stem.name}_{_safe(Path(entry.name_str).with_suffix('').as_posix())}")
+            items.append(Item(str(path), entry.name_str, str(_unique(out / name.with_suffix(suffix), taken)),
+                              f"{path}:{entry.name_str}", index=index_of[id(entry)]))
     return items
+
+
+def _safe(name: str) -> str:
+    """A name usable as (part of) a file name: what a file system may not hold becomes '_'."""
+    return "".join(c if c.isalnum() or c in "._-+" else "_" for c in name) or "_"
+
+
+def _unique(path: Path, taken: set[str]) -> Path:
+    """``path``, or with ``_2``, ``_3``... before its suffix when a path equal but for case is taken already."""
+    candidate, n = path, 1
+    while str(candidate).lower() in taken:
+        n += 1
+        candidate = path.with_name(f"{path.stem}_{n}{path.suffix}")
+    taken.add(str(candidate).lower())
+    return candidate
 
 
 def _texture_items(inputs: list[str], out: Path) -> list[Item]:
@@ -156,6 +181,7 @@ def _texture_items(inputs: list[str], out: Path) -> list[Item]:
     from ..core.texm import TEXM_TYPE_ID
 
     items = []
+    taken: set[str] = set()
     for path, _base in _files(inputs, (".lib", ".rlb")):
         try:
             entries = [e for e in open_container(path).archive.entries if e.type_id == TEXM_TYPE_ID]
@@ -166,14 +192,15 @@ def _texture_items(inputs: list[str], out: Path) -> list[Item]:
         if not entries:
             items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no texture"))
         for entry in entries:
-            safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in entry.name_str)
-            items.append(Item(str(path), entry.name_str, str(out / path.stem / f"{safe}.png"),
-                              f"{path}:{entry.name_str}"))
+            target = _unique(out / path.stem / f"{_safe(entry.name_str)}.png", taken)
+            items.append(Item(str(path), entry.name_str, str(target), f"{path}:{entry.name_str}"))
     return items
 
 
 # --------------------------------------------------------------------- running
 def run(args) -> int:
+    from ..core.errors import printable
+
     start = time.perf_counter()
     items = plan_items(args)
     Path(args.output).mkdir(parents=True, exist_ok=True)
@@ -183,8 +210,8 @@ def run(args) -> int:
     def report(result: Result) -> None:
         results.append(result)
         state = "ok" if result.ok else "FAILED"
-        print(f"[{len(results)}/{total}] {state:6} {result.label}: {result.message} "
-              f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)", flush=True)
+        print(printable(f"[{len(results)}/{total}] {state:6} {result.label}: {result.message} "
+                        f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
 
     todo = []
     for item in items:
@@ -192,85 +219,147 @@ def run(args) -> int:
             report(Result(item.label, False, item.error, 0.0))
         else:
             todo.append(item)
-    if args.jobs <= 1 or len(todo) <= 1:
-        worker = Worker(args)
-        try:
-            for item in todo:
-                report(worker.process(item))
-        finally:
-            worker.close()
-    else:
-        _run_parallel(args, todo, report)
+    WorkerPool(args, min(args.jobs, len(todo))).run(todo, report)
     if args.command == "thumbnails":
         sheet = Path(args.output) / "contact_sheet.png"
         pictures = [(r.outputs[0], r.label) for r in results if r.ok]
-        try:
-            contact_sheet(pictures, sheet, args.size)
-            print(f"contact sheet: {sheet} ({len(pictures)} models)")
-        except Exception as exc:  # the sheet is a convenience; the thumbnails are already written
-            print(f"contact sheet FAILED: {type(exc).__name__}: {exc}")
+        outcome: list[Result] = []
+        WorkerPool(args, 1).run([Item(json.dumps(pictures), None, str(sheet), "contact sheet", kind="sheet")],
+                                outcome.append)
+        state = f"{sheet} ({len(pictures)} models)" if outcome[0].ok else f"FAILED: {outcome[0].message}"
+        print(printable(f"contact sheet: {state}"))  # a convenience: the thumbnails are written either way
     failed = [r for r in results if not r.ok]
     print(f"summary: {len(results) - len(failed)} of {len(results)} converted, {len(failed)} failed, "
           f"{time.perf_counter() - start:.1f} s")
     for result in failed:
-        print(f"  failed: {result.label}: {result.message}")
+        print(printable(f"  failed: {result.label}: {result.message}"))
     return 1 if failed else 0
 
 
-def _worker_command(spec_path: str) -> list[str]:
-    import bpy
-
+def _worker_command() -> list[str]:
+    """A worker: Blender itself when this runs inside Blender, else this Python (with the bpy wheel)."""
     script = str(Path(__file__).resolve())
-    if bpy.app.binary_path and not bpy.app.binary_path.endswith("python"):
-        return [bpy.app.binary_path, "-b", "--factory-startup", "-P", script, "--", "--worker-spec", spec_path]
-    return [sys.executable, script, "--worker-spec", spec_path]
+    bpy = sys.modules.get("bpy")
+    binary = bpy.app.binary_path if bpy is not None else ""
+    if binary and not binary.endswith("python"):
+        return [binary, "-b", "--factory-startup", "-P", script, "--", "--worker"]
+    return [sys.executable, script, "--worker"]
 
 
-def _run_parallel(args, items: list[Item], report) -> None:
-    chunks = [items[i::args.jobs] for i in range(args.jobs)]
-    events: queue.Queue = queue.Queue()
-    processes = []
-    with tempfile.TemporaryDirectory(prefix="io_msh_batch_") as folder:
-        for n, chunk in enumerate(c for c in chunks if c):
-            spec = Path(folder) / f"worker{n}.json"
-            spec.write_text(json.dumps({"args": vars(args), "items": [asdict(i) for i in chunk]}))
-            process = subprocess.Popen(_worker_command(str(spec)), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       text=True, env=os.environ.copy())
-            processes.append((process, chunk))
-            threading.Thread(target=_read_results, args=(process, chunk, events), daemon=True).start()
-        pending = len(processes)
-        while pending:
-            event = events.get()
-            if event is None:
-                pending -= 1
-            else:
-                report(event)
-        for process, _ in processes:
-            process.wait()
+class WorkerPool:
+    """``jobs`` worker processes taking items one at a time from a shared queue.
+
+    A worker that dies (a crash, a kill) or overruns ``--timeout`` on an item fails that item alone, named
+    with the reason; a fresh worker takes the items still queued. Three workers in a row that die before
+    finishing any item end the run's remaining items (Blender cannot start).
+    """
+
+    def __init__(self, args, jobs: int) -> None:
+        self.args, self.jobs = args, max(1, jobs)
+        self.lock = threading.Lock()
+        self.dead_starts = 0
+
+    def run(self, items: list[Item], report) -> None:
+        self.queue: queue.Queue = queue.Queue()
+        for item in items:
+            self.queue.put(item)
+        self.results: queue.Queue = queue.Queue()
+        threads = [threading.Thread(target=self._slot, daemon=True) for _ in range(min(self.jobs, len(items)))]
+        for thread in threads:
+            thread.start()
+        for _ in items:
+            report(self.results.get())
+        for thread in threads:
+            thread.join()
+
+    def _next(self) -> Item | None:
+        try:
+            return self.queue.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _slot(self) -> None:
+        item = self._next()
+        while item is not None:
+            worker = _WorkerProcess(self.args)
+            done_here = 0
+            try:
+                while item is not None:
+                    result = worker.process(item, self.args.timeout)
+                    self.results.put(result)
+                    if not worker.alive:
+                        break
+                    done_here += 1
+                    item = self._next()
+            finally:
+                worker.close()
+            with self.lock:
+                self.dead_starts = 0 if done_here else self.dead_starts + 1
+                give_up = self.dead_starts >= 3
+            item = self._next()
+            while give_up and item is not None:
+                self.results.put(Result(item.label, False, "not converted: Blender worker processes keep ending "
+                                                           "before they finish an item", 0.0))
+                item = self._next()
 
 
-def _read_results(process, chunk: list[Item], events: queue.Queue) -> None:
-    done = set()
-    for line in process.stdout:
-        if line.startswith(RESULT_TAG):
-            raw = json.loads(line[len(RESULT_TAG):])
-            result = Result(**{**raw, "outputs": tuple(raw.get("outputs", ()))})
-            done.add(result.label)
-            events.put(result)
-    code = process.wait()
-    for item in chunk:
-        if item.label not in done:
-            events.put(Result(item.label, False, f"the Blender process ended unexpectedly (exit code {code})", 0.0))
-    events.put(None)
+class _WorkerProcess:
+    """One worker process: items go in on its stdin, results come back on its stdout."""
+
+    def __init__(self, args) -> None:
+        self.popen = subprocess.Popen(
+            _worker_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, env=os.environ.copy())
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.popen.stdin.write(json.dumps(vars(args)) + "\n")
+        self.alive = True
+
+    def _read(self) -> None:
+        for line in self.popen.stdout:
+            if line.startswith(RESULT_TAG):
+                self.lines.put(line[len(RESULT_TAG):])
+        self.lines.put(None)  # the process ended
+
+    def process(self, item: Item, timeout: float) -> Result:
+        start = time.perf_counter()
+        try:
+            self.popen.stdin.write(json.dumps(asdict(item)) + "\n")
+            self.popen.stdin.flush()
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.alive = False
+            self.popen.kill()
+            return Result(item.label, False, f"timed out after {timeout:g} s (--timeout); the worker was stopped",
+                          time.perf_counter() - start)
+        except OSError:
+            line = None
+        if line is None:
+            self.alive = False
+            code = self.popen.wait()
+            return Result(item.label, False, f"the Blender process (pid {self.popen.pid}) ended unexpectedly "
+                                             f"(exit code {code}) while converting it", time.perf_counter() - start)
+        raw = json.loads(line)
+        return Result(**{**raw, "outputs": tuple(raw.get("outputs", ()))})
+
+    def close(self) -> None:
+        if self.popen.poll() is None:
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
+            try:
+                self.popen.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
 
 
-def worker_main(spec_path: str) -> int:
-    spec = json.loads(Path(spec_path).read_text())
-    args = argparse.Namespace(**spec["args"])
+def worker_main() -> int:
+    """The worker side of WorkerPool: the arguments, then one item per line on stdin."""
+    args = argparse.Namespace(**json.loads(sys.stdin.readline()))
     worker = Worker(args)
     try:
-        for raw in spec["items"]:
-            result = worker.process(Item(**raw))
+        for line in sys.stdin:
+            result = worker.process(Item(**json.loads(line)))
             print(RESULT_TAG + json.dumps(asdict(result)), flush=True)
     finally:
         worker.close()
@@ -286,6 +375,7 @@ class Worker:
 
         self.args = args
         self.bpy = bpy
+        bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups next to the outputs
         self.registered = not hasattr(bpy.types, "IMPORT_SCENE_OT_parkan_msh")
         if self.registered:
             from .. import register
@@ -307,9 +397,10 @@ class Worker:
     def process(self, item: Item) -> Result:
         start = time.perf_counter()
         try:
+            _injected_fault(item)
             clean_scene(self.bpy)  # nothing of the start-up scene (its cube, camera, light) or the last item
             Path(item.output).parent.mkdir(parents=True, exist_ok=True)
-            outputs = getattr(self, f"_{self.args.command}")(item)
+            outputs = getattr(self, f"_{item.kind or self.args.command}")(item)
             return Result(item.label, True, "-> " + ", ".join(outputs), time.perf_counter() - start, tuple(outputs))
         except Exception as exc:  # one bad file must not stop the run
             reason = str(exc).strip().replace("\n", "; ") or type(exc).__name__
@@ -318,28 +409,44 @@ class Worker:
             clean_scene(self.bpy)
 
     def _load(self, item: Item, **overrides) -> None:
+        """Import the item's model (an archive's entry by its index: names may repeat or look like patterns)."""
+        from mathutils import Matrix
+
+        from ..core.errors import FormatError
+        from . import compat
+        from .importer import import_plans
+        from .plan import ImportOptions, plan_file
+
         options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
                    "animation": getattr(self.args, "animation", "FAITHFUL"),
                    "slots": getattr(self.args, "slots", "CHOSEN"), "stage": getattr(self.args, "stage", 0),
-                   "lod": getattr(self.args, "lod", "0"), "game_folder": getattr(self.args, "game_folder", "")}
+                   "lod": int(getattr(self.args, "lod", "0"))}
         options.update(overrides)
-        entry = _literal_pattern(item.entry) if item.entry else ""
-        self.bpy.ops.import_scene.parkan_msh(filepath=item.source, entry_filter=entry, **options)
+        folder = getattr(self.args, "game_folder", "")
+        options = ImportOptions(**options, game_folders=(folder,) if folder else (),
+                                entry_indices=None if item.index is None else (item.index,),
+                                name_bytes=compat.BONE_NAME_BYTES if options["node_mode"] == "ARMATURE"
+                                else compat.ID_NAME_BYTES)
+        try:
+            plans = plan_file(item.source, options)
+        except FormatError as exc:
+            raise ValueError(exc.describe(item.source)) from None
+        import_plans(self.bpy.context, plans, Matrix.Identity(4))
 
     def _import(self, item: Item) -> list[str]:
         self._load(item)
-        self.bpy.ops.wm.save_as_mainfile(filepath=item.output, copy=True)
-        return [item.output]
+        return [_written(item.output, lambda tmp: self.bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True))]
 
     def _convert(self, item: Item) -> list[str]:
         self._load(item)
+        ops = self.bpy.ops
         if self.args.format == "glb":
-            self.bpy.ops.export_scene.gltf(filepath=item.output, export_format="GLB", export_animations=True)
+            write = lambda tmp: ops.export_scene.gltf(filepath=tmp, export_format="GLB", export_animations=True)  # noqa: E731
         elif self.args.format == "fbx":
-            self.bpy.ops.export_scene.fbx(filepath=item.output, bake_anim=True)
+            write = lambda tmp: ops.export_scene.fbx(filepath=tmp, bake_anim=True)  # noqa: E731
         else:
-            self.bpy.ops.wm.save_as_mainfile(filepath=item.output, copy=True)
-        return [item.output]
+            write = lambda tmp: ops.wm.save_as_mainfile(filepath=tmp, copy=True)  # noqa: E731
+        return [_written(item.output, write)]
 
     def _export(self, item: Item) -> list[str]:
         bpy = self.bpy
@@ -347,11 +454,13 @@ class Worker:
         roots = [o for o in bpy.data.objects if "msh_model" in o]
         if not roots:
             raise ValueError("the .blend holds no model root (an object with msh_model)")
-        outputs = []
-        for root in roots:
+        outputs: list[str] = []
+        taken: set[str] = set()
+        for root in sorted(roots, key=lambda o: o.name):
             target = Path(item.output)
-            if len(roots) > 1:
-                target = target.with_name(f"{target.stem}_{Path(str(root['msh_model'])).stem}.msh")
+            if len(roots) > 1:  # several models (even of one name): one file each
+                target = _unique(target.with_name(f"{target.stem}_{_safe(Path(str(root['msh_model'])).stem)}.msh"),
+                                 taken)
             for obj in bpy.context.view_layer.objects:
                 obj.select_set(obj == root)
             bpy.context.view_layer.objects.active = root
@@ -359,10 +468,14 @@ class Worker:
             outputs.append(str(target))
         return outputs
 
+    def _sheet(self, item: Item) -> list[str]:
+        pictures = [tuple(p) for p in json.loads(item.source)]
+        _written(item.output, lambda tmp: contact_sheet(pictures, Path(tmp), self.args.size))
+        return [item.output]
+
     def _thumbnails(self, item: Item) -> list[str]:
         self._load(item, animation="NONE", slots="CHOSEN")
-        render_thumbnail(self.bpy, Path(item.output), self.args.size)
-        return [item.output]
+        return [_written(item.output, lambda tmp: render_thumbnail(self.bpy, Path(tmp), self.args.size))]
 
     def _textures(self, item: Item) -> list[str]:
         from ..core.files import open_container
@@ -370,13 +483,36 @@ class Worker:
 
         entry = open_container(item.source).archive.find(item.entry)
         rgba = parse_texm(entry.data, item.label).decode()
-        save_png(self.bpy, rgba, Path(item.output))
-        return [item.output]
+        return [_written(item.output, lambda tmp: save_png(self.bpy, rgba, Path(tmp)))]
 
 
-def _literal_pattern(name: str) -> str:
-    """An fnmatch pattern matching exactly ``name`` (the import filter takes patterns)."""
-    return "".join(f"[{c}]" if c in "*?[]," else c for c in name)
+def _written(output: str, write) -> str:
+    """Call ``write`` with a temporary name beside ``output``, then rename it into place: a run stopped midway, or
+    two runs into one folder, never leave a half-written output (the last complete one wins)."""
+    target = Path(output)
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp{target.suffix}")
+    try:
+        write(str(tmp))
+        if not tmp.exists():
+            raise ValueError(f"nothing was written to {target}")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return output
+
+
+FAULT_VARIABLE = "IO_MSH_BATCH_FAULT"
+
+
+def _injected_fault(item: Item) -> None:
+    """For the tests of the worker pool: ``IO_MSH_BATCH_FAULT=crash:TEXT`` (or ``hang:TEXT``) makes a worker die
+    (or stall) on an item whose label contains TEXT."""
+    kind, _, text = os.environ.get(FAULT_VARIABLE, "").partition(":")
+    if text and text in item.label:
+        if kind == "crash":
+            os._exit(3)
+        if kind == "hang":
+            time.sleep(3600)
 
 
 def clean_scene(bpy) -> None:
@@ -508,8 +644,8 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
 # --------------------------------------------------------------------- entry point
 def main(argv: list[str]) -> int:
     arguments = script_arguments(argv)
-    if arguments[:1] == ["--worker-spec"]:
-        return worker_main(arguments[1])
+    if arguments[:1] == ["--worker"]:
+        return worker_main()
     args = build_parser().parse_args(arguments)
     return run(args)
 

@@ -305,3 +305,57 @@ def test_odd_stored_names_survive_a_geometry_edit_byte_for_byte(blender, tmp_pat
     written = Model.parse((tmp_path / "out.msh").read_bytes())
     assert bytes(written.data(9)) == bytes(Model.parse(source).data(9))
     assert bytes(written.data(3)) != bytes(Model.parse(source).data(3))
+
+
+# --------------------------------------------------------------------- batch outputs and workers (items 2, 3)
+def batch_run(*args, env=None, timeout=300):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "io_msh/batch.py", *args], capture_output=True, text=True,
+                            timeout=timeout, env={**os.environ, **(env or {})})
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture
+def many_names(tmp_path, sample_msh):
+    from fixtures import generated
+
+    entries = [(MODEL_TYPE_ID, f"d{i}/m.msh", generated(i, node_count=2 + i), 0, 0, 0) for i in range(4)]
+    entries += [(MODEL_TYPE_ID, name, generated(10 + n, node_count=5 + n), 0, 0, 0)
+                for n, name in enumerate(("a.msh", "A.msh", "a.MSH", "tank;b.msh"))]
+    path = tmp_path / "units.rlb"
+    path.write_bytes(nres(entries))
+    return path
+
+
+def test_batch_outputs_are_unique_and_each_holds_its_own_model(many_names, tmp_path):
+    import re
+
+    out = tmp_path / "out"
+    result = batch_run("import", str(many_names), "-o", str(out), "--jobs", "2")
+    assert result.returncode == 0, result.stdout
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(["units_d0_m.blend", "units_d1_m.blend", "units_d2_m.blend", "units_d3_m.blend",
+                              "units_a.blend", "units_A_2.blend", "units_a_3.blend", "units_tank_b.blend"])
+    mapping = dict(re.findall(r"units\.rlb:(\S+): -> \S+/(\S+\.blend)", result.stdout))
+    assert mapping["A.msh"] == "units_A_2.blend" and mapping["tank;b.msh"] == "units_tank_b.blend"
+    again = batch_run("export", str(out), "-o", str(tmp_path / "msh"))
+    assert again.returncode == 0, again.stdout
+    archive = read_container(many_names.read_bytes(), "units.rlb").archive
+    for entry_index, blend in ((5, "units_A_2"), (7, "units_tank_b"), (3, "units_d3_m"), (6, "units_a_3")):
+        assert (tmp_path / "msh" / f"{blend}.msh").read_bytes() == bytes(archive.entries[entry_index].data)
+    batch_run("import", str(many_names), "-o", str(out))  # a second run into the same folder
+    assert sorted(p.name for p in out.iterdir()) == written  # overwritten whole: no .blend1, no temporary
+
+
+@pytest.mark.parametrize(("fault", "reason"), [("crash", "ended unexpectedly (exit code 3)"),
+                                               ("hang", "timed out after 5 s")])
+def test_a_crashed_or_stalled_worker_fails_only_its_item(many_names, tmp_path, fault, reason):
+    result = batch_run("import", str(many_names), "-o", str(tmp_path), "--jobs", "2", "--timeout", "5",
+                       env={"IO_MSH_BATCH_FAULT": f"{fault}:A.msh"})
+    assert result.returncode == 1
+    failed = [line for line in result.stdout.splitlines() if "FAILED" in line]
+    assert len(failed) == 1 and "units.rlb:A.msh" in failed[0] and reason in failed[0]
+    assert "7 of 8 converted, 1 failed" in result.stdout
