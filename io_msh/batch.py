@@ -652,10 +652,23 @@ def main(argv: list[str]) -> int:
 
 def _load_package_and_run() -> int:
     """Run as a script: load the extension folder as a package, then run its copy of this module."""
-    import importlib.util
 
     root = Path(__file__).resolve().parent.parent
-    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="io_msh_batch_user_"))
+    import shutil
+
+    made = None  # an isolated user folder, made by the first process of a run (workers inherit it), removed after
+    if "BLENDER_USER_RESOURCES" not in os.environ:
+        made = os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="io_msh_batch_user_")
+    try:
+        return _run_as_package(root)
+    finally:
+        if made:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+def _run_as_package(root: Path) -> int:
+    import importlib.util
+
     name = "io_msh_batch_ext"
     spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
     package = importlib.util.module_from_spec(spec)
