@@ -96,8 +96,6 @@ class Look:
     lightmap_index: int | None = None
     lightmap_name: str | None = None
     lightmap: TextureRef | None = None
-    mat0: bytes | None = None        # the MAT0 entry's payload and attrs, kept for a lossless export
-    mat0_attrs: tuple[int, int, int] | None = None
 
     @property
     def label(self) -> str:
@@ -139,20 +137,21 @@ class Libraries:
         used = fallback.name_str if fallback is not None else "nothing"
         return fallback, f"material {name!r} is not in {LIBRARY_FILES['materials']}; the game uses {used}"
 
-    def texture_ref(self, kind: str, name: str) -> tuple[TextureRef | None, str | None]:
+    def texture(self, kind: str, name: str) -> tuple[TextureRef | None, Texture | None, str | None]:
+        """The named texture of a library (its reference and header), or a note saying why there is none."""
         archive = self.archive(kind)
         if archive is None or not name:
-            return None, None
+            return None, None, None
         entry = archive.find(name)
         if entry is None:
-            return None, f"texture {name!r} is not in {LIBRARY_FILES[kind]}"
+            return None, None, f"texture {name!r} is not in {LIBRARY_FILES[kind]}"
         try:
             texture = parse_texm(entry.data)
         except FormatError as exc:
-            return None, f"texture {name!r} in {LIBRARY_FILES[kind]} is unreadable: {exc.findings[0].message}"
+            return None, None, f"texture {name!r} in {LIBRARY_FILES[kind]} is unreadable: {exc.findings[0].message}"
         if texture.format not in BYTES_PER_PIXEL:
-            return None, f"texture {name!r} has format {texture.format}, which the game does not read"
-        return TextureRef(self.paths[kind], entry.name_str), None
+            return None, None, f"texture {name!r} has format {texture.format}, which the game does not read"
+        return TextureRef(self.paths[kind], entry.name_str), texture, None
 
 
 def resolve_looks(words: list[int], wear: Wear | None, libraries: Libraries) -> tuple[dict[int, Look], list[str]]:
@@ -172,7 +171,7 @@ def resolve_looks(words: list[int], wear: Wear | None, libraries: Libraries) -> 
             lightmaps = (wear.lightmaps or []) if wear is not None else []
             if lightmap_index < len(lightmaps):
                 look.lightmap_name = lightmaps[lightmap_index]
-                look.lightmap, note = libraries.texture_ref("lightmaps", look.lightmap_name)
+                look.lightmap, _, note = libraries.texture("lightmaps", look.lightmap_name)
                 notes += [note] if note else []
         looks[word] = look
     return looks, notes + libraries.warnings
@@ -189,12 +188,11 @@ def _apply_material(look: Look, libraries: Libraries, notes: list[str]) -> None:
         notes.append(f"material {entry.name_str!r} is unreadable: {exc.findings[0].message}")
         return
     look.material_entry = entry.name_str
-    look.mat0, look.mat0_attrs = bytes(entry.data), (entry.attr1, entry.attr2, entry.attr3)
     look.blend, look.lit_skin, look.diffuse = material.blend, material.lit_skin, material.diffuse(0)
-    look.texture, note = libraries.texture_ref("textures", material.texture_name(0))
+    look.texture, texture, note = libraries.texture("textures", material.texture_name(0))
     notes += [note] if note else []
-    if look.texture is not None:
-        box = look.texture.load().cell(material.cell(0))
+    if texture is not None:
+        box = texture.cell(material.cell(0))
         look.cell = None if box == (0.0, 0.0, 1.0, 1.0) else box
 
 

@@ -3,7 +3,8 @@
 - The WEAR list: the imported list with its rows renamed where the artist
   renamed a material, and a row appended for every new material (faces
   without a material get a ``DEFAULT`` row: the game's own fallback). An
-  unchanged list writes back its own bytes.
+  unchanged list writes back its own bytes; a name cp1251 cannot hold is
+  refused when the list is encoded (``Wear.to_bytes``), before any file is written.
 - The batch material word of every material: WEAR row, and LIGHTMAPS row in
   the high byte (0xFF: none), digest facts 8 and 18.
 - On request, new MAT0 entries for materials made in Blender, and new Texm
@@ -68,12 +69,6 @@ def plan_materials(materials: list[SceneMaterial], source_wear: bytes | None,
                                                     "a batch names at most 256 materials")
         lightmap = NO_LIGHTMAP if material.lightmap is None else material.lightmap
         words.append(lightmap << 8 | index)
-    for row in rows:
-        try:
-            row.encode("cp1251")
-        except UnicodeEncodeError:
-            raise FormatError.single("scene", None, f"material name {row!r} cannot be stored in code page 1251: "
-                                                    "rename the material") from None
     result = MaterialExport(None, words)
     if wear is not None or changed:
         result.wear = wear or Wear()

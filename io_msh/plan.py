@@ -132,16 +132,14 @@ def _chosen(container: Container, options: ImportOptions, path: str) -> tuple[li
     if not chosen:
         what = f"no model matches {options.entry_filter!r}" if models else "the archive holds no model"
         raise FormatError.single("entry", None, what, path)
-    first: dict[tuple[int | None, int], Entry] = {}
+    taken = set(map(id, chosen))
     unique, aliases = [], []
     for entry in chosen:
-        key = (entry.read_offset, entry.size)
-        if key in first:
-            aliases.append(f"{path}: entry {entry.name_str!r} holds the same bytes as {first[key].name_str!r}: "
+        if entry.alias_of is not None and id(entry.alias_of) in taken:  # Archive found the shared payload
+            aliases.append(f"{path}: entry {entry.name_str!r} holds the same bytes as {entry.alias_of.name_str!r}: "
                            "imported once")
-            continue
-        first[key] = entry
-        unique.append(entry)
+        else:
+            unique.append(entry)
     return unique, aliases
 
 

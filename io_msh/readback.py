@@ -40,7 +40,6 @@ class SceneMaterial:
     wear_index: int | None = None  # msh_material: the WEAR row it was imported from
     wear_name: str | None = None   # msh_wear_name: that row's name
     lightmap: int | None = None    # msh_lightmap
-    mat0: str | None = None        # msh_mat0: the library material it shows
     diffuse: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
     blend: str = "OPAQUE"
     image: SceneImage | None = None
@@ -278,7 +277,7 @@ def _scene_material(material) -> SceneMaterial:
         diffuse = (*principled.inputs["Base Color"].default_value[:3], principled.inputs["Alpha"].default_value)
     return SceneMaterial(
         material.name, material.get(P.MATERIAL), material.get(P.WEAR_NAME), material.get(P.LIGHTMAP),
-        material.get(P.MAT0), tuple(float(c) for c in diffuse), _blend(material), image)
+        tuple(float(c) for c in diffuse), _blend(material), image)
 
 
 def _blend(material) -> str:
