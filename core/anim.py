@@ -109,6 +109,12 @@ def read_animation(model: Model) -> Animation:
     return Animation(frame_count, tracks)
 
 
+def track_starts(model: Model) -> list[int]:
+    """First key of each node's track: one past the previous node's fallback key (section 5.1)."""
+    fallbacks = model.nodes["fallback_key"].astype(np.int64)
+    return [0, *(fallbacks[:-1] + 1).tolist()][:len(fallbacks)]
+
+
 def canonical_words(times: np.ndarray, first_key: int, frame_count: int) -> np.ndarray:
     """Section 5.4: map[f] = index of k with k.time <= f < next.time, else the fallback key."""
     frames = np.arange(frame_count, dtype=np.float64)

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import streams as S
 from .anim import Animation, Track
-from .build import ModelDef, NodeDef, Part
+from .build import ModelDef, NodeDef, Part, build_model
 from .mat0 import ADD, BLEND, MAT0_TYPE_ID, OPAQUE, Material, blend_attr1, phase
 from .nres import Archive
 from .texm import TEXM_TYPE_ID, encode_texm
@@ -80,6 +80,20 @@ def sample_model() -> ModelDef:
     anim = Animation(1, tracks)
     anim.fit_frame_count()
     return ModelDef(nodes, parts, anim, stream_name="sample.msh")
+
+
+def unmapped_model(frame_count: int) -> bytes:
+    """A small animated model with no frame map at all and Res19.attr2 = ``frame_count`` (any u32).
+
+    Every node then shows its fallback (last) key at every frame (section 3.2), so the runtime's poses
+    do not depend on the frame count however large it is.
+    """
+    spec = random_model(5, node_count=8, frame_count=41, animated=1.0, name="unmapped.msh")
+    for track in spec.animation.tracks:
+        track.has_map = False
+    model = build_model(spec)
+    model.set_stream(19, b"", attr2=frame_count)
+    return model.to_bytes()
 
 
 WEAR_TEXT = b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n"

@@ -17,7 +17,7 @@ from ..core.errors import printable
 from . import compat
 from . import props as P
 from .materials import BASE_UV, LIGHTMAP_UV, build_material
-from .plan import ChannelPlan, MeshPlan, ModelPlan
+from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
 
 
 class Created:
@@ -94,7 +94,8 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
     root[P.SLOT_POSITION] = plan.options.slot_position
     if plan.wear is not None:
         root[P.WEAR] = plan.wear
-    root[P.FRAME_COUNT] = plan.frame_count
+    # Res19.attr2 is a u32; an ID property int is signed 32-bit, so larger counts are kept as (exact) floats.
+    root[P.FRAME_COUNT] = plan.frame_count if plan.frame_count < 2 ** 31 else float(plan.frame_count)
     root.matrix_world = root_matrix
     if mode == "ARMATURE":
         node_objects = _build_bones(context, plan, root)
@@ -252,7 +253,7 @@ def _set_frame_range(scene, plans: list[ModelPlan]) -> None:
     animated = [p.frame_count for p in plans if p.channels]
     if animated:
         scene.frame_start = 0
-        scene.frame_end = max(max(animated) - 1, 0)
+        scene.frame_end = min(max(max(animated) - 1, 0), BLENDER_LAST_FRAME)
 
 
 def _select_only(context, objects) -> None:

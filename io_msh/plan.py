@@ -14,18 +14,19 @@ from pathlib import Path
 import numpy as np
 
 from ..core import streams as S
-from ..core.anim import canonical_words, read_animation
+from ..core.anim import track_starts
 from ..core.appearance import Libraries, Look, find_libraries, resolve_looks
 from ..core.errors import FormatError, has_errors
 from ..core.files import Container, open_container
 from ..core.model import Model
 from ..core.nres import Entry
-from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from ..core.wear import Wear, parse_wear, wear_entry
 from . import conversion as C
+from .animation_plan import ChannelPlan, has_non_canonical_maps, plan_channels
 
 BONE_NAME_BYTES = 63
+BLENDER_LAST_FRAME = 1_048_574  # MAXFRAME: the scene range cannot end later
 
 
 @dataclass
@@ -70,16 +71,6 @@ class MeshPlan:
     lightmap_uvs: np.ndarray | None
     face_materials: np.ndarray  # (m,) index into ``materials``
     materials: list[int]       # batch material words used by this mesh (keys of ModelPlan.looks)
-
-
-@dataclass
-class ChannelPlan:
-    """One node's keyed values, already in the node mode's terms (local, or pose basis for bones)."""
-
-    node: int
-    frames: np.ndarray         # (k,) Blender frames
-    location: np.ndarray       # (k, 3)
-    rotation: np.ndarray       # (k, 4) Blender quaternions, sign-continuous
 
 
 @dataclass
@@ -164,10 +155,13 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     warnings += [f"{where}: {w}" for w in mesh_warnings + wear_warnings + look_warnings]
     channels = []
     if options.animation != "NONE":
-        channels = _plan_channels(model, nodes, options)
-        if options.animation == "KEYS" and _has_non_canonical_maps(model):
+        channels = plan_channels(model, nodes, options.animation, options.node_mode)
+        if options.animation == "KEYS" and has_non_canonical_maps(model):
             warnings.append(f"{where}: the frame map is not canonical; KEYS shows the keys, "
                             "FAITHFUL shows what the game plays")
+        if channels and model.frame_count - 1 > BLENDER_LAST_FRAME:
+            warnings.append(f"{where}: frame count {model.frame_count} runs past Blender's last frame "
+                            f"{BLENDER_LAST_FRAME}; the scene's frame range stops there")
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                      nodes, meshes, looks, channels, warnings, wear_bytes)
 
@@ -223,7 +217,7 @@ def _plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
     keys = model.keys
     wanted = [model.node_name(i) or f"node_{i}" for i in range(len(nodes))]
     final = unique_names(wanted, options.name_bytes)
-    starts = _track_starts(model)
+    starts = track_starts(model)
     rest_rot = C.normalized(C.blender_quaternions(S.decode_rotations(keys["rot"][starts])))
     rest_loc = keys["pos"][starts].astype(np.float64)
     local = C.matrices(rest_rot, rest_loc)
@@ -296,66 +290,3 @@ def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
                 C.blender_uvs(lightmap[used_vertices][loops]) if lightmap is not None else None,
                 np.searchsorted(mesh_materials, face_material), mesh_materials))
     return meshes, used, warnings
-
-
-# --------------------------------------------------------------------- animation
-def _plan_channels(model: Model, nodes: list[NodePlan], options: ImportOptions) -> list[ChannelPlan]:
-    """F-curve values per node. FAITHFUL: the runtime's sample at every integer frame 0..frame_count+1
-    (frames frame_count and frame_count+1 always show the fallback key), for every node whose samples
-    are not all its first key. KEYS: one key per MSH key of every node with a map.
-    """
-    if options.animation == "FAITHFUL":
-        frames = np.arange(model.frame_count + 2, dtype=np.float32)
-        samples = sample(AnimationData.from_model(model), frames)
-        first = model.keys[_track_starts(model)]
-        first_rot, first_pos = S.decode_rotations(first["rot"]), first["pos"]
-        moving = ((samples.rot != first_rot[:, None]).any(axis=(1, 2))
-                  | (samples.pos != first_pos[:, None]).any(axis=(1, 2)))
-        per_node = [(n, frames, samples.rot[n.index], samples.pos[n.index], True) for n in nodes if moving[n.index]]
-    else:
-        tracks = read_animation(model).tracks
-        per_node = [(n, tracks[n.index].times, tracks[n.index].rotations, tracks[n.index].pos, False)
-                    for n in nodes if tracks[n.index].has_map]
-    channels = []
-    for node, frames, rot, pos, trim in per_node:
-        location, rotation = _in_node_mode_terms(node, C.blender_quaternions(rot), pos.astype(np.float64),
-                                                 options.node_mode)
-        keep = _without_trailing_repeats(location, rotation) if trim else len(frames)
-        channels.append(ChannelPlan(node.index, np.asarray(frames[:keep], np.float64), location[:keep],
-                                    C.continuous(rotation[:keep])))
-    return channels
-
-
-def _in_node_mode_terms(node: NodePlan, rotation: np.ndarray, location: np.ndarray, node_mode: str):
-    """Empties take the local pose; pose bones take it relative to the bone's rest (rest^-1 @ local)."""
-    if node_mode == "EMPTIES":
-        return location, rotation
-    inverse = C.conjugate(node.rest_rotation)
-    return C.rotate(inverse, location - node.rest_location), C.multiply(inverse, rotation)
-
-
-def _without_trailing_repeats(location: np.ndarray, rotation: np.ndarray) -> int:
-    """How many frames to key: trailing frames equal to the one before them add nothing."""
-    keep = len(location)
-    while keep > 1 and np.array_equal(location[keep - 1], location[keep - 2]) and \
-            np.array_equal(rotation[keep - 1], rotation[keep - 2]):
-        keep -= 1
-    return keep
-
-
-def _has_non_canonical_maps(model: Model) -> bool:
-    words, frame_count = model.map_words, model.frame_count
-    for start, node in zip(_track_starts(model), model.nodes):
-        map_start = int(node["map_start"])
-        if map_start == S.NO_INDEX:
-            continue
-        expected = canonical_words(model.keys["time"][start:int(node["fallback_key"]) + 1], start, frame_count)
-        if not np.array_equal(words[map_start:map_start + frame_count], expected):
-            return True
-    return False
-
-
-def _track_starts(model: Model) -> list[int]:
-    """First key of each node's track (msh-animation.md 5.1)."""
-    fallbacks = model.nodes["fallback_key"].astype(np.int64)
-    return [0, *(fallbacks[:-1] + 1).tolist()][:len(fallbacks)]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from core.build import build_model
+from core.nres import MODEL_TYPE_ID
 from core.synth import random_model
 
 ROT_IDENTITY = (32767, 0, 0, 0)
@@ -42,6 +43,25 @@ def nres(entries, *, magic=b"NRes", version=0x100, count=None, total_size=None, 
     n = len(entries) if count is None else count
     struct.pack_into("<4sIiI", body, 0, magic, version, n, len(body) if total_size is None else total_size)
     return bytes(body)
+
+
+def aliasing_archive(payload: bytes, count: int) -> bytes:
+    """An archive of ``count`` directory records that all point at one model payload (issue 10, item 6)."""
+    return nres([(MODEL_TYPE_ID, f"m{i}.msh", payload if i == 0 else b"", 0, 0, 0) for i in range(count)],
+                offsets=[16] * count, sizes=[len(payload)] * count)
+
+
+def shared_map_model(node_count: int, frame_count: int) -> bytes:
+    """A valid model whose nodes all read node 0's map block: every node moves at every frame (the
+    sampler takes any word below the node's fallback key, section 3.2), with one block of map words."""
+    spec = random_model(11, node_count=node_count, frame_count=frame_count, animated=0.0)
+    for track in spec.animation.tracks[1:]:  # two keys each (a map needs a next key), no map of their own
+        track.times, track.pos, track.rot = np.array([0, 1], np.float32), track.pos[[0, 0]], track.rot[[0, 0]]
+    model = build_model(spec)
+    nodes = model.nodes.copy()
+    nodes["map_start"] = nodes["map_start"][0]
+    model.set_stream(1, nodes.tobytes())
+    return model.to_bytes()
 
 
 def node_records(nodes) -> bytes:

@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from fixtures import nres
+from fixtures import aliasing_archive, nres
 
 from core import cli
 from core.files import read_container, validate_container
@@ -84,11 +84,6 @@ def test_non_utf8_file_name_imports(blender, tmp_path, sample_msh):
 
 
 # --------------------------------------------------------------------- aliasing directories (item 6)
-def aliasing_archive(payload: bytes, count: int) -> bytes:
-    return nres([(MODEL_TYPE_ID, f"m{i}.msh", payload if i == 0 else b"", 0, 0, 0) for i in range(count)],
-                offsets=[16] * count, sizes=[len(payload)] * count)
-
-
 def test_aliasing_entries_are_read_once_and_warned_about(capsys, monkeypatch, sample_msh):
     data = aliasing_archive(sample_msh, 2000)
     container = read_container(data, "alias.rlb")

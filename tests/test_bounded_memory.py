@@ -1,0 +1,133 @@
+"""Issue 10, item 1: the frame count never drives memory; FAITHFUL keys only the frames that change the pose."""
+
+import importlib
+import tracemalloc
+
+import numpy as np
+import pytest
+from fixtures import generated, load_extension, shared_map_model
+from test_import import import_file, node_matrices
+
+from core import synth
+from core.files import read_container
+from core.model import Model
+from core.sampler import AnimationData, sample, world_matrices_at
+
+load_extension()
+plan = importlib.import_module("io_msh_ext.io_msh.plan")
+animation_plan = importlib.import_module("io_msh_ext.io_msh.animation_plan")
+C = importlib.import_module("io_msh_ext.io_msh.conversion")
+MB = 2 ** 20
+
+
+def planned(data: bytes, **options):
+    """The import plan and the peak of memory allocated while making it."""
+    container = read_container(data, "m.msh")
+    tracemalloc.start()
+    try:
+        result = plan.plan_model(container, None, plan.ImportOptions(**options))
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def worst_reproduction(model: Model, channels, frames: np.ndarray) -> tuple[float, float]:
+    """Largest difference, at ``frames``, between the runtime's local pose and the linear F-curves
+    (EMPTIES terms): (location relative to max(1, |location|), quaternion component)."""
+    data = AnimationData.from_model(model)
+    worst_location = worst_rotation = 0.0
+    for channel in channels:
+        s = sample(data, frames, [channel.node])
+        runtime_rot = C.blender_quaternions(s.rot[0])
+        location = np.stack([np.interp(frames, channel.frames, channel.location[:, i]) for i in range(3)], 1)
+        rotation = np.stack([np.interp(frames, channel.frames, channel.rotation[:, i]) for i in range(4)], 1)
+        rotation *= np.where((rotation * runtime_rot).sum(1) < 0, -1.0, 1.0)[:, None]
+        scale = max(1.0, float(np.abs(s.pos).max()))
+        worst_location = max(worst_location, float(np.abs(location - s.pos[0]).max()) / scale)
+        worst_rotation = max(worst_rotation, float(np.abs(rotation - runtime_rot).max()))
+    return worst_location, worst_rotation
+
+
+# --------------------------------------------------------------------- the key choice
+@pytest.mark.parametrize("count", [2, 3, 5, 64, 65, 1000, 70001])
+def test_linear_keys_reproduce_every_frame_within_the_tolerance(count):
+    rng = np.random.default_rng(count)
+    walk = np.cumsum(rng.normal(scale=1e-6, size=(3, count, 7)), axis=1)
+    walk[1] = np.linspace(0, 5, count)[:, None]  # a straight line
+    walk[2] = 0.25                              # a constant
+    tolerance = np.full((3, 1, 7), 2.5e-7)
+    keep = animation_plan.linear_keys(walk, tolerance)
+    assert keep[:, [0, -1]].all()
+    frames = np.arange(count)
+    for row in range(3):
+        kept = np.flatnonzero(keep[row])
+        line = np.stack([np.interp(frames, kept, walk[row, kept, c]) for c in range(7)], 1)
+        assert np.abs(line - walk[row]).max() <= 2.5e-7 * (1 + 1e-9)
+    assert keep[1].sum() <= 2 + int(np.log2(count)) and keep[2].sum() <= 2 + int(np.log2(count))
+
+
+# --------------------------------------------------------------------- planning (no Blender)
+@pytest.mark.parametrize("frame_count", [1_048_576, 10_000_000, 0xFFFFFFFF])
+def test_a_huge_frame_count_without_a_map_costs_one_key_per_node(frame_count):
+    data = synth.unmapped_model(frame_count)
+    assert len(data) < 8000
+    result, peak = planned(data, node_mode="EMPTIES")
+    assert peak < 4 * MB  # the first implementation sampled every frame: 1.39 GB at 1,048,576, 16 GiB at 2^32
+    model = Model.parse(data)
+    assert len(result.channels) == model.node_count
+    assert all(list(c.frames) == [0.0] for c in result.channels)
+    assert worst_reproduction(model, result.channels, np.array([0, 1, 12345, frame_count - 1])) == (0.0, 0.0)
+    assert any("runs past Blender's last frame 1048574" in w for w in result.warnings)
+
+
+def test_a_long_valid_model_is_planned_in_bounded_memory():
+    data = generated(7, node_count=300, frame_count=65535, animated=0.0)  # one node animated, 299 static
+    result, peak = planned(data, node_mode="EMPTIES")
+    assert peak < 48 * MB  # the first implementation: 3.7 GB
+    (channel,) = result.channels
+    assert len(channel.frames) < 2000  # of 65,537 frames
+    worst = worst_reproduction(Model.parse(data), result.channels, np.arange(65537))
+    assert worst[0] <= 2.5e-7 * 1.01 and worst[1] <= 2.5e-7 * 1.01
+
+
+def test_every_node_moving_at_every_frame_is_planned_in_bounded_memory():
+    data = shared_map_model(24, 65535)  # every node reads one 65,535-frame map block
+    result, peak = planned(data, node_mode="EMPTIES")
+    assert peak < 96 * MB
+    assert len(result.channels) == 24
+    worst = worst_reproduction(Model.parse(data), result.channels, np.arange(65537))
+    assert worst[0] <= 2.5e-7 * 1.01 and worst[1] <= 2.5e-7 * 1.01
+
+
+# --------------------------------------------------------------------- through Blender
+def test_a_huge_frame_count_imports_with_the_scene_range_clamped(blender, tmp_path):
+    bpy = blender.bpy
+    data = synth.unmapped_model(0xFFFFFFFF)
+    path = tmp_path / "huge.msh"
+    path.write_bytes(data)
+    (root,) = import_file(bpy, str(path))
+    assert bpy.context.scene.frame_end == plan.BLENDER_LAST_FRAME
+    anim = AnimationData.from_model(Model.parse(data))
+    for frame in (0, 1_000_000):
+        rigid = world_matrices_at(anim, [frame], normalize=True)
+        blender.evaluated_frame(frame)
+        for index, matrix in node_matrices(bpy, root).items():
+            assert np.abs(matrix - rigid[index, 0]).max() < 1e-5
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_long_import_shows_the_runtime_pose_between_its_keys(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    data = shared_map_model(6, 65535)
+    path = tmp_path / "long.msh"
+    path.write_bytes(data)
+    (root,) = import_file(bpy, str(path), node_mode=node_mode)
+    rng = np.random.default_rng(3)
+    frames = np.sort(np.concatenate([[0, 1, 65534, 65535, 65536], rng.integers(0, 65537, 40)]))
+    rigid = world_matrices_at(AnimationData.from_model(Model.parse(data)), frames, normalize=True)
+    worst = 0.0
+    for i, frame in enumerate(frames):
+        blender.evaluated_frame(frame)
+        for index, matrix in node_matrices(bpy, root).items():
+            worst = max(worst, np.abs(matrix - rigid[index, i]).max())
+    assert worst < 1e-5
