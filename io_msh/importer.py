@@ -7,6 +7,7 @@ again: an import either completes or leaves the scene as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import bpy
 import numpy as np
@@ -49,11 +50,15 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                  set_frame_range: bool = True, progress: Callable[[int], None] | None = None) -> list[bpy.types.Object]:
     """Build every planned model; on any exception, remove what was made and re-raise."""
     created = Created()
-    roots = []
     try:
         _leave_edit_modes(context)
-        for i, plan in enumerate(plans):
-            roots.append(_build_model(context, plan, root_matrix, created))
+        roots = [_build_root(context, plan, root_matrix, created) for plan in plans]
+        bones = _build_bones([(plan, root) for plan, root in zip(plans, roots) if root.type == "ARMATURE"])
+        for i, (plan, root) in enumerate(zip(plans, roots)):
+            node_objects = bones[root.name] if root.type == "ARMATURE" else _build_empties(context, plan, root,
+                                                                                            created)
+            _build_parts(context, plan, root, node_objects, created)
+            _build_animation(plan, root, node_objects, created)
             if progress:
                 progress(i + 1)
         if set_frame_range:
@@ -76,7 +81,8 @@ def _link(context, obj: bpy.types.Object, collection: bpy.types.Collection | Non
     (collection or context.view_layer.active_layer_collection.collection).objects.link(obj)
 
 
-def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created) -> bpy.types.Object:
+def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created) -> bpy.types.Object:
+    """The model's root: an armature object (its bones come later) or an Empty, with the import's properties."""
     mode = plan.options.node_mode
     if mode == "ARMATURE":
         armature = created.add(bpy.data.armatures.new(plan.name))
@@ -97,10 +103,10 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
     # Res19.attr2 is a u32; an ID property int is signed 32-bit, so larger counts are kept as (exact) floats.
     root[P.FRAME_COUNT] = plan.frame_count if plan.frame_count < 2 ** 31 else float(plan.frame_count)
     root.matrix_world = root_matrix
-    if mode == "ARMATURE":
-        node_objects = _build_bones(context, plan, root)
-    else:
-        node_objects = _build_empties(context, plan, root, created)
+    return root
+
+
+def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
     lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
     materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
     slot_collections: dict[int, bpy.types.Collection] = {}
@@ -110,37 +116,61 @@ def _build_model(context, plan: ModelPlan, root_matrix: Matrix, created: Created
             collection = slot_collections.get(mesh_plan.slot_position) or _slot_collection(
                 context, plan, mesh_plan.slot_position, created, slot_collections)
         obj = _build_mesh(context, mesh_plan, materials, created, collection)
-        _attach(obj, root, node_objects, mesh_plan.node, mode)
-    _build_animation(plan, root, node_objects, created)
-    return root
+        _attach(obj, root, node_objects, mesh_plan.node, plan.options.node_mode)
 
 
 # --------------------------------------------------------------------- nodes
-def _build_bones(context, plan: ModelPlan, root: bpy.types.Object) -> list[str]:
-    """Bones whose rest matrices are the nodes' rest poses; returns the bone names by node index."""
-    view_layer = context.view_layer
-    view_layer.objects.active = root
-    bpy.ops.object.mode_set(mode="EDIT")
-    try:
-        edit_bones = root.data.edit_bones
-        bones = []
-        for node in plan.nodes:
-            bone = edit_bones.new(node.name)
-            bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
-            bone.matrix = Matrix(node.rest_world.tolist())
-            if node.parent is not None:
-                bone.parent = bones[node.parent]
-            bones.append(bone)
-        names = [b.name for b in bones]
-    finally:
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for node, name in zip(plan.nodes, names):
-        bone = root.data.bones[name]
-        bone[P.NODE_INDEX] = node.index
-        if node.original_name is not None or name != node.name:
-            bone[P.NAME] = node.original_name or node.name
-        root.pose.bones[name].rotation_mode = "QUATERNION"
+def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, list[str]]:
+    """Bones whose rest matrices are the nodes' rest poses, for every armature in one edit-mode session;
+    returns each armature object's bone names by node index."""
+    names = {}
+    with _edit_mode([root for _plan, root in models]):
+        for plan, root in models:
+            edit_bones = root.data.edit_bones
+            bones = []
+            for node in plan.nodes:
+                bone = edit_bones.new(node.name)
+                bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
+                bone.matrix = Matrix(node.rest_world.tolist())
+                if node.parent is not None:
+                    bone.parent = bones[node.parent]
+                bones.append(bone)
+            names[root.name] = [b.name for b in bones]
+    for plan, root in models:
+        for node, name in zip(plan.nodes, names[root.name]):
+            bone = root.data.bones[name]
+            bone[P.NODE_INDEX] = node.index
+            if node.original_name is not None or name != node.name:
+                bone[P.NAME] = node.original_name or node.name
+            root.pose.bones[name].rotation_mode = "QUATERNION"
     return names
+
+
+@contextmanager
+def _edit_mode(armatures: list[bpy.types.Object]):
+    """Edit Mode on all ``armatures`` at once, entered in a temporary scene that holds only them: the mode
+    switch updates the view layer it runs in, and the user's may hold any number of models."""
+    if not armatures:
+        yield
+        return
+    scene = bpy.data.scenes.new("io_msh import")
+    try:
+        view_layer = scene.view_layers[0]
+        for obj in armatures:
+            scene.collection.objects.link(obj)
+        with bpy.context.temp_override(scene=scene, view_layer=view_layer, active_object=armatures[0],
+                                       object=armatures[0], selected_objects=armatures,
+                                       selected_editable_objects=armatures):
+            view_layer.objects.active = armatures[0]
+            for obj in armatures:
+                obj.select_set(True, view_layer=view_layer)
+            bpy.ops.object.mode_set(mode="EDIT")
+            try:
+                yield
+            finally:
+                bpy.ops.object.mode_set(mode="OBJECT")
+    finally:
+        bpy.data.scenes.remove(scene)
 
 
 def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Created) -> list[bpy.types.Object]:
@@ -257,7 +287,7 @@ def _set_frame_range(scene, plans: list[ModelPlan]) -> None:
 
 
 def _select_only(context, objects) -> None:
-    for obj in context.view_layer.objects:
+    for obj in context.selected_objects:
         obj.select_set(False)
     for obj in objects:
         obj.select_set(True)

@@ -1,0 +1,145 @@
+"""Speed at scale (issue 13), every figure a ratio measured in this one process.
+
+- scene: the Nth import of a 40-node model into a scene already holding N - 1 models, against the first;
+- archive: a 50-model archive imported in one call, against 50 single imports into an empty scene;
+- export: export of an unedited 60-node x 1000-frame import against the floor (reading its keyframes
+  with foreach_get and writing the model with numpy), and an edited export (33 tracks re-authored)
+  against Blender's glTF exporter on the same scene.
+
+Run: .venv/bin/python benchmarks/scale.py [--parts scene archive export] [--models 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from blender_bench import blender_env, bpy, timed
+
+from core.build import build_model
+from core.model import Model
+from core.nres import Archive
+from core.synth import random_model
+
+GOALS = {"scene": 1.5, "archive": 1.5, "unedited": 10.0, "edited": 0.1}
+
+
+def import_msh(path: Path, **options) -> None:
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), **options) == {"FINISHED"}
+
+
+def scene_part(folder: Path, models: int) -> None:
+    path = folder / "m40.msh"
+    path.write_bytes(build_model(random_model(3, node_count=40, frame_count=100)).to_bytes())
+    blender_env.clean_scene()
+    times = [timed(lambda: import_msh(path)) for _ in range(models)]
+    first, last = float(np.median(times[:5])), float(np.median(times[-5:]))
+    report("scene", f"import #{models} into a scene of {models - 1} models / the first "
+                    f"({last:.3f} s / {first:.3f} s, medians of 5)", last / first)
+    start = time.perf_counter()
+    importer = blender_env.ext.io_msh.importer
+    roots = [o for o in bpy.data.objects if "msh_model" in o]
+    if hasattr(importer, "remove_models"):
+        importer.remove_models(roots)
+    else:
+        for root in roots:
+            importer.remove_model(root)
+    print(f"  removing the {models} models: {time.perf_counter() - start:.2f} s")
+
+
+def archive_part(folder: Path) -> None:
+    archive, singles = Archive(), []
+    for i in range(50):
+        data = build_model(random_model(100 + i, node_count=10 + i % 30, frame_count=60)).to_bytes()
+        archive.add(f"m{i:02d}.msh", data)
+        singles.append(folder / f"single_{i:02d}.msh")
+        singles[-1].write_bytes(data)
+    path = folder / "fifty.rlb"
+    path.write_bytes(archive.to_bytes())
+    single = 0.0
+    for each in singles:
+        blender_env.clean_scene()
+        single += timed(lambda each=each: import_msh(each))
+    blender_env.clean_scene()
+    together = timed(lambda: import_msh(path))
+    present = timed(lambda: import_msh(path))
+    report("archive", f"50-model archive in one call / 50 single imports ({together:.2f} s / {single:.2f} s)",
+           together / single)
+    print(f"  the same archive again, with its 50 models present: {present:.2f} s")
+
+
+def export_part(folder: Path) -> None:
+    path = folder / "m60.msh"
+    path.write_bytes(build_model(random_model(5, node_count=60, frame_count=1000, animated=0.6)).to_bytes())
+    blender_env.clean_scene()
+    import_msh(path)
+    root = next(o for o in bpy.data.objects if "msh_model" in o)
+    out = folder / "out.msh"
+    unedited = min(timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(out))) for _ in range(3))
+    identical = out.read_bytes() == path.read_bytes()
+    floor = min(timed(lambda: keyframe_floor(root, path)) for _ in range(3))
+    report("unedited", f"unedited export / foreach_get floor ({unedited:.3f} s / {floor:.4f} s; "
+                       f"byte-identical {identical})", unedited / floor)
+    edited = edit_tracks(root, 33)
+    ours = min(timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(out))) for _ in range(2))
+    gltf = min(timed(lambda: bpy.ops.export_scene.gltf(filepath=str(folder / "m.glb"), export_format="GLB",
+                                                       export_animations=True)) for _ in range(2))
+    changed = out.read_bytes() != path.read_bytes()
+    report("edited", f"export with {edited} tracks edited / glTF exporter ({ours:.3f} s / {gltf:.3f} s; "
+                     f"bytes changed {changed})", ours / gltf)
+
+
+def keyframe_floor(root, path: Path) -> None:
+    """The least an unedited export must do: read every keyframe, and write the model's bytes."""
+    compat = blender_env.ext.io_msh.compat
+    for fcurve in compat.assigned_fcurves(root):
+        values = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+        fcurve.keyframe_points.foreach_get("co", values)
+    Model.parse(path.read_bytes()).to_bytes()
+
+
+def edit_tracks(root, count: int) -> int:
+    """Move every key of the first ``count`` animated bones' Z location by 1 cm."""
+    compat = blender_env.ext.io_msh.compat
+    bones = []
+    for fcurve in compat.assigned_fcurves(root):
+        bone = fcurve.data_path.split('"')[1]
+        if fcurve.data_path.endswith("location") and fcurve.array_index == 2 and len(bones) < count:
+            bones.append(bone)
+            values = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+            fcurve.keyframe_points.foreach_get("co", values)
+            values[1::2] += 0.01
+            fcurve.keyframe_points.foreach_set("co", values)
+            fcurve.update()
+    return len(bones)
+
+
+def report(goal: str, what: str, ratio: float) -> None:
+    verdict = "met" if ratio <= GOALS[goal] else "NOT met"
+    print(f"{what}: {ratio:.2f} (goal <= {GOALS[goal]}: {verdict})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", nargs="*", default=["scene", "archive", "export"],
+                        choices=["scene", "archive", "export"])
+    parser.add_argument("--models", type=int, default=200)
+    args = parser.parse_args()
+    blender_env.register()
+    print(f"Blender {bpy.app.version_string}")
+    folder = Path(tempfile.mkdtemp(prefix="io_msh_scale_"))
+    if "scene" in args.parts:
+        scene_part(folder, args.models)
+    if "archive" in args.parts:
+        archive_part(folder)
+    if "export" in args.parts:
+        export_part(folder)
+    blender_env.clean_scene()
+    blender_env.unregister()
+
+
+if __name__ == "__main__":
+    main()
