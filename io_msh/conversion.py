@@ -27,6 +27,32 @@ def file_quaternions(blender_rot: np.ndarray) -> np.ndarray:
     return np.asarray(blender_rot, np.float64) * _CONJUGATE
 
 
+def local_poses(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, frames, 4, 4) local matrices to file-order rotations and positions."""
+    m = np.asarray(matrices, np.float64)
+    basis = m[..., :3, :3] / np.linalg.norm(m[..., :3, :3], axis=-2, keepdims=True)
+    return file_quaternions(_matrix_to_quaternion(basis)), m[..., :3, 3]
+
+
+def _matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) to unit quaternions (w, x, y, z), choosing the stable branch."""
+    trace = r[..., 0, 0] + r[..., 1, 1] + r[..., 2, 2]
+    candidates = np.stack([
+        np.stack([1 + trace, r[..., 2, 1] - r[..., 1, 2], r[..., 0, 2] - r[..., 2, 0],
+                  r[..., 1, 0] - r[..., 0, 1]], -1),
+        np.stack([r[..., 2, 1] - r[..., 1, 2], 1 + r[..., 0, 0] - r[..., 1, 1] - r[..., 2, 2],
+                  r[..., 0, 1] + r[..., 1, 0], r[..., 0, 2] + r[..., 2, 0]], -1),
+        np.stack([r[..., 0, 2] - r[..., 2, 0], r[..., 0, 1] + r[..., 1, 0],
+                  1 - r[..., 0, 0] + r[..., 1, 1] - r[..., 2, 2], r[..., 1, 2] + r[..., 2, 1]], -1),
+        np.stack([r[..., 1, 0] - r[..., 0, 1], r[..., 0, 2] + r[..., 2, 0], r[..., 1, 2] + r[..., 2, 1],
+                  1 - r[..., 0, 0] - r[..., 1, 1] + r[..., 2, 2]], -1),
+    ], axis=-2)
+    pick = np.argmax(np.stack([trace, r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]], -1), axis=-1)
+    q = np.take_along_axis(candidates, pick[..., None, None], axis=-2)[..., 0, :]
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
 def blender_uvs(uv: np.ndarray) -> np.ndarray:
     out = np.array(uv, np.float64)
     out[..., 1] = 1.0 - out[..., 1]

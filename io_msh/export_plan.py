@@ -20,15 +20,15 @@ from ..core import streams as S
 from ..core.anim import Animation, Track, read_animation, write_animation
 from ..core.build import ModelDef, NodeDef, Part, build_model
 from ..core.errors import FormatError, has_errors
-from ..core.keys import Tolerance, author_tracks, quantize_rotations, rotation_error
+from ..core.keys import Tolerance, author_tracks, quantize_rotations
 from ..core.model import Model
 from ..core.nres import name_bytes
-from ..core.sampler import AnimationData, sample
 from ..core.validate import validate_model
 from . import conversion as C
 from .export_materials import MaterialExport, MaterialOptions, plan_materials
 from .plan import ImportOptions, plan_geometry
 from .readback import SceneMesh, SceneModel
+from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 NAME_BYTES = 31  # Res9: 32-byte names with a NUL
@@ -40,8 +40,8 @@ class ExportOptions:
     keys: str = "REDUCED"
     tolerance: Tolerance = field(default_factory=Tolerance)
     # Below these a node's pose counts as unchanged from its original track.
-    same_position: float = 1e-4
-    same_rotation: float = 1e-4  # radians
+    same_position: float = SAME_POSITION
+    same_rotation: float = SAME_ROTATION  # radians
     materials: MaterialOptions = field(default_factory=MaterialOptions)
     force: bool = False  # replace read-only files
 
@@ -59,7 +59,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     """The model to write; raises FormatError naming what cannot be written."""
     if options.keys not in KEY_MODES:
         raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
-    rot, pos = local_poses(scene.local_matrices)
+    rot, pos = C.local_poses(scene.local_matrices)
     times = (scene.frames - scene.frames[0]).astype(np.float32)
     source = _source_model(scene)
     materials = plan_materials(scene.materials, scene.wear, options.materials)
@@ -108,45 +108,14 @@ def _same_structure(scene: SceneModel, source: Model) -> bool:
 
 
 # --------------------------------------------------------------------- poses
-def local_poses(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(nodes, frames, 4, 4) local matrices to file-order rotations and positions."""
-    m = np.asarray(matrices, np.float64)
-    basis = m[..., :3, :3] / np.linalg.norm(m[..., :3, :3], axis=-2, keepdims=True)
-    return C.file_quaternions(_matrix_to_quaternion(basis)), m[..., :3, 3]
-
-
-def _matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) to unit quaternions (w, x, y, z), choosing the stable branch."""
-    trace = r[..., 0, 0] + r[..., 1, 1] + r[..., 2, 2]
-    candidates = np.stack([
-        np.stack([1 + trace, r[..., 2, 1] - r[..., 1, 2], r[..., 0, 2] - r[..., 2, 0],
-                  r[..., 1, 0] - r[..., 0, 1]], -1),
-        np.stack([r[..., 2, 1] - r[..., 1, 2], 1 + r[..., 0, 0] - r[..., 1, 1] - r[..., 2, 2],
-                  r[..., 0, 1] + r[..., 1, 0], r[..., 0, 2] + r[..., 2, 0]], -1),
-        np.stack([r[..., 0, 2] - r[..., 2, 0], r[..., 0, 1] + r[..., 1, 0],
-                  1 - r[..., 0, 0] + r[..., 1, 1] - r[..., 2, 2], r[..., 1, 2] + r[..., 2, 1]], -1),
-        np.stack([r[..., 1, 0] - r[..., 0, 1], r[..., 0, 2] + r[..., 2, 0], r[..., 1, 2] + r[..., 2, 1],
-                  1 - r[..., 0, 0] - r[..., 1, 1] + r[..., 2, 2]], -1),
-    ], axis=-2)
-    pick = np.argmax(np.stack([trace, r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]], -1), axis=-1)
-    q = np.take_along_axis(candidates, pick[..., None, None], axis=-2)[..., 0, :]
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    return np.where(q[..., :1] < 0, -q, q)
-
-
 def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, times, options) -> list[int]:
     """Replace the tracks of the nodes Blender changed; returns their indices."""
-    runtime = sample(AnimationData.from_model(source), times)
-    length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
-    original_rot = runtime.rot / np.where(length > 0, length, 1)
-    edited = []
-    for i in range(len(scene.nodes)):
-        same = (np.abs(pos[i] - runtime.pos[i]).max(initial=0) <= options.same_position
-                and rotation_error(rot[i], original_rot[i]).max(initial=0) <= options.same_rotation)
-        if same:
-            continue
+    if scene.as_imported:
+        return []
+    same = same_as_runtime(source, scene.local_matrices, times, options.same_position, options.same_rotation)
+    edited = [int(i) for i in np.flatnonzero(~same)]
+    for i in edited:
         anim.tracks[i] = _authored(i, scene, rot, pos, times, options)
-        edited.append(i)
     return edited
 
 

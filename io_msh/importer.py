@@ -19,6 +19,7 @@ from . import compat
 from . import props as P
 from .materials import BASE_UV, LIGHTMAP_UV, build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
+from .readback import curves_fingerprint
 
 
 class Created:
@@ -59,6 +60,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
             _build_animation(plan, root, node_objects, created)
+            root[P.CURVES] = curves_fingerprint(root)
             if progress:
                 progress(i + 1)
         if set_frame_range:

@@ -9,6 +9,7 @@ SLOTS = "msh_slots"            # on the root object: 'CHOSEN' or 'ALL', the slot
 SLOT_POSITION = "msh_slot_position"  # on the root object: the chosen slot (stage * 5 + lod)
 WEAR = "msh_wear"              # on the root object: the model's WEAR text as read (for a lossless export)
 FRAME_COUNT = "msh_frame_count"   # on the root object
+CURVES = "msh_curves"          # on the root object: the fingerprint of the F-curves the import wrote
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b

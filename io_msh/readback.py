@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ..core import streams as S
 from ..core.errors import FormatError
+from ..core.model import Model
 from . import props as P
 from .materials import LIGHTMAP_UV
+from .unedited import fingerprint, same_as_runtime
 
 
 @dataclass
@@ -77,6 +80,9 @@ class SceneModel:
     slots_imported: str = "ALL"  # which slots the import made meshes for (P.SLOTS)
     slot_position: int = 0       # the slot shown when one was chosen (P.SLOT_POSITION)
     wear: bytes | None = None    # the WEAR text the import read (P.WEAR)
+    # The nodes show the source's runtime pose at every frame (io_msh.unedited); then ``frames`` and
+    # ``local_matrices`` hold the first frame only.
+    as_imported: bool = False
 
 
 def find_root(context) -> bpy.types.Object:
@@ -113,25 +119,113 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
         raise FormatError.single("scene", None, f"{root.name!r} has no nodes: add bones or child Empties")
-    with _evaluation_scene(context, root) as (scene, depsgraph):
-        world = np.empty((len(nodes), len(frames), 4, 4))
-        for c, frame in enumerate(frames):
-            scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
-            world[:, c] = _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph)
-        scene.frame_set(int(frames[0]))
-        meshes, materials = _meshes(depsgraph, root, nodes, mode,
-                                    _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph))
-    local = world.copy()
-    for i, node in enumerate(nodes):
-        if node.parent is not None:
-            local[i] = np.linalg.solve(world[node.parent], world[i])
     source = root.get(P.SOURCE)
+    source = bytes(source) if source is not None else None
+    with _evaluation_scene(context, root) as (scene, depsgraph):
+        first = _world_at(scene, depsgraph, root, nodes, mode, frames[0])
+        meshes, materials = _meshes(depsgraph, root, nodes, mode, first)
+        as_imported = _as_imported(root, nodes, mode, source, _local(first[:, None], nodes), frames[0])
+        if as_imported:
+            frames, world = frames[:1], first[:, None]
+        else:
+            world = np.stack([_world_at(scene, depsgraph, root, nodes, mode, f) for f in frames], axis=1)
     wear = root.get(P.WEAR)
     return SceneModel(
-        root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), bytes(source) if source is not None else None,
-        mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
+        root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
+        mode, np.asarray(frames, np.float64), nodes, _local(world, nodes), meshes, materials,
         _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
-        int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None)
+        int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported)
+
+
+def _world_at(scene, depsgraph, root, nodes: list[SceneNode], mode: str, frame: float) -> np.ndarray:
+    scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
+    return _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph)
+
+
+def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
+    """(nodes, frames, 4, 4) matrices relative to the root made relative to each node's parent."""
+    local = world.copy()
+    children = [i for i, n in enumerate(nodes) if n.parent is not None]
+    if children:
+        parents = [nodes[i].parent for i in children]
+        local[children] = np.linalg.solve(world[parents], world[children])
+    return local
+
+
+# --------------------------------------------------------------------- unedited animation
+def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, first_local: np.ndarray,
+                 frame: float) -> bool:
+    """Whether the nodes show the source's runtime pose at every frame without stepping through them:
+    the importer's curves unchanged, nothing else moving a node, and the first frame's pose the runtime's."""
+    stored = root.get(P.CURVES)
+    if source is None or stored is None or _moved_by_more_than_curves(root, nodes, mode):
+        return False
+    if fingerprint(node_curves(root, mode)) != stored:
+        return False
+    model = Model.parse(source, str(root.get(P.MODEL, "")))
+    if model.is_legacy or [n.index for n in nodes] != list(range(model.node_count)):
+        return False
+    parents = [None if p == S.NO_INDEX else int(p) for p in model.nodes["parent"]]
+    if [n.parent for n in nodes] != parents:
+        return False
+    return bool(same_as_runtime(model, first_local, np.array([frame])).all())
+
+
+def curves_fingerprint(root: bpy.types.Object) -> str:
+    """The fingerprint (io_msh.unedited) of the F-curves animating the model's nodes."""
+    return fingerprint(node_curves(root, "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"))
+
+
+def node_curves(root, mode: str):
+    """(node index or -1, property, array index, co, interpolation, settings) of every F-curve that animates
+    the root or a node (a bone, or an Empty holding msh_node_index)."""
+    from . import compat
+
+    if mode == "ARMATURE":
+        index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones}
+        sources = [(root, None)]
+    else:
+        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in _descendants(root)
+                                  if o.type == "EMPTY" and P.NODE_INDEX in o]
+    for id_block, node in sources:
+        for fcurve in compat.assigned_fcurves(id_block):
+            path, target = fcurve.data_path, node
+            if mode == "ARMATURE":
+                target = -1
+                if path.startswith('pose.bones["'):
+                    bone, path = path[12:].split('"]', 1)
+                    target = index_of.get(bone.replace('\\"', '"').replace("\\\\", "\\"), -1)
+            points = fcurve.keyframe_points
+            co = np.empty(2 * len(points), np.float32)
+            points.foreach_get("co", co)
+            interpolation = np.empty(len(points), np.int32)
+            points.foreach_get("interpolation", interpolation)
+            settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
+            yield target, path, fcurve.array_index, co, interpolation, settings
+
+
+def _moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:
+    """Whether anything but the action's F-curves may move a node: constraints, drivers, NLA tracks, a
+    blended action, or (for bones) inheritance settings other than the importer's."""
+    if mode == "ARMATURE":
+        holders = [root, root.data]
+        bones = root.data.bones
+        if any(not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location
+               or b.use_relative_parent or b.use_connect for b in bones):
+            return True
+        pose_bones = root.pose.bones
+        if any(pb.constraints or pb.rotation_mode != "QUATERNION" for pb in pose_bones):
+            return True
+    else:
+        holders = [root, *(bpy.data.objects[n.handle] for n in nodes)]
+        if any(o.constraints or o.rotation_mode != "QUATERNION" for o in holders[1:]):
+            return True
+    for holder in holders:
+        anim = holder.animation_data
+        if anim is not None and (anim.drivers or anim.nla_tracks or anim.use_tweak_mode
+                                 or anim.action_influence != 1.0 or anim.action_blend_type != "REPLACE"):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------- nodes
@@ -206,7 +300,11 @@ def _node_world(root, nodes: list[SceneNode], mode: str, depsgraph) -> np.ndarra
     """Each node's evaluated matrix relative to the root object (``root`` is the evaluated root)."""
     if mode == "ARMATURE":
         bones = root.pose.bones
-        return np.array([np.array(bones[n.handle].matrix) for n in nodes])
+        flat = np.empty(len(bones) * 16, np.float32)
+        bones.foreach_get("matrix", flat)
+        # foreach_get gives each matrix column by column; ``order`` puts the bones in node order.
+        order = [bones.find(n.handle) for n in nodes]
+        return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
     inverse = np.linalg.inv(np.array(root.matrix_world))
     objects = bpy.data.objects
     return np.array([inverse @ np.array(objects[n.handle].evaluated_get(depsgraph).matrix_world) for n in nodes])

@@ -1,0 +1,50 @@
+"""Recognising animation Blender has not changed (pure numpy, no bpy).
+
+- ``same_as_runtime``: whether a node's local poses equal the runtime's sample of its original track;
+  such a node keeps its track byte for byte (a lossless export).
+- ``fingerprint``: a digest of F-curves. The importer stores the one of the curves it wrote; at export,
+  curves with that fingerprint, on nodes nothing else moves (no constraints, drivers or NLA), whose pose
+  at the first exported frame is the runtime's (so rest poses, unkeyed channels and parenting are as
+  imported), show the runtime's pose at every frame: the export keeps their tracks without stepping
+  through the frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..core.keys import rotation_error
+from ..core.model import Model
+from ..core.sampler import AnimationData, sample
+from . import conversion as C
+
+SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
+SAME_ROTATION = 1e-4  # radians
+
+
+def same_as_runtime(source: Model, local: np.ndarray, times: np.ndarray, same_position: float = SAME_POSITION,
+                    same_rotation: float = SAME_ROTATION) -> np.ndarray:
+    """Per node, whether the local matrices (nodes, times, 4, 4), node i being the source's node i, equal
+    the runtime's pose at ``times`` (msh-animation.md section 3) within the tolerances."""
+    rot, pos = C.local_poses(local)
+    runtime = sample(AnimationData.from_model(source), np.asarray(times, np.float32))
+    length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
+    original_rot = runtime.rot / np.where(length > 0, length, 1)
+    position_ok = np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0) <= same_position
+    rotation_ok = np.array([rotation_error(rot[i], original_rot[i]).max(initial=0) <= same_rotation
+                            for i in range(len(rot))], bool)
+    return position_ok & rotation_ok
+
+
+def fingerprint(curves: Iterable[tuple[int, str, int, np.ndarray, np.ndarray, str]]) -> str:
+    """Digest of F-curves given as (node index, property, array index, keyframe co as float32 pairs,
+    interpolation codes, other settings as text), in any order."""
+    digest = hashlib.sha1()
+    for node, path, index, co, interpolation, settings in sorted(curves, key=lambda c: c[:3]):
+        digest.update(f"{node}|{path}|{index}|{settings}|{len(co)}".encode())
+        digest.update(np.ascontiguousarray(co, np.float32).tobytes())
+        digest.update(np.ascontiguousarray(interpolation, np.int32).tobytes())
+    return digest.hexdigest()
