@@ -25,7 +25,7 @@ def main() -> None:
     args = parser.parse_args()
     blender_env.register()
     blender_env.clean_scene()
-    remove_model = blender_env.ext.io_msh.importer.remove_model
+    remove_models = blender_env.ext.io_msh.importer.remove_models
     folder = Path(tempfile.mkdtemp(prefix="io_msh_load_"))
     paths = []
     for i in range(args.models):
@@ -51,8 +51,7 @@ def main() -> None:
     identical = sum((out / p.name).read_bytes() == p.read_bytes() for p in paths)
     valid = sum(not any(f.is_error for f in validate_container(open_container(out / p.name))) for p in paths)
     start = time.perf_counter()
-    for root in roots:
-        remove_model(root)
+    remove_models(roots)
     removed = time.perf_counter() - start
     left = {k: v - baseline_counts[k] for k, v in blender_env.datablock_counts().items() if v != baseline_counts[k]}
     print(f"Blender {bpy.app.version_string}: {args.models} models")

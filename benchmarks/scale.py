@@ -42,11 +42,7 @@ def scene_part(folder: Path, models: int) -> None:
     start = time.perf_counter()
     importer = blender_env.ext.io_msh.importer
     roots = [o for o in bpy.data.objects if "msh_model" in o]
-    if hasattr(importer, "remove_models"):
-        importer.remove_models(roots)
-    else:
-        for root in roots:
-            importer.remove_model(root)
+    importer.remove_models(roots)
     print(f"  removing the {models} models: {time.perf_counter() - start:.2f} s")
 
 

@@ -54,43 +54,87 @@ def rotation_error(sampled: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.where(degenerate, np.where((na == 0) & (nb == 0), 0.0, np.pi), angle)
 
 
-def _segment_ok(times, rot_keys, pos_keys, rot, pos, i, j, tol_pos, tol_rot) -> bool:
-    """Whether keys at frames i and j reproduce every frame between them (section 3.3 math)."""
-    t = times[i:j + 1]
-    a = ((t - times[i]) / (times[j] - times[i])).astype(np.float32)
-    q = slerp(np.broadcast_to(rot_keys[0], (len(t), 4)), np.broadcast_to(rot_keys[1], (len(t), 4)), a)
-    p = lerp(np.broadcast_to(pos_keys[0], (len(t), 3)), np.broadcast_to(pos_keys[1], (len(t), 3)), a)
-    return bool(np.all(np.abs(p - pos[i:j + 1]).max(axis=-1) <= tol_pos)
-                and np.all(rotation_error(q, rot[i:j + 1]) <= tol_rot))
+WINDOW = 4       # segment ends first tried at once per node
+MAX_WINDOW = 64   # beyond this a node's longer segments are found by galloping alone
+BATCH = 1 << 16   # node x end x frame triples per vectorised test
 
 
-def _reduced_frames(times, raw_rot, pos, rot, tol_pos, tol_rot) -> list[int]:
-    """Greedy: from each key, the farthest next key whose segment reproduces every frame between.
+def _segments_ok(times, decoded, pos, rot, nodes, starts, ends, tol_pos, tol_rot) -> np.ndarray:
+    """For each node and candidate end (``ends`` (n, w)), whether keys at ``starts`` and that end reproduce
+    every frame between them (section 3.3 math): (n, w) booleans."""
+    k = np.arange(int((ends - starts[:, None]).max(initial=0)) + 1)
+    frames = np.minimum(starts[:, None] + k, len(times) - 1)                     # (n, f)
+    inside = k[None, None, :] <= (ends - starts[:, None])[:, :, None]           # (n, w, f)
+    t0, t1, t = times[starts][:, None, None], times[ends][:, :, None], times[frames][:, None, :]
+    with np.errstate(all="ignore"):
+        a = np.where(inside, (t - t0) / (t1 - t0), 0).astype(np.float32)
+    rows = nodes[:, None]
+    q = slerp(decoded[nodes, starts][:, None, None], decoded[rows, ends][:, :, None], a)
+    p = lerp(pos[nodes, starts][:, None, None], pos[rows, ends][:, :, None], a)
+    fits = ((np.abs(p - pos[rows, frames][:, None]).max(axis=-1) <= tol_pos)
+            & (rotation_error(q, rot[rows, frames][:, None]) <= tol_rot))
+    return (fits | ~inside).all(axis=-1)
 
-    Galloping then bisecting on the segment end; every accepted segment is
-    checked on all of its frames, so the result is always within tolerance.
+
+def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int]]:
+    """Greedy for every node at once: from each key, the farthest next key whose segment reproduces every
+    frame between (``decoded`` (nodes, frames, 4) the quantised rotations, ``rot`` the wanted ones).
+
+    All nodes advance together: each tries every end within its window in one vectorised test and takes
+    the farthest that fits; a node whose whole window fits doubles it, up to MAX_WINDOW, then gallops and
+    bisects alone. Every accepted segment is checked on all of its frames, so the result is always within
+    tolerance.
     """
-    decoded = S.decode_rotations(raw_rot)
-    last = len(times) - 1
-    chosen, i = [0], 0
-    while i < last:
-        def ok(j, i=i):
-            return _segment_ok(times, decoded[[i, j]], pos[[i, j]], rot, pos, i, j, tol_pos, tol_rot)
+    count, last = len(decoded), len(times) - 1
+    chosen = [[0] for _ in range(count)]
+    start = np.zeros(count, np.int64)
+    window = np.full(count, WINDOW)
+    while True:
+        active = np.flatnonzero(start < last)
+        if not len(active):
+            return chosen
+        for width in np.unique(window[active]).tolist():
+            same_width = active[window[active] == width]
+            group = max(1, BATCH // (width * (width + 1)))
+            for g in range(0, len(same_width), group):
+                _advance(times, decoded, pos, rot, same_width[g:g + group], width, start, window, chosen,
+                         tol_pos, tol_rot)
 
-        good, step = i + 1, 1
-        while good + step <= last and ok(good + step):
-            good += step
-            step *= 2
-        bad = min(good + step, last + 1)
-        while bad - good > 1:
-            mid = (good + bad) // 2
-            if ok(mid):
-                good = mid
-            else:
-                bad = mid
-        chosen.append(good)
-        i = good
-    return chosen
+
+def _advance(times, decoded, pos, rot, nodes, width, start, window, chosen, tol_pos, tol_rot) -> None:
+    """One greedy step for ``nodes``: each tries the ends within ``width`` of its last key at once."""
+    last = len(times) - 1
+    ends = np.minimum(start[nodes, None] + np.arange(1, width + 1), last)
+    fits = _segments_ok(times, decoded, pos, rot, nodes, start[nodes], ends, tol_pos, tol_rot)
+    fits[:, 0] = True  # the next frame is always a valid end
+    farthest = width - 1 - np.argmax(fits[:, ::-1], axis=1)
+    for node, at, end in zip(nodes, farthest, ends[np.arange(len(nodes)), farthest]):
+        if at == width - 1 and end < last:
+            if window[node] < MAX_WINDOW:
+                window[node] *= 2
+                continue
+            end = _gallop(times, decoded, pos, rot, node, int(start[node]), int(end), tol_pos, tol_rot)
+        chosen[node].append(int(end))
+        start[node] = end
+
+
+def _gallop(times, decoded, pos, rot, node, start, good, tol_pos, tol_rot) -> int:
+    """The farthest end past ``good`` (known to fit): ends at doubling steps tried at once, then the gap
+    between the last fitting and the first failing one narrowed by 16 evenly spaced ends at a time."""
+    last = len(times) - 1
+
+    def first_failure(ends: np.ndarray) -> int:
+        fits = _segments_ok(times, decoded, pos, rot, np.array([node]), np.array([start]), ends[None], tol_pos,
+                            tol_rot)[0]
+        return int(np.argmin(fits)) if not fits.all() else len(ends)
+
+    ends = np.unique(np.minimum(good + (1 << np.arange(int(np.log2(max(last - good, 1))) + 2)), last))
+    while len(ends):
+        failed = first_failure(ends)
+        good = int(ends[failed - 1]) if failed else good
+        bad = int(ends[failed]) if failed < len(ends) else last + 1
+        ends = np.unique(np.linspace(good + 1, bad - 1, min(16, bad - good - 1)).astype(np.int64))
+    return good
 
 
 def author_tracks(rot: np.ndarray, pos: np.ndarray, times=None, reduce: bool = True,
@@ -111,19 +155,24 @@ def author_tracks(rot: np.ndarray, pos: np.ndarray, times=None, reduce: bool = T
     if len(times) != rot.shape[1] or not len(times) or np.any(np.diff(times) <= 0):
         raise ValueError("times must be increasing, one per frame")
     tol_rot = np.radians(tolerance.rotation_deg)
+    decoded = np.array([S.decode_rotations(quantize_rotations(r)) for r in rot]).reshape(rot.shape)
+    static = [bool(np.abs(pos[n] - pos[n, 0]).max() <= tolerance.position
+                   and rotation_error(np.broadcast_to(decoded[n, 0], decoded[n].shape), rot[n]).max() <= tol_rot)
+              for n in range(len(rot))]
+    moving = np.flatnonzero(~np.array(static, bool))
+    if reduce:
+        reduced = _reduced_frames(times, decoded[moving], pos[moving], rot[moving], tolerance.position, tol_rot)
+    else:
+        reduced = [list(range(len(times)))] * len(moving)
+    frames_of = dict(zip(moving.tolist(), reduced))
     tracks = []
     for node in range(rot.shape[0]):
-        raw = quantize_rotations(rot[node])
-        decoded = S.decode_rotations(raw)
-        p = pos[node]
-        if (np.abs(p - p[0]).max() <= tolerance.position
-                and rotation_error(np.broadcast_to(decoded[0], decoded.shape), rot[node]).max() <= tol_rot):
-            tracks.append(Track(times[:1].copy(), p[:1].copy(), raw[:1].copy(), False))
+        if static[node]:
+            tracks.append(Track(times[:1].copy(), pos[node, :1].copy(), quantize_rotations(rot[node, :1]), False))
             continue
-        frames = _reduced_frames(times, raw, p, rot[node], tolerance.position, tol_rot) if reduce \
-            else list(range(len(times)))
-        keys_raw = quantize_rotations(rot[node][frames])
-        tracks.append(Track(times[frames].copy(), p[frames].copy(), keys_raw, True))
+        frames = frames_of[node]
+        tracks.append(Track(times[frames].copy(), pos[node, frames].copy(), quantize_rotations(rot[node][frames]),
+                            True))
     return tracks
 
 

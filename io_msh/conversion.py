@@ -110,6 +110,24 @@ def matrices(q: np.ndarray, t: np.ndarray) -> np.ndarray:
     return m
 
 
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverses of affine 4x4 matrices (..., 4, 4): the 3x3 part by its adjugate, all at once."""
+    m = np.asarray(m, np.float64)
+    a = m[..., :3, :3]
+    adjugate = np.empty_like(a)
+    for i in range(3):
+        for j in range(3):
+            r0, r1 = [r for r in range(3) if r != j]
+            c0, c1 = [c for c in range(3) if c != i]
+            adjugate[..., i, j] = (-1) ** (i + j) * (a[..., r0, c0] * a[..., r1, c1] - a[..., r0, c1] * a[..., r1, c0])
+    det = (a[..., 0, :] * adjugate[..., :, 0]).sum(-1)
+    inverse = np.zeros_like(m)
+    inverse[..., :3, :3] = adjugate / det[..., None, None]
+    inverse[..., :3, 3] = -(inverse[..., :3, :3] @ m[..., :3, 3:])[..., 0]
+    inverse[..., 3, 3] = 1.0
+    return inverse
+
+
 def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
     """Flip signs along ``axis`` so that consecutive quaternions have a non-negative dot product.
 

@@ -298,10 +298,15 @@ def _select_only(context, objects) -> None:
 
 
 def remove_model(root: bpy.types.Object) -> None:
-    """Remove an imported model and every datablock only it used (objects, meshes, armature, actions,
-    materials, images, its slot collections): the inverse of an import. One batch removal, so that Blender
-    rebuilds its dependency graph once, not once per datablock."""
-    objects = [root, *_descendants(root)]
+    """Remove an imported model and every datablock only it used: the inverse of an import."""
+    remove_models([root])
+
+
+def remove_models(roots: list[bpy.types.Object]) -> None:
+    """Remove imported models and every datablock only they used (objects, meshes, armatures, actions,
+    materials, images, their slot collections). One batch removal, so that Blender rebuilds its dependency
+    graph once, not once per datablock or model."""
+    objects = [o for root in roots for o in (root, *root.children_recursive)]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
     materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
@@ -315,12 +320,5 @@ def remove_model(root: bpy.types.Object) -> None:
     trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
     doomed |= {image for image in images if users[image] <= doomed | trees}
     slot_collections = {c for o in objects for c in o.users_collection if P.SLOT in c}
-    doomed |= {c for c in slot_collections if not set(c.all_objects) - set(objects)}
+    doomed |= {c for c in slot_collections if not set(c.all_objects) - doomed}
     bpy.data.batch_remove(list(doomed))
-
-
-def _descendants(obj):
-    for child in obj.children:
-        yield child
-        yield from _descendants(child)
-

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import streams as S
 from ..core.errors import FormatError
 from ..core.model import Model
+from . import conversion as C
 from . import props as P
 from .materials import LIGHTMAP_UV
 from .unedited import fingerprint, same_as_runtime
@@ -122,13 +123,18 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     source = root.get(P.SOURCE)
     source = bytes(source) if source is not None else None
     with _evaluation_scene(context, root) as (scene, depsgraph):
-        first = _world_at(scene, depsgraph, root, nodes, mode, frames[0])
+        first = _world_at(scene, _world_reader(root, nodes, mode, depsgraph), frames[0])
         meshes, materials = _meshes(depsgraph, root, nodes, mode, first)
         as_imported = _as_imported(root, nodes, mode, source, _local(first[:, None], nodes), frames[0])
         if as_imported:
             frames, world = frames[:1], first[:, None]
         else:
-            world = np.stack([_world_at(scene, depsgraph, root, nodes, mode, f) for f in frames], axis=1)
+            # Only the nodes are needed from here on: the meshes leave the scene (so the frames do not
+            # evaluate them; anything a node depends on still comes along through the depsgraph).
+            for obj in [o for o in scene.collection.objects if o.type == "MESH"]:
+                scene.collection.objects.unlink(obj)
+            read = _world_reader(root, nodes, mode, depsgraph)
+            world = np.stack([_world_at(scene, read, f) for f in frames], axis=1)
     wear = root.get(P.WEAR)
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
@@ -137,9 +143,9 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported)
 
 
-def _world_at(scene, depsgraph, root, nodes: list[SceneNode], mode: str, frame: float) -> np.ndarray:
+def _world_at(scene, read, frame: float) -> np.ndarray:
     scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
-    return _node_world(root.evaluated_get(depsgraph), nodes, mode, depsgraph)
+    return read()
 
 
 def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
@@ -148,7 +154,7 @@ def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
     children = [i for i, n in enumerate(nodes) if n.parent is not None]
     if children:
         parents = [nodes[i].parent for i in children]
-        local[children] = np.linalg.solve(world[parents], world[children])
+        local[children] = C.affine_inverse(world[parents]) @ world[children]
     return local
 
 
@@ -296,18 +302,23 @@ def _evaluation_scene(context, root):
         bpy.data.scenes.remove(scene)
 
 
-def _node_world(root, nodes: list[SceneNode], mode: str, depsgraph) -> np.ndarray:
-    """Each node's evaluated matrix relative to the root object (``root`` is the evaluated root)."""
+def _world_reader(root, nodes: list[SceneNode], mode: str, depsgraph):
+    """A function giving each node's evaluated matrix relative to the root object, at the current frame."""
     if mode == "ARMATURE":
-        bones = root.pose.bones
-        flat = np.empty(len(bones) * 16, np.float32)
-        bones.foreach_get("matrix", flat)
-        # foreach_get gives each matrix column by column; ``order`` puts the bones in node order.
-        order = [bones.find(n.handle) for n in nodes]
-        return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
-    inverse = np.linalg.inv(np.array(root.matrix_world))
-    objects = bpy.data.objects
-    return np.array([inverse @ np.array(objects[n.handle].evaluated_get(depsgraph).matrix_world) for n in nodes])
+        order = [root.pose.bones.find(n.handle) for n in nodes]
+
+        def read() -> np.ndarray:
+            bones = root.evaluated_get(depsgraph).pose.bones
+            flat = np.empty(len(bones) * 16, np.float32)
+            bones.foreach_get("matrix", flat)  # each matrix column by column
+            return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
+        return read
+    objects = [bpy.data.objects[n.handle] for n in nodes]
+
+    def read() -> np.ndarray:
+        inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
+        return np.array([inverse @ np.array(o.evaluated_get(depsgraph).matrix_world) for o in objects])
+    return read
 
 
 def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
