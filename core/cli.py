@@ -329,20 +329,29 @@ def cmd_sample(args: argparse.Namespace) -> int:
         for start in range(0, len(times), SAMPLE_CHUNK):
             chunk = times[start:start + SAMPLE_CHUNK]
             result = sample(data, chunk, [n])
-            rows = [{"t": _f32(t), "key": int(result.key[0, c]), "branch": BRANCHES[result.branch[0, c]],
-                     "rot": [_f32(v) for v in result.rot[0, c]], "pos": [_f32(v) for v in result.pos[0, c]]}
-                    for c, t in enumerate(chunk)]
-            if args.json:
-                text = ",\n".join(json.dumps(_json_safe(r), allow_nan=False) for r in rows)
-                sys.stdout.write(("," if start else "") + "\n" + text)
-            else:
-                sys.stdout.write("".join(f"  t={r['t']:<10g} key={r['key']:<5} {r['branch']:8} rot={r['rot']} "
-                                         f"pos={r['pos']}\n" for r in rows))
+            separator = ("," if start else "") + "\n" if args.json else ""
+            sys.stdout.write(separator + _sample_lines(chunk, result, args.json))
         if args.json:
             sys.stdout.write("]}")
     if args.json:
         sys.stdout.write("]}\n")
     return EXIT_OK
+
+
+def _sample_lines(times: np.ndarray, result, as_json: bool) -> str:
+    """One chunk of ``sample`` output, formatted from whole arrays (floats shown as their float32 values)."""
+    columns = (times.astype(np.float32).astype(np.float64).tolist(), result.key[0].tolist(),
+               [BRANCHES[b] for b in result.branch[0].tolist()], result.rot[0].astype(np.float64).tolist(),
+               result.pos[0].astype(np.float64).tolist())
+    if not as_json:
+        return "".join(f"  t={t:<10g} key={k:<5} {b:8} rot={r} pos={p}\n" for t, k, b, r, p in zip(*columns))
+    rows = zip(*columns)
+    finite = all(np.isfinite(a).all() for a in (times, result.rot, result.pos))
+    if not finite:  # JSON has no NaN or Infinity (see _json_safe)
+        return ",\n".join(json.dumps(_json_safe({"t": t, "key": k, "branch": b, "rot": r, "pos": p}),
+                                      allow_nan=False) for t, k, b, r, p in rows)
+    return ",\n".join(f'{{"t": {t!r}, "key": {k}, "branch": "{b}", "rot": {r}, "pos": {p}}}'
+                       for t, k, b, r, p in rows)
 
 
 def cmd_blend(args: argparse.Namespace) -> int:

@@ -1,0 +1,57 @@
+"""CLI ``sample`` against the library call it formats: 64k samples (one node x 65,536 times), text and JSON.
+
+Prints each time and its ratio to ``core.sampler.sample`` on the same times (one process, best of 3).
+Run: .venv/bin/python benchmarks/cli_sample.py
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from core import cli
+from core.build import build_model
+from core.sampler import AnimationData, sample
+from core.synth import sample_model
+
+COUNT = 65536
+
+
+def best(action) -> float:
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    model = build_model(sample_model())
+    path = Path(tempfile.mkdtemp(prefix="io_msh_cli_")) / "sample.msh"
+    path.write_bytes(model.to_bytes())
+    step = 41 / COUNT
+    times = np.arange(COUNT, dtype=np.float32) * np.float32(step)
+    data = AnimationData.from_model(model)
+    library = best(lambda: sample(data, times, [1]))
+    frames = f"--frames=0:41:{step!r}"
+
+    def run(*extra):
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            cli.main(["sample", str(path), frames, "--nodes", "1", *extra])
+
+    text, as_json = best(run), best(lambda: run("--json"))
+    print(f"{COUNT:,} samples: library {library:.4f} s; CLI text {text:.3f} s ({text / library:.0f}x), "
+          f"JSON {as_json:.3f} s ({as_json / library:.0f}x)")
+
+
+if __name__ == "__main__":
+    main()
