@@ -144,8 +144,8 @@ def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
 
 # --------------------------------------------------------------------- geometry
 def _same_geometry(scene: SceneModel, source: Model, words: list[int]) -> bool:
-    """Whether every mesh is exactly what the import made from the source (and no mesh was added),
-    with the same batch material on every face.
+    """Whether every mesh is exactly what the import made from the source (and no mesh was added), placed
+    on its node as imported, with no modifier or shape key, with the same batch material on every face.
 
     Only the slots the import made meshes for are compared; the others stay as the source has them.
     """
@@ -157,7 +157,8 @@ def _same_geometry(scene: SceneModel, source: Model, words: list[int]) -> bool:
         return False
     for key, mesh in found.items():
         plan = expected[key]
-        if (mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
+        if (mesh.modified or not np.allclose(mesh.offset, np.eye(4), atol=1e-6)
+                or mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
                 or not np.array_equal(mesh.stored_triangles, plan.triangles)
                 or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6
                 or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
+import bpy
 import numpy as np
 
 from ..core.errors import FormatError
@@ -29,7 +31,9 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
         frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
         if not len(frames):
             raise FormatError.single("scene", None, "the scene's frame range is empty")
-        result = export_model(read_scene(context, root, frames, keyframes=options.keys == "BLENDER_KEYS"), options)
+        with _object_mode(context):
+            read = read_scene(context, root, frames, keyframes=options.keys == "BLENDER_KEYS")
+        result = export_model(read, options)
     # Every file's bytes are made (and every check done) before the first one is written.
     files = _library_files(result.materials, options)
     wear = result.materials.wear if result.materials else None
@@ -41,6 +45,22 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     for target, payload in [*files, (path, data)]:
         write_atomic(target, payload, force=options.force)
     return result
+
+
+@contextmanager
+def _object_mode(context):
+    """Object Mode while the scene is read: Edit Mode keeps its changes (bones, vertices) out of the data
+    until it is left. The mode the user was in is restored afterwards."""
+    active = context.view_layer.objects.active
+    if active is None or active.mode != "EDIT":
+        yield
+        return
+    bpy.ops.object.mode_set(mode="OBJECT")
+    try:
+        yield
+    finally:
+        if context.view_layer.objects.active == active:
+            bpy.ops.object.mode_set(mode="EDIT")
 
 
 def _library_files(materials: MaterialExport | None, options: ExportOptions) -> list[tuple[str, bytes]]:
@@ -96,8 +116,6 @@ def _legacy_copy(root) -> ExportResult | None:
 
 
 def _root_in_collection(name: str):
-    import bpy
-
     collection = bpy.data.collections.get(name)
     roots = [o for o in (collection.all_objects if collection else []) if P.MODEL in o]
     if len(roots) != 1:

@@ -64,6 +64,10 @@ class SceneMesh:
     uvs: np.ndarray             # (n, 2) Blender convention
     triangles: np.ndarray       # (m, 3)
     face_materials: np.ndarray  # (m,) material keys (see SceneModel.materials)
+    # The object's evaluated placement relative to its node (identity as imported), and whether modifiers
+    # or shape keys make the evaluated mesh differ from the stored one.
+    offset: np.ndarray = field(default_factory=lambda: np.eye(4))
+    modified: bool = False
 
 
 @dataclass
@@ -370,8 +374,9 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
         positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
         normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
         stored = obj.data
+        modified = any(m.show_viewport for m in obj.modifiers) or stored.shape_keys is not None
         meshes.append(SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *_stored(stored),
-                                positions, normals, split["uvs"], split["triangles"], face_keys))
+                                positions, normals, split["uvs"], split["triangles"], face_keys, to_node, modified))
     return meshes, materials
 
 

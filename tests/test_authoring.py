@@ -1,0 +1,149 @@
+"""Issue 11: what the artist sees in Blender is what gets exported (import, edit, export, re-import)."""
+
+import numpy as np
+import pytest
+from fixtures import generated
+from test_export import export_file, import_file, write
+
+from core.model import Model
+
+NODE_MODES = ["ARMATURE", "EMPTIES"]
+
+
+def model_root(bpy):
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    return root
+
+
+def viewport_vertices(bpy, blender, frames) -> dict:
+    """Per frame and node index: the evaluated world positions of the visible mesh vertices (unique, sorted)."""
+    out = {}
+    for frame in frames:
+        blender.evaluated_frame(frame)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        by_node: dict[int, list] = {}
+        for obj in model_root(bpy).children_recursive:
+            if obj.type != "MESH" or obj.hide_get():
+                continue
+            evaluated = obj.evaluated_get(depsgraph)
+            mesh = evaluated.to_mesh()
+            co = np.zeros(len(mesh.vertices) * 3)
+            mesh.vertices.foreach_get("co", co)
+            matrix = np.array(evaluated.matrix_world)
+            evaluated.to_mesh_clear()
+            world = (matrix @ np.c_[co.reshape(-1, 3), np.ones(len(co) // 3)].T).T[:, :3]
+            by_node.setdefault(obj["msh_node_index"], []).append(world)
+        for node, parts in by_node.items():
+            out[frame, node] = np.unique(np.round(np.concatenate(parts), 5), axis=0)
+    return out
+
+
+def assert_same_view(before: dict, after: dict, atol=1e-5) -> None:
+    assert before.keys() == after.keys()
+    for key in before:
+        assert before[key].shape == after[key].shape, key
+        np.testing.assert_allclose(after[key], before[key], atol=atol, err_msg=str(key))
+
+
+def round_trip(bpy, blender, tmp_path, node_mode, frames=(0, 7, 13)):
+    """Export the scene's model, re-import it alone, and return (shown before, shown after, exported bytes)."""
+    before = viewport_vertices(bpy, blender, frames)
+    out = tmp_path / "edited.msh"
+    export_file(bpy, out)
+    blender.clean_scene()
+    import_file(bpy, str(out), node_mode=node_mode)
+    return before, viewport_vertices(bpy, blender, frames), out.read_bytes()
+
+
+def mesh_of(root, node):
+    return next(o for o in root.children_recursive if o.type == "MESH" and o["msh_node_index"] == node)
+
+
+@pytest.fixture
+def animated(tmp_path):
+    data = generated(61, node_count=5, frame_count=20, animated=1.0)
+    return data, write(tmp_path, "in.msh", data)
+
+
+# --------------------------------------------------------------------- Edit Mode (item 1)
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_export_from_edit_mode_uses_the_edits_and_restores_the_mode(blender, tmp_path, animated, node_mode):
+    import bmesh
+
+    bpy = blender.bpy
+    data, path = animated
+    (root,) = import_file(bpy, path, node_mode=node_mode)
+    mesh = mesh_of(root, 2)
+    bpy.context.view_layer.objects.active = mesh
+    bpy.ops.object.mode_set(mode="EDIT")
+    edit = bmesh.from_edit_mesh(mesh.data)
+    for vertex in edit.verts:
+        vertex.co.z += 0.25
+    bmesh.update_edit_mesh(mesh.data)
+    out = tmp_path / "from_edit.msh"
+    export_file(bpy, out)
+    assert mesh.mode == "EDIT" and bpy.context.view_layer.objects.active == mesh
+    bpy.ops.object.mode_set(mode="OBJECT")
+    exported, source = Model.parse(out.read_bytes()), Model.parse(data)
+    assert exported.positions[:, 2].max() > source.positions[:, 2].max() - 1e-6  # the edit is in the file
+    assert not np.array_equal(exported.positions, source.positions)
+
+
+def test_export_with_the_armature_in_edit_mode_keeps_the_animation(blender, tmp_path, animated):
+    bpy = blender.bpy
+    data, path = animated
+    (root,) = import_file(bpy, path)
+    bpy.context.view_layer.objects.active = root
+    bpy.ops.object.mode_set(mode="EDIT")
+    out = tmp_path / "armature_edit.msh"
+    export_file(bpy, out)
+    assert root.mode == "EDIT"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert out.read_bytes() == data  # before: every node frozen at one pose (frame count 1)
+
+
+# --------------------------------------------------------------------- object transforms (item 2)
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_a_moved_part_object_is_exported_where_it_is_shown(blender, tmp_path, animated, node_mode):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path, node_mode=node_mode)
+    mesh_of(root, 3).location.x += 0.5
+    before, after, _ = round_trip(bpy, blender, tmp_path, node_mode)
+    assert_same_view(before, after)
+
+
+def test_apply_scale_on_the_armature_is_exported_as_shown(blender, tmp_path, animated):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path)
+    root.scale = (2.0, 2.0, 2.0)
+    bpy.context.view_layer.objects.active = root
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == root)
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    before, after, _ = round_trip(bpy, blender, tmp_path, "ARMATURE", frames=(0,))
+    assert_same_view(before, after)
+
+
+def test_a_longer_bone_moves_its_part_as_shown(blender, tmp_path, animated):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path)
+    bpy.context.view_layer.objects.active = root
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = next(b for b in root.data.edit_bones if b["msh_node_index"] == 2)
+    bone.length *= 1.8
+    bpy.ops.object.mode_set(mode="OBJECT")
+    before, after, _ = round_trip(bpy, blender, tmp_path, "ARMATURE")
+    assert_same_view(before, after)
+
+
+def test_a_modifier_is_exported_as_shown(blender, tmp_path, animated):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path)
+    modifier = mesh_of(root, 1).modifiers.new("push", "DISPLACE")
+    modifier.strength = 0.3
+    before, after, _ = round_trip(bpy, blender, tmp_path, "ARMATURE")
+    assert_same_view(before, after)
