@@ -31,6 +31,7 @@ from .readback import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
+FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
 NAME_BYTES = 31  # Res9: 32-byte names with a NUL
 GEOMETRY_STREAMS = (2, 3, 4, 5, 6, 7, 13, 15, 16, 18)
 
@@ -44,6 +45,11 @@ class ExportOptions:
     same_rotation: float = SAME_ROTATION  # radians
     materials: MaterialOptions = field(default_factory=MaterialOptions)
     force: bool = False  # replace read-only files
+    # The exported frames are 0 .. an end frame (Blender frame f is MSH time f, as the import shows it):
+    # ACTION the end of the actions' frame range (their manual range, else their last keyframe),
+    # SCENE the scene's end frame, CUSTOM ``end_frame``.
+    frame_range: str = "ACTION"
+    end_frame: int = 0
 
 
 @dataclass
@@ -53,6 +59,28 @@ class ExportResult:
     edited_nodes: list[int]
     geometry_rebuilt: bool
     materials: MaterialExport | None = None
+
+
+def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,
+                    scene_end: int) -> tuple[np.ndarray, list[str]]:
+    """The frames to sample, 0 .. the range's end, and a warning when keyframes lie outside them.
+
+    Frame 0 is the start of the game's clock (time 0), whatever the scene's start frame; frames before
+    it cannot be stored.
+    """
+    if options.frame_range not in FRAME_RANGES:
+        raise FormatError.single("scene", None, f"unknown frame range {options.frame_range!r}")
+    ends = {"ACTION": int(np.ceil(action_end)), "SCENE": scene_end, "CUSTOM": options.end_frame}
+    end = ends[options.frame_range]
+    if end < 0:
+        raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end}, "
+                                                "before frame 0 (the game's time 0)")
+    warnings = []
+    outside = int(((keyframes < 0) | (keyframes > end)).sum())
+    if outside:
+        warnings.append(f"{outside} keyframe(s) lie outside the exported frames 0..{end} and are not exported "
+                        "(frame 0 is the game's time 0)")
+    return np.arange(end + 1, dtype=np.float64), warnings
 
 
 def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:

@@ -6,7 +6,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
-import numpy as np
 
 from ..core.errors import FormatError
 from ..core.files import read_container, read_input, write_atomic
@@ -17,8 +16,8 @@ from ..core.texm import TEXM_TYPE_ID
 from ..core.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from . import props as P
 from .export_materials import MaterialExport
-from .export_plan import ExportOptions, ExportResult, export_model
-from .readback import find_root, read_scene
+from .export_plan import ExportOptions, ExportResult, export_model, exported_frames
+from .readback import action_end, find_root, keyframe_frames, read_scene
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
@@ -27,13 +26,16 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     root = _root_in_collection(collection) if collection else find_root(context)
     result = _legacy_copy(root)
     if result is None:
-        scene = context.scene
-        frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
-        if not len(frames):
-            raise FormatError.single("scene", None, "the scene's frame range is empty")
         with _object_mode(context):
+            frames, range_warnings = exported_frames(options, keyframe_frames(root), action_end(root),
+                                                     context.scene.frame_end)
             read = read_scene(context, root, frames, keyframes=options.keys == "BLENDER_KEYS")
         result = export_model(read, options)
+        result.warnings[:0] = range_warnings
+        if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
+            result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
+                                   f"{result.model.frame_count}); the {options.frame_range.lower()} range "
+                                   f"0..{int(frames[-1])} is not applied")
     # Every file's bytes are made (and every check done) before the first one is written.
     files = _library_files(result.materials, options)
     wear = result.materials.wear if result.materials else None

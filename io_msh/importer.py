@@ -248,16 +248,25 @@ def _attach(obj, root, node_objects, node: int, mode: str) -> None:
 def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> None:
     if not plan.channels:
         return
+
+    def new_action(name: str) -> bpy.types.Action:
+        """An action whose manual frame range is the model's frames 0 .. frame_count - 1 (what the export's
+        default Action range writes back)."""
+        action = created.add(bpy.data.actions.new(name))
+        action.use_frame_range = True
+        action.frame_start, action.frame_end = 0, min(max(plan.frame_count - 1, 0), BLENDER_LAST_FRAME)
+        return action
+
     if plan.options.node_mode == "ARMATURE":
-        target = compat.ChannelTarget(created.add(bpy.data.actions.new(f"{plan.name}Action")), root, root.name)
+        target = compat.ChannelTarget(new_action(f"{plan.name}Action"), root, root.name)
         for channel in plan.channels:
             bone = node_objects[channel.node]
             _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel)
         return
-    shared = created.add(bpy.data.actions.new(f"{plan.name}Action")) if compat.one_action_animates_many_ids() else None
+    shared = new_action(f"{plan.name}Action") if compat.one_action_animates_many_ids() else None
     for channel in plan.channels:
         obj = node_objects[channel.node]
-        action = shared or created.add(bpy.data.actions.new(f"{plan.name}|{obj.name}"))
+        action = shared or new_action(f"{plan.name}|{obj.name}")
         _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel)
 
 

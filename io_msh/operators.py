@@ -199,6 +199,15 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
                                       precision=6, description="Largest position error of reduced keys (metres)")
     rotation_tolerance: FloatProperty(name="Rotation Tolerance", default=Tolerance.rotation_deg, min=0.0,
                                       precision=4, description="Largest rotation error of reduced keys (degrees)")
+    frame_range: EnumProperty(
+        name="Frame Range", default="ACTION",
+        description="Which frames are exported. They always start at frame 0, the game's time 0 "
+                    "(Blender frame f is MSH time f)",
+        items=(("ACTION", "Action", "Up to the end of the model's action (its manual frame range, which an "
+                                    "import sets, else its last keyframe)"),
+               ("SCENE", "Scene", "Up to the scene's end frame"),
+               ("CUSTOM", "Custom", "Up to the End Frame below")))
+    end_frame: IntProperty(name="End Frame", default=100, min=0, description="Last exported frame (Custom range)")
     entry: StringProperty(name="Archive Entry", default="",
                           description="For .rlb targets: the model entry to replace or add (default: the model's name)")
     material_library: StringProperty(
@@ -222,6 +231,10 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         column.enabled = self.keys == "REDUCED"
         column.prop(self, "position_tolerance")
         column.prop(self, "rotation_tolerance")
+        layout.prop(self, "frame_range")
+        row = layout.row()
+        row.enabled = self.frame_range == "CUSTOM"
+        row.prop(self, "end_frame")
         layout.prop(self, "entry")
         layout.prop(self, "force")
         box = layout.box()
@@ -233,7 +246,8 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         libraries = MaterialOptions(self.material_library, self.texture_library, int(self.texture_format))
         options = ExportOptions(self.keys, Tolerance(self.position_tolerance, self.rotation_tolerance),
-                                materials=libraries, force=self.force)
+                                materials=libraries, force=self.force, frame_range=self.frame_range,
+                                end_frame=self.end_frame)
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
         try:
             result = export_to_file(context, path, options, self.entry or None, self.collection or None)

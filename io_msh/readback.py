@@ -187,16 +187,15 @@ def curves_fingerprint(root: bpy.types.Object) -> str:
 
 
 def node_curves(root, mode: str):
-    """(node index or -1, property, array index, co, interpolation, settings) of every F-curve that animates
-    the root or a node (a bone, or an Empty holding msh_node_index)."""
+    """(msh_node_index or -1, property, array index, co, interpolation, settings) of every F-curve that
+    animates the root or a node (a bone, or an Empty below the root)."""
     from . import compat
 
     if mode == "ARMATURE":
         index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones}
         sources = [(root, None)]
     else:
-        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in _descendants(root)
-                                  if o.type == "EMPTY" and P.NODE_INDEX in o]
+        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in _descendants(root) if o.type == "EMPTY"]
     for id_block, node in sources:
         for fcurve in compat.assigned_fcurves(id_block):
             path, target = fcurve.data_path, node
@@ -212,6 +211,21 @@ def node_curves(root, mode: str):
             points.foreach_get("interpolation", interpolation)
             settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
             yield target, path, fcurve.array_index, co, interpolation, settings
+
+
+def keyframe_frames(root: bpy.types.Object) -> np.ndarray:
+    """The frames of every keyframe of the curves animating the model's nodes (and its root)."""
+    mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
+    frames = [co[0::2] for *_, co, _interpolation, _settings in node_curves(root, mode)]
+    return np.concatenate(frames).astype(np.float64) if frames else np.zeros(0)
+
+
+def action_end(root: bpy.types.Object) -> float:
+    """The last frame of the actions animating the model (their manual frame range when they have one,
+    as the importer sets it, else their last keyframe); 0 without animation."""
+    holders = [root] if root.type == "ARMATURE" else [root, *(o for o in _descendants(root) if o.type == "EMPTY")]
+    actions = {h.animation_data.action for h in holders if h.animation_data and h.animation_data.action}
+    return max((float(a.frame_range[1]) for a in actions), default=0.0)
 
 
 def _moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:

@@ -16,12 +16,12 @@ def model_root(bpy):
 
 
 def viewport_vertices(bpy, blender, frames) -> dict:
-    """Per frame and node index: the evaluated world positions of the visible mesh vertices (unique, sorted)."""
+    """Per frame: the evaluated world positions of the model's visible mesh vertices (unique, sorted)."""
     out = {}
     for frame in frames:
         blender.evaluated_frame(frame)
         depsgraph = bpy.context.evaluated_depsgraph_get()
-        by_node: dict[int, list] = {}
+        parts = []
         for obj in model_root(bpy).children_recursive:
             if obj.type != "MESH" or obj.hide_get():
                 continue
@@ -32,9 +32,8 @@ def viewport_vertices(bpy, blender, frames) -> dict:
             matrix = np.array(evaluated.matrix_world)
             evaluated.to_mesh_clear()
             world = (matrix @ np.c_[co.reshape(-1, 3), np.ones(len(co) // 3)].T).T[:, :3]
-            by_node.setdefault(obj["msh_node_index"], []).append(world)
-        for node, parts in by_node.items():
-            out[frame, node] = np.unique(np.round(np.concatenate(parts), 5), axis=0)
+            parts.append(world)
+        out[frame] = np.unique(np.round(np.concatenate(parts), 5), axis=0)
     return out
 
 
@@ -147,3 +146,49 @@ def test_a_modifier_is_exported_as_shown(blender, tmp_path, animated):
     modifier.strength = 0.3
     before, after, _ = round_trip(bpy, blender, tmp_path, "ARMATURE")
     assert_same_view(before, after)
+
+
+# --------------------------------------------------------------------- frame ranges (item 4)
+def new_rig_view(bpy, blender, node_mode, frames):
+    from test_export import build_rig
+
+    root = build_rig(bpy, node_mode)
+    root["msh_model"] = "rig.msh"  # so the helpers find the root; a new model all the same (no msh_source)
+    return viewport_vertices(bpy, blender, frames)
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_frame_f_is_time_f_whatever_the_scene_start(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    frames = (0, 4, 10, 17, 20)
+    before = new_rig_view(bpy, blender, node_mode, frames)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 12  # Blender's default start, a short end
+    out = tmp_path / "rig.msh"
+    export_file(bpy, out)  # default: the action's range, 0..20
+    assert Model.parse(out.read_bytes()).frame_count == 21
+    blender.clean_scene()
+    import_file(bpy, str(out), node_mode=node_mode)
+    assert_same_view(before, viewport_vertices(bpy, blender, frames), atol=2e-3)  # key reduction tolerance
+
+
+@pytest.mark.parametrize("frame_range, end, exported", [("SCENE", 12, 13), ("CUSTOM", 15, 16)])
+def test_a_shorter_range_is_exported_with_a_warning(blender, tmp_path, capfd, frame_range, end, exported):
+    bpy = blender.bpy
+    new_rig_view(bpy, blender, "ARMATURE", (0,))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 12
+    out = tmp_path / "rig.msh"
+    capfd.readouterr()
+    export_file(bpy, out, frame_range=frame_range, end_frame=end)
+    assert Model.parse(out.read_bytes()).frame_count == exported
+    assert f"keyframe(s) lie outside the exported frames 0..{end}" in capfd.readouterr().out
+
+
+def test_an_unedited_import_ignores_a_range_and_says_so(blender, tmp_path, capfd, animated):
+    bpy = blender.bpy
+    data, path = animated
+    import_file(bpy, path)
+    out = tmp_path / "out.msh"
+    capfd.readouterr()
+    export_file(bpy, out, frame_range="CUSTOM", end_frame=5)
+    assert out.read_bytes() == data
+    assert "the animation is as imported and is written unchanged (frame count 20)" in capfd.readouterr().out
