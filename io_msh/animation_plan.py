@@ -21,16 +21,29 @@ import numpy as np
 
 from ..core import streams as S
 from ..core.anim import canonical_words, read_animation, track_starts
+from ..core.keys import Tolerance
 from ..core.model import Model
 from ..core.sampler import AnimationData, sample
 from . import conversion as C
 
 BLOCK_SAMPLES = 1 << 18  # node-frames sampled and reduced at once
 CHUNK_FRAMES = 1 << 16   # frames per block; every chunk's last frame is kept as a key
-# A dropped frame's value differs from the linear interpolation of the kept keys by at most this much:
-# about two float32 steps, the precision an F-curve stores anyway.
-ROTATION_TOLERANCE = 2.5e-7  # quaternion components
-LOCATION_TOLERANCE = 2.5e-7  # relative to max(1, |location|) of the node over the chunk
+
+
+@dataclass(frozen=True)
+class KeyTolerance:
+    """How far a dropped frame may lie from the linear interpolation of the kept keys."""
+
+    rotation: float  # quaternion components
+    location: float
+    relative: bool   # location relative to max(1, |location|) of the node over the chunk
+
+
+# FAITHFUL: about two float32 steps, the precision an F-curve stores anyway.
+FAITHFUL_TOLERANCE = KeyTolerance(2.5e-7, 2.5e-7, relative=True)
+# EDITING: the export's default key tolerance (core.keys.Tolerance: 0.1 mm, 0.05 degree; a quaternion
+# component error e turns a rotation by at most 4e radians), so that few keys remain to edit.
+EDITING_TOLERANCE = KeyTolerance(np.radians(Tolerance().rotation_deg) / 4, Tolerance().position, relative=False)
 
 
 @dataclass
@@ -44,10 +57,11 @@ class ChannelPlan:
 
 
 def plan_channels(model: Model, nodes: list, animation: str, node_mode: str) -> list[ChannelPlan]:
-    """Keys for ``nodes`` (NodePlans). ``animation`` FAITHFUL or KEYS; ``node_mode`` EMPTIES keys the
-    local pose, ARMATURE the pose relative to the bone's rest."""
-    if animation == "FAITHFUL":
-        return bake(model, nodes, node_mode)
+    """Keys for ``nodes`` (NodePlans). ``animation`` FAITHFUL, EDITING (FAITHFUL within the export's
+    tolerance: few keys) or KEYS; ``node_mode`` EMPTIES keys the local pose, ARMATURE the pose relative to
+    the bone's rest."""
+    if animation in ("FAITHFUL", "EDITING"):
+        return bake(model, nodes, node_mode, FAITHFUL_TOLERANCE if animation == "FAITHFUL" else EDITING_TOLERANCE)
     tracks = read_animation(model).tracks
     return [_keys(n, tracks[n.index].times.astype(np.float64), tracks[n.index].rotations, tracks[n.index].pos,
                   node_mode) for n in nodes if tracks[n.index].has_map]
@@ -65,8 +79,10 @@ def has_non_canonical_maps(model: Model) -> bool:
     return False
 
 
-def bake(model: Model, nodes: list, node_mode: str) -> list[ChannelPlan]:
-    """FAITHFUL keys for every node whose pose at some frame differs from its first key (its rest)."""
+def bake(model: Model, nodes: list, node_mode: str, tolerance: KeyTolerance = FAITHFUL_TOLERANCE
+         ) -> list[ChannelPlan]:
+    """Keys for every node whose pose at some frame differs from its first key (its rest), reproducing the
+    runtime's pose at every integer frame within ``tolerance``."""
     data = AnimationData.from_model(model)
     first = model.keys[track_starts(model)]
     first_rot, first_pos = S.decode_rotations(first["rot"]), first["pos"]
@@ -84,12 +100,13 @@ def bake(model: Model, nodes: list, node_mode: str) -> list[ChannelPlan]:
     chunk = min(CHUNK_FRAMES, last_frame)
     group = max(1, BLOCK_SAMPLES // (chunk + 1))
     for g in range(0, len(mapped), group):
-        baked += _bake_group(data, mapped[g:g + group], first_rot, first_pos, last_frame, chunk, node_mode)
+        baked += _bake_group(data, mapped[g:g + group], first_rot, first_pos, last_frame, chunk, node_mode,
+                             tolerance)
     return sorted(baked, key=lambda b: b.node)
 
 
 def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_frame: int, chunk: int,
-                node_mode: str) -> list[ChannelPlan]:
+                node_mode: str, tolerance: KeyTolerance) -> list[ChannelPlan]:
     ids = np.array([n.index for n in nodes])
     moving = np.zeros(len(nodes), bool)
     kept: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in nodes]
@@ -107,7 +124,7 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
             rotation[flip] *= -1
         previous_rot = rotation[:, -1]
         values = np.concatenate([location, rotation], axis=2)
-        keep = linear_keys(values, _tolerance(location))
+        keep = linear_keys(values, _tolerance(location, tolerance))
         if start > 0:
             keep[:, 0] = False  # already kept as the previous chunk's last frame
         for row in range(len(nodes)):
@@ -141,11 +158,12 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
     return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
 
 
-def _tolerance(location: np.ndarray) -> np.ndarray:
-    """Per node and channel (nodes, 1, 7): locations relative to their size, quaternions absolute."""
-    scale = np.maximum(1.0, np.abs(location).max(axis=(1, 2)))[:, None, None]
-    return np.concatenate([np.broadcast_to(LOCATION_TOLERANCE * scale, (len(location), 1, 3)),
-                           np.full((len(location), 1, 4), ROTATION_TOLERANCE)], axis=2)
+def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:
+    """Per node and channel (nodes, 1, 7)."""
+    scale = np.maximum(1.0, np.abs(location).max(axis=(1, 2)))[:, None, None] if tolerance.relative else \
+        np.ones((len(location), 1, 1))
+    return np.concatenate([np.broadcast_to(tolerance.location * scale, (len(location), 1, 3)),
+                           np.full((len(location), 1, 4), tolerance.rotation)], axis=2)
 
 
 def linear_keys(values: np.ndarray, tolerance: np.ndarray) -> np.ndarray:

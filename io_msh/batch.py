@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def import_options(p):
         p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
-        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "KEYS", "NONE"))
+        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"))
         p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"))
         p.add_argument("--stage", type=int, default=0, choices=range(3), help="damage stage (0: intact)")
         p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"), help="LOD (4: first-person view)")

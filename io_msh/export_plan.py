@@ -140,7 +140,11 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, 
     """Replace the tracks of the nodes Blender changed; returns their indices."""
     if scene.as_imported:
         return []
-    same = same_as_runtime(source, scene.local_matrices, times, options.same_position, options.same_rotation)
+    same_position, same_rotation = options.same_position, options.same_rotation
+    if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
+        same_position = max(same_position, options.tolerance.position)
+        same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
+    same = same_as_runtime(source, scene.local_matrices, times, same_position, same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
     for i in edited:
         anim.tracks[i] = _authored(i, scene, rot, pos, times, options)

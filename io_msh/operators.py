@@ -66,6 +66,8 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
     animation: EnumProperty(
         name="Animation", default="FAITHFUL",
         items=(("FAITHFUL", "Faithful", "At every integer frame, exactly the pose the game computes"),
+               ("EDITING", "For Editing", "The game's pose at every integer frame within the export's tolerance "
+                                          "(0.1 mm, 0.05 degree): few keys, easy to edit"),
                ("KEYS", "Keys", "One keyframe per MSH key, for editing sparse tracks"),
                ("NONE", "None", "No animation: the rest pose")))
     slots: EnumProperty(

@@ -88,6 +88,7 @@ class SceneModel:
     # The nodes show the source's runtime pose at every frame (io_msh.unedited); then ``frames`` and
     # ``local_matrices`` hold the first frame only.
     as_imported: bool = False
+    animation_mode: str | None = None  # the import's Animation option (P.ANIMATION_MODE)
 
 
 def find_root(context) -> bpy.types.Object:
@@ -144,7 +145,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
         mode, np.asarray(frames, np.float64), nodes, _local(world, nodes), meshes, materials,
         _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
-        int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported)
+        int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
+        root.get(P.ANIMATION_MODE))
 
 
 def _world_at(scene, read, frame: float) -> np.ndarray:

@@ -192,3 +192,63 @@ def test_an_unedited_import_ignores_a_range_and_says_so(blender, tmp_path, capfd
     export_file(bpy, out, frame_range="CUSTOM", end_frame=5)
     assert out.read_bytes() == data
     assert "the animation is as imported and is written unchanged (frame count 20)" in capfd.readouterr().out
+
+
+# --------------------------------------------------------------------- editing a game animation (item 5)
+def key_count(bpy, root) -> int:
+    import blender_env
+
+    compat = blender_env.ext.io_msh.compat
+    holders = [root] if root.type == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]
+    return sum(len(c.keyframe_points) for h in holders for c in compat.assigned_fcurves(h))
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_an_editing_import_has_few_keys_and_shows_the_game_within_the_export_tolerance(blender, tmp_path, node_mode):
+    from core.sampler import AnimationData, world_matrices_at
+    from test_import import node_matrices
+
+    bpy = blender.bpy
+    data = generated(62, node_count=6, frame_count=120, animated=1.0)
+    path = write(tmp_path, "in.msh", data)
+    (root,) = import_file(bpy, path, node_mode=node_mode)
+    faithful = key_count(bpy, root)
+    blender.clean_scene()
+    (root,) = import_file(bpy, path, node_mode=node_mode, animation="EDITING")
+    editing = key_count(bpy, root)
+    print(f"\n  keys: FAITHFUL {faithful}, EDITING {editing}")
+    assert editing < faithful / 3
+    frames = np.arange(120)
+    rigid = world_matrices_at(AnimationData.from_model(Model.parse(data)), frames, normalize=True)
+    worst = 0.0
+    for frame in frames:
+        blender.evaluated_frame(frame)
+        for index, matrix in node_matrices(bpy, root).items():
+            worst = max(worst, np.abs(matrix - rigid[index, frame]).max())
+    assert worst < 2e-3  # 0.1 mm and 0.05 degree per node, through the chain
+    out = tmp_path / "same.msh"
+    export_file(bpy, out)
+    assert out.read_bytes() == data
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_editing_one_node_of_an_editing_import_rewrites_that_node_only(blender, tmp_path, node_mode):
+    from core.anim import read_animation
+
+    bpy = blender.bpy
+    data = generated(62, node_count=6, frame_count=120, animated=1.0)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode, animation="EDITING")
+    owner = root.pose.bones[next(b.name for b in root.data.bones if b["msh_node_index"] == 2)] \
+        if node_mode == "ARMATURE" else next(o for o in root.children_recursive if o.get("msh_node_index") == 2
+                                             and o.type == "EMPTY")
+    path = "rotation_quaternion"
+    for frame in (30, 60):  # an artist keys a turn at two frames
+        bpy.context.scene.frame_set(frame)
+        owner.rotation_quaternion = (0.8, 0.0, 0.6, 0.0)
+        owner.keyframe_insert(path, frame=frame)
+    out = tmp_path / "edited.msh"
+    export_file(bpy, out)
+    old, new = read_animation(Model.parse(data)).tracks, read_animation(Model.parse(out.read_bytes())).tracks
+    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a.rot.tobytes() != b.rot.tobytes()
+               or a.pos.tobytes() != b.pos.tobytes() or a.times.tobytes() != b.times.tobytes()]
+    assert changed == [2]
