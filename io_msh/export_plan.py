@@ -21,6 +21,7 @@ from ..core.anim import Animation, Track, read_animation, write_animation
 from ..core.build import ModelDef, NodeDef, Part, build_model
 from ..core.errors import FormatError, has_errors
 from ..core.keys import Tolerance, author_tracks, quantize_rotations
+from ..core.labels import encode_labels
 from ..core.model import Model
 from ..core.nres import name_bytes
 from ..core.validate import validate_model
@@ -91,7 +92,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     times = (scene.frames - scene.frames[0]).astype(np.float32)
     source = _source_model(scene)
     materials = plan_materials(scene.materials, scene.wear, options.materials)
-    warnings: list[str] = list(materials.warnings)
+    warnings: list[str] = [*scene.warnings, *materials.warnings]
     if source is not None and not _same_structure(scene, source):
         warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
                         "scene, and the original's unknown streams and fields are not carried over")
@@ -99,6 +100,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     if source is None:
         model = _new_model(scene, rot, pos, times, options, materials.words)
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
+    _check_slots(scene.meshes)
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, rot, pos, times, options)
     if edited:
@@ -106,12 +108,14 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     geometry_same = _same_geometry(scene, source, materials.words)
     if geometry_same:
         write_animation(source, anim)
+        _rename_nodes(source, scene)
         return _checked(ExportResult(source, warnings, edited, False, materials))
     warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
                     "the scene cannot hold (Res15, Res16, Res18) are dropped"
                     + (f"; slots other than {S.slot_label(scene.slot_position)} were not imported and are dropped"
                        if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position) else ""))
     model = _rebuilt_from(source, scene, anim, materials.words)
+    _rename_nodes(model, scene)
     return _checked(ExportResult(model, warnings, edited, True, materials))
 
 
@@ -236,20 +240,41 @@ def _check_slots(meshes: list[SceneMesh]) -> None:
         seen[key] = mesh.name
 
 
+# --------------------------------------------------------------------- names
+def _rename_nodes(model: Model, scene: SceneModel) -> None:
+    """Store the new names of renamed nodes where the import read their names: Res9 when the node has a
+    name there, else its Res10 label (digest fact 9; msh-core.md 8.3 names Res10 for a rename)."""
+    renamed = [(i, node) for i, node in enumerate(scene.nodes) if node.renamed]
+    if not renamed:
+        return
+    names = model.node_names_raw.copy()
+    labels = list(model.labels) + [None] * max(0, model.node_count - len(model.labels))
+    for i, node in renamed:
+        if i < len(names) and names[i].rstrip(b"\0"):
+            names[i] = _stored_name(node, NAME_BYTES)
+        else:
+            labels[i] = _stored_name(node, None)
+    if len(names):
+        model.set_stream(9, names.tobytes())
+    model.set_stream(10, encode_labels(labels), attr1=len(labels))
+
+
+def _stored_name(node, limit: int | None) -> bytes:
+    """The node's name in code page 1251; raises FormatError naming the bone or Empty when it cannot be stored."""
+    try:
+        raw = name_bytes(node.name)
+    except FormatError:
+        raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} cannot be "
+                                                "stored in code page 1251; rename it") from None
+    if limit is not None and len(raw) > limit:
+        raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} is {len(raw)} "
+                                                f"bytes; MSH node names hold at most {limit}")
+    return raw
+
+
 # --------------------------------------------------------------------- new models
 def _node_defs(scene: SceneModel) -> list[NodeDef]:
-    defs = []
-    for node in scene.nodes:
-        try:
-            raw = name_bytes(node.name)
-        except FormatError:
-            raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} cannot be "
-                                                    "stored in code page 1251; rename it") from None
-        if len(raw) > NAME_BYTES:
-            raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} is {len(raw)} "
-                                                    f"bytes; MSH node names hold at most {NAME_BYTES}")
-        defs.append(NodeDef(raw, node.parent))
-    return defs
+    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent) for node in scene.nodes]
 
 
 def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words: list[int]) -> Model:

@@ -142,6 +142,7 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
         for node, name in zip(plan.nodes, names[root.name]):
             bone = root.data.bones[name]
             bone[P.NODE_INDEX] = node.index
+            bone[P.IMPORTED_NAME] = name
             if node.original_name is not None or name != node.name:
                 bone[P.NAME] = node.original_name or node.name
             root.pose.bones[name].rotation_mode = "QUATERNION"
@@ -188,6 +189,7 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
         obj.location = node.rest_location.tolist()
         obj.rotation_quaternion = node.rest_rotation.tolist()
         obj[P.NODE_INDEX] = node.index
+        obj[P.IMPORTED_NAME] = obj.name
         if node.original_name is not None or obj.name != node.name:
             obj[P.NAME] = node.original_name or node.name
         empties.append(obj)

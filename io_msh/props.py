@@ -11,6 +11,7 @@ WEAR = "msh_wear"              # on the root object: the model's WEAR text as re
 FRAME_COUNT = "msh_frame_count"   # on the root object
 CURVES = "msh_curves"          # on the root object: the fingerprint of the F-curves the import wrote
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
+IMPORTED_NAME = "msh_imported_name"  # on every node's Empty or Bone: its Blender name at import (else: renamed)
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
 MATERIAL = "msh_material"      # on materials: the WEAR row of the batch material (digest fact 8)

@@ -27,6 +27,7 @@ class SceneNode:
     parent: int | None          # position in SceneModel.nodes
     index: int | None           # msh_node_index when the node came from an import
     handle: str                 # bone name, or object name
+    renamed: bool = False       # an imported node the user renamed: ``name`` is the new one
 
 
 @dataclass
@@ -89,6 +90,7 @@ class SceneModel:
     # ``local_matrices`` hold the first frame only.
     as_imported: bool = False
     animation_mode: str | None = None  # the import's Animation option (P.ANIMATION_MODE)
+    warnings: list[str] = field(default_factory=list)
 
 
 def find_root(context) -> bpy.types.Object:
@@ -129,7 +131,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     source = bytes(source) if source is not None else None
     with _evaluation_scene(context, root) as (scene, depsgraph):
         first = _world_at(scene, _world_reader(root, nodes, mode, depsgraph), frames[0])
-        meshes, materials = _meshes(depsgraph, root, nodes, mode, first)
+        meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, first)
         as_imported = _as_imported(root, nodes, mode, source, _local(first[:, None], nodes), frames[0])
         if as_imported:
             frames, world = frames[:1], first[:, None]
@@ -146,7 +148,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, _local(world, nodes), meshes, materials,
         _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE))
+        root.get(P.ANIMATION_MODE), warnings)
 
 
 def _world_at(scene, read, frame: float) -> np.ndarray:
@@ -259,8 +261,7 @@ def _armature_nodes(root) -> list[SceneNode]:
     bones = list(root.data.bones)
     order = _parents_first(bones, lambda b: b.parent, lambda b: b.get(P.NODE_INDEX))
     position = {b.name: i for i, b in enumerate(order)}
-    return [SceneNode(b.get(P.NAME, b.name), position[b.parent.name] if b.parent else None,
-                      b.get(P.NODE_INDEX), b.name) for b in order]
+    return [_scene_node(b, position[b.parent.name] if b.parent else None) for b in order]
 
 
 def _empty_nodes(root) -> list[SceneNode]:
@@ -283,8 +284,14 @@ def _empty_nodes(root) -> list[SceneNode]:
 
     order = _parents_first(empties, node_parent, lambda o: o.get(P.NODE_INDEX))
     position = {o.name: i for i, o in enumerate(order)}
-    return [SceneNode(o.get(P.NAME, o.name), position[node_parent(o).name] if node_parent(o) else None,
-                      o.get(P.NODE_INDEX), o.name) for o in order]
+    return [_scene_node(o, position[node_parent(o).name] if node_parent(o) else None) for o in order]
+
+
+def _scene_node(item, parent: int | None) -> SceneNode:
+    """A bone or an Empty as a node: a renamed one (its name differs from the import's) takes its new name."""
+    renamed = P.IMPORTED_NAME in item and item.name != item[P.IMPORTED_NAME]
+    name = item.name if renamed else item.get(P.NAME, item.name)
+    return SceneNode(name, parent, item.get(P.NODE_INDEX), item.name, renamed)
 
 
 def _parents_first(items, parent_of, index_of) -> list:
@@ -360,7 +367,7 @@ def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
 
 
 # --------------------------------------------------------------------- meshes
-def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[SceneMaterial]]:
+def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[SceneMaterial], list[str]]:
     root_inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
     by_handle = {n.handle: i for i, n in enumerate(nodes)}
     keys_by_name: dict[str, int] = {}
@@ -373,13 +380,14 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
             materials.append(_scene_material(material))
         return keys_by_name[name]
 
-    meshes = []
+    meshes, warnings = [], []
     for obj in _descendants(root):
         if obj.type != "MESH":
             continue
-        node = _mesh_node(obj, root, by_handle, mode)
+        strongest = _strongest_bones(obj, root, by_handle) if mode == "ARMATURE" else None
+        node = _mesh_node(obj, root, by_handle, mode) if strongest is None else 0
         evaluated = obj.evaluated_get(depsgraph)
-        to_node = np.linalg.solve(node_world[node], root_inverse @ np.array(evaluated.matrix_world))
+        mesh_in_root = root_inverse @ np.array(evaluated.matrix_world)
         mesh = evaluated.to_mesh()
         try:
             split = _split_vertices(mesh, obj.name)
@@ -387,13 +395,55 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
             face_keys = np.array(keys)[np.minimum(split["face_slots"], len(keys) - 1)]
         finally:
             evaluated.to_mesh_clear()
-        positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
-        normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
-        stored = obj.data
-        modified = any(m.show_viewport for m in obj.modifiers) or stored.shape_keys is not None
-        meshes.append(SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *_stored(stored),
-                                positions, normals, split["uvs"], split["triangles"], face_keys, to_node, modified))
-    return meshes, materials
+        stored = _stored(obj.data)
+        modified = any(m.show_viewport for m in obj.modifiers) or obj.data.shape_keys is not None
+        if strongest is None:
+            meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_world, mesh_in_root, modified))
+            continue
+        corner_nodes = strongest[split["vertices"]][split["triangles"]]
+        # A triangle goes to the bone two of its corners share, else to its first corner's.
+        triangle_nodes = np.where(corner_nodes[:, 1] == corner_nodes[:, 2], corner_nodes[:, 1], corner_nodes[:, 0])
+        used = np.unique(triangle_nodes)
+        warnings.append(f"mesh {obj.name!r} is skinned to {len(used)} bones; MSH parts move rigidly with one "
+                        "node, so it is split into one part per bone, each triangle going to the bone with the "
+                        "strongest weight at its corners")
+        for part_node in used.tolist():
+            chosen = triangle_nodes == part_node
+            vertices, triangles = np.unique(split["triangles"][chosen], return_inverse=True)
+            part = {**split, "positions": split["positions"][vertices], "normals": split["normals"][vertices],
+                    "uvs": split["uvs"][vertices], "triangles": triangles.reshape(-1, 3)}
+            meshes.append(_scene_mesh(obj, part_node, stored, part, face_keys[chosen], node_world, mesh_in_root,
+                                      True))
+    return meshes, materials, warnings
+
+
+def _scene_mesh(obj, node: int, stored, split, face_keys, node_world, mesh_in_root, modified) -> SceneMesh:
+    """The mesh (or one rigid part of it) in its node's space."""
+    to_node = C.affine_inverse(node_world[node]) @ mesh_in_root
+    positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
+    normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
+    return SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *stored, positions, normals, split["uvs"],
+                     split["triangles"], face_keys, to_node, modified)
+
+
+def _strongest_bones(obj, root, by_handle) -> np.ndarray | None:
+    """For a mesh skinned to several bones (an armature child, not bone-parented, whose vertex groups name
+    two or more bones): each vertex's node, the bone of its largest weight. None for a rigid mesh."""
+    if obj.parent != root or obj.parent_type == "BONE":
+        return None
+    group_node = {g.index: by_handle[g.name] for g in obj.vertex_groups if g.name in by_handle}
+    if len(group_node) < 2:
+        return None
+    strongest = np.full(len(obj.data.vertices), -1, np.int64)
+    for vertex in obj.data.vertices:
+        weights = [(g.weight, group_node[g.group]) for g in vertex.groups if g.group in group_node and g.weight > 0]
+        if weights:
+            strongest[vertex.index] = max(weights)[1]
+    if (strongest < 0).any():
+        raise FormatError.single("scene", None, f"mesh {obj.name!r}: {int((strongest < 0).sum())} vertices have no "
+                                                f"weight on a bone (vertex groups: "
+                                                f"{', '.join(sorted(g.name for g in obj.vertex_groups))})")
+    return strongest
 
 
 def _scene_material(material) -> SceneMaterial:
@@ -457,8 +507,11 @@ def _mesh_node(obj, root, by_handle, mode) -> int:
         groups = [g.name for g in obj.vertex_groups if g.name in by_handle]
         if obj.parent == root and len(groups) == 1:
             return by_handle[groups[0]]
-        raise FormatError.single("scene", None, f"mesh {obj.name!r} is not attached to a node: "
-                                                "parent it to a bone (MSH parts move rigidly with one node)")
+        named = f"; its vertex groups ({', '.join(sorted(g.name for g in obj.vertex_groups))}) name no bone" \
+            if obj.vertex_groups and not groups else ""
+        raise FormatError.single("scene", None, f"mesh {obj.name!r} is not attached to a node: parent it to a "
+                                                f"bone or weight it to bones (MSH parts move rigidly with one "
+                                                f"node){named}")
     parent = obj.parent
     while parent is not None and parent.name not in by_handle:
         parent = parent.parent
@@ -516,4 +569,5 @@ def _split_vertices(mesh, name: str) -> dict[str, np.ndarray]:
         "uvs": uvs[chosen],
         "triangles": inverse.reshape(-1, 3),
         "face_slots": face_slots,
+        "vertices": vertex_of_loop[chosen],
     }

@@ -3,9 +3,12 @@
 import numpy as np
 import pytest
 from fixtures import generated
-from test_export import export_file, import_file, write
+from test_export import build_rig, export_file, import_file, write
+from test_import import node_matrices
 
+from core.anim import read_animation
 from core.model import Model
+from core.sampler import AnimationData, world_matrices_at
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
@@ -150,8 +153,6 @@ def test_a_modifier_is_exported_as_shown(blender, tmp_path, animated):
 
 # --------------------------------------------------------------------- frame ranges (item 4)
 def new_rig_view(bpy, blender, node_mode, frames):
-    from test_export import build_rig
-
     root = build_rig(bpy, node_mode)
     root["msh_model"] = "rig.msh"  # so the helpers find the root; a new model all the same (no msh_source)
     return viewport_vertices(bpy, blender, frames)
@@ -205,9 +206,6 @@ def key_count(bpy, root) -> int:
 
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_an_editing_import_has_few_keys_and_shows_the_game_within_the_export_tolerance(blender, tmp_path, node_mode):
-    from core.sampler import AnimationData, world_matrices_at
-    from test_import import node_matrices
-
     bpy = blender.bpy
     data = generated(62, node_count=6, frame_count=120, animated=1.0)
     path = write(tmp_path, "in.msh", data)
@@ -233,8 +231,6 @@ def test_an_editing_import_has_few_keys_and_shows_the_game_within_the_export_tol
 
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_editing_one_node_of_an_editing_import_rewrites_that_node_only(blender, tmp_path, node_mode):
-    from core.anim import read_animation
-
     bpy = blender.bpy
     data = generated(62, node_count=6, frame_count=120, animated=1.0)
     (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode, animation="EDITING")
@@ -252,3 +248,120 @@ def test_editing_one_node_of_an_editing_import_rewrites_that_node_only(blender, 
     changed = [i for i, (a, b) in enumerate(zip(old, new)) if a.rot.tobytes() != b.rot.tobytes()
                or a.pos.tobytes() != b.pos.tobytes() or a.times.tobytes() != b.times.tobytes()]
     assert changed == [2]
+
+
+# --------------------------------------------------------------------- renames and structure (item 3)
+def node_item(root, index):
+    if root.type == "ARMATURE":
+        return next(b for b in root.data.bones if b["msh_node_index"] == index)
+    return next(o for o in root.children_recursive if o.type == "EMPTY" and o.get("msh_node_index") == index)
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_a_renamed_node_is_renamed_in_res9(blender, tmp_path, animated, node_mode):
+    bpy = blender.bpy
+    data, path = animated
+    (root,) = import_file(bpy, path, node_mode=node_mode)
+    node_item(root, 3).name = "turret_top"
+    out = tmp_path / "renamed.msh"
+    export_file(bpy, out)
+    source, exported = Model.parse(data), Model.parse(out.read_bytes())
+    assert [exported.node_name(i) for i in range(5)] == [
+        "turret_top" if i == 3 else source.node_name(i) for i in range(5)]
+    assert all(exported.data(t) == source.data(t) for t in (1, 2, 3, 8, 10, 19))  # nothing else changed
+    blender.clean_scene()
+    (again,) = import_file(bpy, str(out), node_mode=node_mode)
+    assert node_item(again, 3).name == "turret_top"
+
+
+def test_a_node_named_by_its_res10_label_is_renamed_there(blender, tmp_path):
+    bpy = blender.bpy
+    model = Model.parse(generated(63, node_count=4, frame_count=10, animated=1.0))
+    model.set_stream(9, bytes(32 * 4))  # no Res9 names: nodes are named by their labels (digest fact 9)
+    data = model.to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "labels.msh", data))
+    assert node_item(root, 0).name == "L0"
+    node_item(root, 0).name = "a much longer label than Res9 could ever hold"
+    out = tmp_path / "relabelled.msh"
+    export_file(bpy, out)
+    exported = Model.parse(out.read_bytes())
+    assert exported.labels[0] == b"a much longer label than Res9 could ever hold"
+    assert exported.data(9) == bytes(32 * 4)
+
+
+def test_a_rename_cp1251_cannot_hold_is_refused_naming_the_bone(blender, tmp_path, animated):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path)
+    node_item(root, 2).name = "砲塔"
+    target = tmp_path / "bad.msh"
+    with pytest.raises(RuntimeError, match="node '砲塔': the name '砲塔' cannot be stored in code page 1251"):
+        export_file(bpy, target)
+    assert not target.exists()
+
+
+def test_a_second_mesh_on_a_used_node_is_refused_not_dropped(blender, tmp_path, animated):
+    bpy = blender.bpy
+    _, path = animated
+    (root,) = import_file(bpy, path)
+    part = mesh_of(root, 1)
+    extra = part.copy()
+    extra.data = part.data.copy()
+    extra.name = "extra_armour"
+    bpy.context.scene.collection.objects.link(extra)
+    target = tmp_path / "two.msh"
+    with pytest.raises(RuntimeError, match="extra_armour.*are on the same node and slot 0: join them"):
+        export_file(bpy, target)
+
+
+# --------------------------------------------------------------------- skinned meshes (item 6)
+def skinned_rig(bpy, weights_for):
+    """build_rig's armature with its hip and spine boxes replaced by one mesh skinned to both bones."""
+    import bmesh
+
+    root = build_rig(bpy, "ARMATURE")
+    root["msh_model"] = "rig.msh"
+    for name in ("hip_mesh", "spine_mesh"):
+        bpy.data.objects.remove(bpy.data.objects[name])
+    mesh = bpy.data.meshes.new("body")
+    bm = bmesh.new()
+    bmesh.ops.create_cube(bm, size=1.0, matrix=__import__("mathutils").Matrix.Translation((0, 0, 1.0)))
+    bmesh.ops.subdivide_edges(bm, edges=bm.edges[:], cuts=1, use_grid_fill=True)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.uv_layers.new(name="UVMap")
+    body = bpy.data.objects.new("body", mesh)
+    bpy.context.scene.collection.objects.link(body)
+    body.parent = root
+    body.modifiers.new("Armature", "ARMATURE").object = root
+    for vertex in mesh.vertices:
+        for group, weight in weights_for(vertex.co.z):
+            (body.vertex_groups.get(group) or body.vertex_groups.new(name=group)).add([vertex.index], weight, "REPLACE")
+    return root
+
+
+def test_a_skinned_mesh_is_split_into_rigid_parts_by_its_strongest_bone(blender, tmp_path, capfd):
+    bpy = blender.bpy
+    skinned_rig(bpy, lambda z: [("hip", 1.0)] if z < 0.99 else [("spine", 1.0)])
+    before = viewport_vertices(bpy, blender, (0,))[0]
+    out = tmp_path / "skinned.msh"
+    capfd.readouterr()
+    export_file(bpy, out)
+    assert "mesh 'body' is skinned to 2 bones" in capfd.readouterr().out
+    model = Model.parse(out.read_bytes())
+    parts = {int(n) for n, slots in enumerate(model.nodes["slots"]) if slots[0] != 0xFFFF}
+    assert parts == {0, 1, 2}  # hip and spine now hold the two halves of the body; arm its box
+    blender.clean_scene()
+    import_file(bpy, str(out))
+    after = viewport_vertices(bpy, blender, (0,))[0]
+    # At the frame the export read, every vertex is where it was shown (the seam's are in both parts).
+    distance = np.linalg.norm(after[:, None] - before[None], axis=-1)
+    assert distance.min(axis=0).max() < 1e-4 and distance.min(axis=1).max() < 1e-4
+
+
+def test_a_skinned_mesh_with_unweighted_vertices_names_its_groups(blender, tmp_path):
+    bpy = blender.bpy
+    skinned_rig(bpy, lambda z: [("hip", 1.0)] if z < 0.99 else ([("spine", 1.0)] if z > 1.2 else []))
+    with pytest.raises(RuntimeError, match=r"mesh 'body': \d+ vertices have no weight on a bone "
+                                           r"\(vertex groups: hip, spine\)"):
+        export_file(bpy, tmp_path / "bad.msh")
