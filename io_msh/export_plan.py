@@ -213,10 +213,17 @@ def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
     parts = []
     for mesh in scene.meshes:
         if len(mesh.positions) > 0x10000:
-            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.positions)} vertices; "
-                                                    "a part holds at most 65536")
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.stored_positions)} vertices, "
+                                                    f"{len(mesh.positions)} once split where normals or UVs differ "
+                                                    "(MSH stores one normal and UV per vertex); a part holds at "
+                                                    "most 65536: split the mesh or merge by distance")
         if len(mesh.triangles) == 0:
             continue
+        per_material = np.bincount(mesh.face_materials)
+        if per_material.max() * 3 > 0xFFFF:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {per_material.max()} triangles with one "
+                                                    "material; MSH draws at most 21845 per material and part: "
+                                                    "split the mesh or give its faces more materials")
         parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
                           slot=mesh.slot, face_words=np.array(words)[mesh.face_materials]))
     _check_slots(scene.meshes)

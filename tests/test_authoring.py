@@ -310,7 +310,7 @@ def test_a_second_mesh_on_a_used_node_is_refused_not_dropped(blender, tmp_path, 
     extra.name = "extra_armour"
     bpy.context.scene.collection.objects.link(extra)
     target = tmp_path / "two.msh"
-    with pytest.raises(RuntimeError, match="extra_armour.*are on the same node and slot 0: join them"):
+    with pytest.raises(RuntimeError, match=r"extra_armour.*are on the same node and slot 0: join them"):
         export_file(bpy, target)
 
 
@@ -365,3 +365,47 @@ def test_a_skinned_mesh_with_unweighted_vertices_names_its_groups(blender, tmp_p
     with pytest.raises(RuntimeError, match=r"mesh 'body': \d+ vertices have no weight on a bone "
                                            r"\(vertex groups: hip, spine\)"):
         export_file(bpy, tmp_path / "bad.msh")
+
+
+# --------------------------------------------------------------------- smaller items (item 7)
+def test_the_vertex_limit_error_counts_the_vertices_the_artist_sees(blender, tmp_path):
+    import bmesh
+
+    bpy = blender.bpy
+    root = build_rig(bpy, "EMPTIES")
+    mesh = bpy.data.meshes.new("terrain")
+    bm = bmesh.new()
+    bmesh.ops.create_grid(bm, x_segments=140, y_segments=140, size=10.0)
+    rng = np.random.default_rng(4)
+    for vertex in bm.verts:  # a bumpy surface with flat faces: every face's corners get their own normal
+        vertex.co.z = rng.uniform(0, 0.2)
+    for face in bm.faces:
+        face.smooth, face.material_index = False, face.index % 4  # four materials: no batch over the index limit
+    bm.to_mesh(mesh)
+    bm.free()
+    for i in range(4):
+        mesh.materials.append(bpy.data.materials.new(f"ground_{i}"))
+    terrain = bpy.data.objects.new("terrain", mesh)
+    bpy.context.scene.collection.objects.link(terrain)
+    terrain.parent = bpy.data.objects["hip"]
+    bpy.data.objects.remove(bpy.data.objects["hip_mesh"])
+    shown = len(mesh.vertices)
+    with pytest.raises(RuntimeError, match=rf"mesh 'terrain' has {shown} vertices, \d+ once split where normals"):
+        export_file(bpy, tmp_path / "big.msh")
+    assert root.name == "Rig"
+
+
+def test_a_new_model_keeps_its_node_and_material_names_and_the_root_is_named_after_it(blender, tmp_path):
+    bpy = blender.bpy
+    build_rig(bpy, "ARMATURE")
+    for obj in [o for o in bpy.data.objects if o.type == "MESH"]:
+        obj.data.materials.append(bpy.data.materials.new(obj.name.replace("_mesh", "_paint")))
+    out = tmp_path / "walker.msh"
+    export_file(bpy, out)
+    blender.clean_scene()
+    (root,) = import_file(bpy, str(out))
+    assert root.name == "walker.msh"
+    assert sorted(b.name for b in root.data.bones) == ["arm", "hip", "spine"]
+    assert sorted(m.name for m in bpy.data.materials) == ["arm_paint", "hip_paint", "spine_paint"]
+    # MSH stores no mesh names: each part is named after its node.
+    assert sorted(o.name for o in root.children_recursive if o.type == "MESH") == ["arm", "hip", "spine"]
