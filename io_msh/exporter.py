@@ -17,7 +17,7 @@ from ..core.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from . import props as P
 from .export_materials import MaterialExport
 from .export_plan import ExportOptions, ExportResult, export_model, exported_frames
-from .readback import action_end, find_root, keyframe_frames, read_scene
+from .readback import action_end, find_root, keyframe_frames, read_curves, read_scene
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
@@ -27,9 +27,10 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     result = _legacy_copy(root)
     if result is None:
         with _object_mode(context):
-            frames, range_warnings = exported_frames(options, keyframe_frames(root), action_end(root),
+            curves = read_curves(root)
+            frames, range_warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
                                                      context.scene.frame_end)
-            read = read_scene(context, root, frames, keyframes=options.keys == "BLENDER_KEYS")
+            read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
         result = export_model(read, options)
         result.warnings[:0] = range_warnings
         if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:

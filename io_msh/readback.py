@@ -122,7 +122,9 @@ def find_root(context) -> bpy.types.Object:
     raise FormatError.single("scene", None, f"{what}; select the model to export")
 
 
-def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False) -> SceneModel:
+def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False,
+               curves: list | None = None) -> SceneModel:
+    """The model under ``root`` at ``frames``; ``curves`` are its read_curves when already read."""
     mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
@@ -132,7 +134,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     with _evaluation_scene(context, root) as (scene, depsgraph):
         first = _world_at(scene, _world_reader(root, nodes, mode, depsgraph), frames[0])
         meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, first)
-        as_imported = _as_imported(root, nodes, mode, source, _local(first[:, None], nodes), frames[0])
+        curves = read_curves(root) if curves is None else curves
+        as_imported = _as_imported(root, nodes, mode, source, curves, _local(first[:, None], nodes), frames[0])
         if as_imported:
             frames, world = frames[:1], first[:, None]
         else:
@@ -167,14 +170,14 @@ def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- unedited animation
-def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, first_local: np.ndarray,
-                 frame: float) -> bool:
+def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, curves: list,
+                 first_local: np.ndarray, frame: float) -> bool:
     """Whether the nodes show the source's runtime pose at every frame without stepping through them:
     the importer's curves unchanged, nothing else moving a node, and the first frame's pose the runtime's."""
     stored = root.get(P.CURVES)
     if source is None or stored is None or _moved_by_more_than_curves(root, nodes, mode):
         return False
-    if fingerprint(node_curves(root, mode)) != stored:
+    if fingerprint(curves) != stored:
         return False
     model = Model.parse(source, str(root.get(P.MODEL, "")))
     if model.is_legacy or [n.index for n in nodes] != list(range(model.node_count)):
@@ -187,12 +190,16 @@ def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, 
 
 def curves_fingerprint(root: bpy.types.Object) -> str:
     """The fingerprint (io_msh.unedited) of the F-curves animating the model's nodes."""
-    return fingerprint(node_curves(root, "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"))
+    return fingerprint(read_curves(root))
 
 
-def node_curves(root, mode: str):
+def read_curves(root) -> list[tuple]:
     """(msh_node_index or -1, property, array index, co, interpolation, settings) of every F-curve that
     animates the root or a node (a bone, or an Empty below the root)."""
+    return list(_node_curves(root, "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"))
+
+
+def _node_curves(root, mode: str):
     from . import compat
 
     if mode == "ARMATURE":
@@ -217,10 +224,9 @@ def node_curves(root, mode: str):
             yield target, path, fcurve.array_index, co, interpolation, settings
 
 
-def keyframe_frames(root: bpy.types.Object) -> np.ndarray:
-    """The frames of every keyframe of the curves animating the model's nodes (and its root)."""
-    mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
-    frames = [co[0::2] for *_, co, _interpolation, _settings in node_curves(root, mode)]
+def keyframe_frames(curves: list[tuple]) -> np.ndarray:
+    """The frames of every keyframe of ``curves`` (read_curves)."""
+    frames = [co[0::2] for *_, co, _interpolation, _settings in curves]
     return np.concatenate(frames).astype(np.float64) if frames else np.zeros(0)
 
 
