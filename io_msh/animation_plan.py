@@ -2,13 +2,15 @@
 
 KEYS: one key per MSH key of every node with a frame map.
 
-FAITHFUL, in bounded memory: the runtime is sampled (core.sampler, msh-animation.md section 3) at every
-frame 0 .. frame_count + 1, one block of at most ``BLOCK_SAMPLES`` node-frames
-at a time. Of those frames only the ones Blender's linear F-curves cannot
-reproduce are keyed: constant runs, linear position runs and slerps close
-to a straight line collapse to a few keys. Nodes without a frame map show
-their fallback key at every frame (section 3.2) and are sampled once.
-Memory is bounded by the block and the keys kept, never by nodes x frames.
+FAITHFUL and EDITING, in bounded memory: the runtime is sampled (core.sampler,
+msh-animation.md section 3) at every frame 0 .. frame_count + 1, one block of
+at most ``BLOCK_SAMPLES`` node-frames at a time. Of those frames only the ones
+Blender's linear F-curves cannot reproduce within a tolerance are keyed
+(FAITHFUL: float32 precision; EDITING: the export's key tolerance): constant
+runs, linear position runs and slerps close to a straight line collapse to a
+few keys. Nodes without a frame map show their fallback key at every frame
+(section 3.2) and are sampled once. Memory is bounded by the block and the
+keys kept, never by nodes x frames.
 
 No bpy: pure numpy on top of core.
 """

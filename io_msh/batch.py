@@ -202,6 +202,8 @@ def run(args) -> int:
     from ..core.errors import printable
 
     start = time.perf_counter()
+    pool = WorkerPool(args, args.jobs)
+    pool.start()  # Blender starts in the workers while the inputs are listed here
     items = plan_items(args)
     Path(args.output).mkdir(parents=True, exist_ok=True)
     total = len(items)
@@ -219,7 +221,7 @@ def run(args) -> int:
             report(Result(item.label, False, item.error, 0.0))
         else:
             todo.append(item)
-    WorkerPool(args, min(args.jobs, len(todo))).run(todo, report)
+    pool.run(todo, report)
     if args.command == "thumbnails":
         sheet = Path(args.output) / "contact_sheet.png"
         pictures = [(r.outputs[0], r.label) for r in results if r.ok]
@@ -258,6 +260,12 @@ class WorkerPool:
         self.args, self.jobs = args, max(1, jobs)
         self.lock = threading.Lock()
         self.dead_starts = 0
+        self.started: queue.Queue = queue.Queue()  # workers started ahead of the first item
+
+    def start(self) -> None:
+        """Start the workers now, so that Blender loads while the caller prepares the items."""
+        for _ in range(self.jobs):
+            self.started.put(_WorkerProcess(self.args))
 
     def run(self, items: list[Item], report) -> None:
         self.queue: queue.Queue = queue.Queue()
@@ -271,6 +279,8 @@ class WorkerPool:
             report(self.results.get())
         for thread in threads:
             thread.join()
+        while not self.started.empty():  # started, but more than the items needed
+            self.started.get().close()
 
     def _next(self) -> Item | None:
         try:
@@ -281,7 +291,10 @@ class WorkerPool:
     def _slot(self) -> None:
         item = self._next()
         while item is not None:
-            worker = _WorkerProcess(self.args)
+            try:
+                worker = self.started.get_nowait()
+            except queue.Empty:
+                worker = _WorkerProcess(self.args)
             done_here = 0
             try:
                 while item is not None:

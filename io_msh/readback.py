@@ -206,7 +206,7 @@ def _node_curves(root, mode: str):
         index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones}
         sources = [(root, None)]
     else:
-        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in _descendants(root) if o.type == "EMPTY"]
+        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in root.children_recursive if o.type == "EMPTY"]
     for id_block, node in sources:
         for fcurve in compat.assigned_fcurves(id_block):
             path, target = fcurve.data_path, node
@@ -233,7 +233,7 @@ def keyframe_frames(curves: list[tuple]) -> np.ndarray:
 def action_end(root: bpy.types.Object) -> float:
     """The last frame of the actions animating the model (their manual frame range when they have one,
     as the importer sets it, else their last keyframe); 0 without animation."""
-    holders = [root] if root.type == "ARMATURE" else [root, *(o for o in _descendants(root) if o.type == "EMPTY")]
+    holders = [root] if root.type == "ARMATURE" else [root, *(o for o in root.children_recursive if o.type == "EMPTY")]
     actions = {h.animation_data.action for h in holders if h.animation_data and h.animation_data.action}
     return max((float(a.frame_range[1]) for a in actions), default=0.0)
 
@@ -271,15 +271,7 @@ def _armature_nodes(root) -> list[SceneNode]:
 
 
 def _empty_nodes(root) -> list[SceneNode]:
-    empties = []
-
-    def walk(obj):
-        for child in obj.children:
-            if child.type == "EMPTY":
-                empties.append(child)
-            walk(child)
-
-    walk(root)
+    empties = [o for o in root.children_recursive if o.type == "EMPTY"]
     in_set = {o.name for o in empties}
 
     def node_parent(obj):
@@ -327,7 +319,7 @@ def _evaluation_scene(context, root):
     scene = bpy.data.scenes.new("io_msh export")
     try:
         scene.render.fps, scene.render.fps_base = context.scene.render.fps, context.scene.render.fps_base
-        for obj in (root, *_descendants(root)):
+        for obj in (root, *root.children_recursive):
             scene.collection.objects.link(obj)
         scene.frame_set(context.scene.frame_current)  # builds the view layer's depsgraph
         yield scene, scene.view_layers[0].depsgraph
@@ -387,7 +379,7 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
         return keys_by_name[name]
 
     meshes, warnings = [], []
-    for obj in _descendants(root):
+    for obj in root.children_recursive:
         if obj.type != "MESH":
             continue
         strongest = _strongest_bones(obj, root, by_handle) if mode == "ARMATURE" else None
@@ -498,12 +490,6 @@ def _pixels(image) -> np.ndarray | None:
     flat = np.zeros(width * height * 4, np.float32)
     image.pixels.foreach_get(flat)
     return np.flipud(np.rint(np.clip(flat, 0, 1) * 255).astype(np.uint8).reshape(height, width, 4))
-
-
-def _descendants(obj):
-    for child in obj.children:
-        yield child
-        yield from _descendants(child)
 
 
 def _mesh_node(obj, root, by_handle, mode) -> int:
