@@ -6,7 +6,7 @@ decisions of the export (io_msh.export_plan) need no Blender.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import bpy
@@ -131,14 +131,22 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         raise FormatError.single("scene", None, f"{root.name!r} has no nodes: add bones or child Empties")
     source = root.get(P.SOURCE)
     source = bytes(source) if source is not None else None
-    with _evaluation_scene(context, root) as (scene, depsgraph):
-        first = _world_at(scene, _world_reader(root, nodes, mode, depsgraph), frames[0])
+    with ExitStack() as stack:
+        scene = None
+        if _shown_at(context, root, frames[0]):  # the user's depsgraph already holds the first frame
+            depsgraph = context.evaluated_depsgraph_get()
+        else:
+            scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
+            _set_frame(scene, frames[0])
+        first = _world_reader(root, nodes, mode, depsgraph)()
         meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, first)
         curves = read_curves(root) if curves is None else curves
         as_imported = _as_imported(root, nodes, mode, source, curves, _local(first[:, None], nodes), frames[0])
         if as_imported:
             frames, world = frames[:1], first[:, None]
         else:
+            if scene is None:
+                scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
             # Only the nodes are needed from here on: the meshes leave the scene (so the frames do not
             # evaluate them; anything a node depends on still comes along through the depsgraph).
             for obj in [o for o in scene.collection.objects if o.type == "MESH"]:
@@ -154,9 +162,21 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         root.get(P.ANIMATION_MODE), warnings)
 
 
-def _world_at(scene, read, frame: float) -> np.ndarray:
+def _set_frame(scene, frame: float) -> None:
     scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
+
+
+def _world_at(scene, read, frame: float) -> np.ndarray:
+    _set_frame(scene, frame)
     return read()
+
+
+def _shown_at(context, root, frame: float) -> bool:
+    """Whether the user's view layer shows the whole model at ``frame`` now, so that its evaluated state
+    can be read without a temporary scene (whose removal makes Blender rebuild every scene's relations)."""
+    scene, view_layer = context.scene, context.view_layer
+    return (scene.frame_current == frame and scene.frame_subframe == 0.0
+            and all(o.visible_get(view_layer=view_layer) for o in (root, *root.children_recursive)))
 
 
 def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:

@@ -409,3 +409,18 @@ def test_a_new_model_keeps_its_node_and_material_names_and_the_root_is_named_aft
     assert sorted(m.name for m in bpy.data.materials) == ["arm_paint", "hip_paint", "spine_paint"]
     # MSH stores no mesh names: each part is named after its node.
     assert sorted(o.name for o in root.children_recursive if o.type == "MESH") == ["arm", "hip", "spine"]
+
+
+@pytest.mark.parametrize("has_other_slots", [False, True])
+def test_dropped_slots_are_reported_only_when_there_are_any(blender, tmp_path, capfd, has_other_slots):
+    from test_export import with_lod_slots
+
+    bpy = blender.bpy
+    data = with_lod_slots() if has_other_slots else generated(64, node_count=2, frame_count=5)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), slots="CHOSEN")
+    mesh_of(root, 0).data.vertices[0].co.x += 0.1  # a geometry edit: the geometry is rebuilt from the scene
+    capfd.readouterr()
+    export_file(bpy, tmp_path / "out.msh")
+    output = capfd.readouterr().out
+    assert "geometry changed" in output
+    assert ("slots other than" in output) == has_other_slots

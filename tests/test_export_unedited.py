@@ -116,3 +116,19 @@ def test_anything_that_moves_a_node_steps_through_every_frame(blender, tmp_path,
     EDITS[edit](bpy, root, animated_node(root, data))
     scene = scene_read(blender, root)
     assert not scene.as_imported and len(scene.frames) == bpy.context.scene.frame_end + 1
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_the_first_frame_is_read_the_same_from_the_users_scene_or_a_temporary_one(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    data = generated(52, node_count=8, frame_count=30, animated=0.5)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    mesh = next(o for o in root.children_recursive if o.type == "MESH")
+    mesh.location.z += 0.3  # a geometry edit, read at the first frame
+    _edit_key(bpy, root, animated_node(root, data))
+    outputs = []
+    for current in (0, 7):  # at frame 0 the user's depsgraph is read; elsewhere a temporary scene's
+        bpy.context.scene.frame_set(current)
+        outputs.append(tmp_path / f"at_{current}.msh")
+        export_file(bpy, outputs[-1])
+    assert outputs[0].read_bytes() == outputs[1].read_bytes() != data
