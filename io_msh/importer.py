@@ -297,6 +297,8 @@ def _set_frame_range(scene, plans: list[ModelPlan]) -> None:
     if animated:
         scene.frame_start = 0
         scene.frame_end = min(max(max(animated) - 1, 0), BLENDER_LAST_FRAME)
+        if scene.frame_current != 0:  # the first frame, where the model shows its rest (its first keys)
+            scene.frame_current = 0
 
 
 def _select_only(context, objects) -> None:

@@ -91,7 +91,8 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         description="For archives: which models to import, as wildcard patterns separated by commas "
                     "(empty: all of them)")
     set_frame_range: BoolProperty(name="Set Frame Range", default=True,
-                                  description="Set the scene's frame range to the animation's 0 .. frame_count - 1")
+                                  description="Set the scene's frame range to the animation's 0 .. frame_count - 1, "
+                                              "and go to frame 0")
     global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
 
     def invoke(self, context, event):
