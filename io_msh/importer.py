@@ -332,6 +332,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     # An image's users are the node trees of the materials showing it.
     trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
     doomed |= {image for image in images if users[image] <= doomed | trees}
-    slot_collections = {c for o in objects for c in o.users_collection if P.SLOT in c}
-    doomed |= {c for c in slot_collections if not set(c.all_objects) - doomed}
+    # Slot collections left with none of their own objects (Object.users_collection would scan every
+    # collection once per object).
+    doomed |= {c for c in bpy.data.collections if P.SLOT in c and c.all_objects and set(c.all_objects) <= doomed}
     bpy.data.batch_remove(list(doomed))
