@@ -18,7 +18,7 @@ from ..core.model import Model
 from . import conversion as C
 from . import props as P
 from .materials import LIGHTMAP_UV
-from .unedited import fingerprint, same_as_runtime
+from .unedited import Curve, fingerprint, same_as_runtime
 
 
 @dataclass
@@ -124,7 +124,8 @@ def find_root(context) -> bpy.types.Object:
 
 def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False,
                curves: list | None = None) -> SceneModel:
-    """The model under ``root`` at ``frames``; ``curves`` are its read_curves when already read."""
+    """The model under ``root`` at ``frames``; ``curves`` are its read_curves when already read; with
+    ``keyframes`` the frames of each node's keyframes too."""
     mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
@@ -157,7 +158,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
         mode, np.asarray(frames, np.float64), nodes, _local(world, nodes), meshes, materials,
-        _keyframe_times(root, nodes, mode) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
+        _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
         root.get(P.ANIMATION_MODE), warnings)
 
@@ -213,40 +214,37 @@ def curves_fingerprint(root: bpy.types.Object) -> str:
     return fingerprint(read_curves(root))
 
 
-def read_curves(root) -> list[tuple]:
-    """(msh_node_index or -1, property, array index, co, interpolation, settings) of every F-curve that
-    animates the root or a node (a bone, or an Empty below the root)."""
-    return list(_node_curves(root, "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"))
-
-
-def _node_curves(root, mode: str):
+def read_curves(root) -> list[Curve]:
+    """Every F-curve that animates the root or a node (a bone, or an Empty below the root)."""
     from . import compat
 
-    if mode == "ARMATURE":
+    if root.type == "ARMATURE":
         index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones}
-        sources = [(root, None)]
+        sources = [(root, "")]
     else:
-        sources = [(root, -1)] + [(o, o.get(P.NODE_INDEX, -1)) for o in root.children_recursive if o.type == "EMPTY"]
-    for id_block, node in sources:
+        sources = [(root, "")] + [(o, o.name) for o in root.children_recursive if o.type == "EMPTY"]
+    curves = []
+    for id_block, handle in sources:
+        node = id_block.get(P.NODE_INDEX, -1) if handle else -1
         for fcurve in compat.assigned_fcurves(id_block):
-            path, target = fcurve.data_path, node
-            if mode == "ARMATURE":
-                target = -1
-                if path.startswith('pose.bones["'):
-                    bone, path = path[12:].split('"]', 1)
-                    target = index_of.get(bone.replace('\\"', '"').replace("\\\\", "\\"), -1)
+            path, target, owner = fcurve.data_path, node, handle
+            if root.type == "ARMATURE" and path.startswith('pose.bones["'):
+                bone, path = path[12:].split('"]', 1)
+                owner = bone.replace('\\"', '"').replace("\\\\", "\\")
+                target = index_of.get(owner, -1)
             points = fcurve.keyframe_points
             co = np.empty(2 * len(points), np.float32)
             points.foreach_get("co", co)
             interpolation = np.empty(len(points), np.int32)
             points.foreach_get("interpolation", interpolation)
             settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
-            yield target, path, fcurve.array_index, co, interpolation, settings
+            curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
+    return curves
 
 
-def keyframe_frames(curves: list[tuple]) -> np.ndarray:
-    """The frames of every keyframe of ``curves`` (read_curves)."""
-    frames = [co[0::2] for *_, co, _interpolation, _settings in curves]
+def keyframe_frames(curves: list[Curve]) -> np.ndarray:
+    """The frames of every keyframe of ``curves``."""
+    frames = [c.co[0::2] for c in curves]
     return np.concatenate(frames).astype(np.float64) if frames else np.zeros(0)
 
 
@@ -366,21 +364,13 @@ def _world_reader(root, nodes: list[SceneNode], mode: str, depsgraph):
     return read
 
 
-def _keyframe_times(root, nodes, mode) -> dict[int, np.ndarray]:
-    from . import compat
-
+def _keyframe_times(curves: list[Curve], nodes: list[SceneNode]) -> dict[int, np.ndarray]:
+    """Per node (position in ``nodes``): the frames of its keyframes."""
+    position = {n.handle: i for i, n in enumerate(nodes)}
     times: dict[int, set] = {}
-    handles = {n.handle: i for i, n in enumerate(nodes)}
-    sources = [(root, None)] if mode == "ARMATURE" else [(bpy.data.objects[n.handle], i) for i, n in enumerate(nodes)]
-    for id_block, node in sources:
-        for fcurve in compat.assigned_fcurves(id_block):
-            target = node
-            if mode == "ARMATURE" and fcurve.data_path.startswith('pose.bones["'):
-                target = handles.get(fcurve.data_path[12:].split('"]', 1)[0].replace('\\"', '"'))
-            if target is not None:
-                values = np.zeros(2 * len(fcurve.keyframe_points))
-                fcurve.keyframe_points.foreach_get("co", values)
-                times.setdefault(target, set()).update(values[0::2].round(4).tolist())
+    for curve in curves:
+        if curve.handle in position:
+            times.setdefault(position[curve.handle], set()).update(curve.co[0::2].astype(np.float64).round(4).tolist())
     return {node: np.array(sorted(t)) for node, t in times.items()}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,12 +40,24 @@ def same_as_runtime(source: Model, local: np.ndarray, times: np.ndarray, same_po
     return position_ok & rotation_ok
 
 
-def fingerprint(curves: Iterable[tuple[int, str, int, np.ndarray, np.ndarray, str]]) -> str:
-    """Digest of F-curves given as (node index, property, array index, keyframe co as float32 pairs,
-    interpolation codes, other settings as text), in any order."""
+@dataclass
+class Curve:
+    """One F-curve as read back: whose it is, what it drives, and its keys."""
+
+    node: int                 # msh_node_index, -1 for the root or a node made in Blender
+    handle: str               # the bone or Empty it animates ('' for the root object)
+    path: str                 # the property, without the pose bone prefix
+    index: int                # array index
+    co: np.ndarray            # float32 (frame, value) pairs, flattened
+    interpolation: np.ndarray  # int32 per key
+    settings: str             # extrapolation, mute and modifier count as text
+
+
+def fingerprint(curves: Iterable[Curve]) -> str:
+    """Digest of F-curves, in any order. Names are left out: a rename keeps the curves as imported."""
     digest = hashlib.sha1()
-    for node, path, index, co, interpolation, settings in sorted(curves, key=lambda c: c[:3]):
-        digest.update(f"{node}|{path}|{index}|{settings}|{len(co)}".encode())
-        digest.update(np.ascontiguousarray(co, np.float32).tobytes())
-        digest.update(np.ascontiguousarray(interpolation, np.int32).tobytes())
+    for c in sorted(curves, key=lambda c: (c.node, c.path, c.index)):
+        digest.update(f"{c.node}|{c.path}|{c.index}|{c.settings}|{len(c.co)}".encode())
+        digest.update(np.ascontiguousarray(c.co, np.float32).tobytes())
+        digest.update(np.ascontiguousarray(c.interpolation, np.int32).tobytes())
     return digest.hexdigest()
