@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from blender_bench import blender_env, bpy, timed
+from mathutils import Matrix
 
 from core.build import build_model
 from core.model import Model
@@ -41,7 +42,7 @@ def scene_part(folder: Path, models: int) -> None:
                     f"({last:.3f} s / {first:.3f} s, medians of 5)", last / first)
     ext = blender_env.ext.io_msh
     ours = timed(lambda: ext.importer.import_plans(bpy.context, ext.plan.plan_file(path, ext.plan.ImportOptions()),
-                                                   __import__("mathutils").Matrix.Identity(4)))
+                                                   Matrix.Identity(4)))
     update = timed(bpy.context.view_layer.update)
     print(f"  of one more import: our code {ours:.3f} s, then Blender's view layer update {update:.3f} s "
           "(it rebuilds the relations of every object in the scene when objects are added)")

@@ -93,6 +93,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     source = _source_model(scene)
     materials = plan_materials(scene.materials, scene.wear, options.materials)
     warnings: list[str] = [*scene.warnings, *materials.warnings]
+    _check_slots(scene.meshes)
     if source is not None and not _same_structure(scene, source):
         warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
                         "scene, and the original's unknown streams and fields are not carried over")
@@ -100,7 +101,6 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     if source is None:
         model = _new_model(scene, rot, pos, times, options, materials.words)
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
-    _check_slots(scene.meshes)
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, rot, pos, times, options)
     if edited:
@@ -226,7 +226,6 @@ def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
                                                     "split the mesh or give its faces more materials")
         parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
                           slot=mesh.slot, face_words=np.array(words)[mesh.face_materials]))
-    _check_slots(scene.meshes)
     return parts
 
 

@@ -35,8 +35,7 @@ def same_as_runtime(source: Model, local: np.ndarray, times: np.ndarray, same_po
     length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
     original_rot = runtime.rot / np.where(length > 0, length, 1)
     position_ok = np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0) <= same_position
-    rotation_ok = np.array([rotation_error(rot[i], original_rot[i]).max(initial=0) <= same_rotation
-                            for i in range(len(rot))], bool)
+    rotation_ok = rotation_error(rot, original_rot).max(axis=1, initial=0) <= same_rotation
     return position_ok & rotation_ok
 
 

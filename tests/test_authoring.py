@@ -318,6 +318,7 @@ def test_a_second_mesh_on_a_used_node_is_refused_not_dropped(blender, tmp_path, 
 def skinned_rig(bpy, weights_for):
     """build_rig's armature with its hip and spine boxes replaced by one mesh skinned to both bones."""
     import bmesh
+    from mathutils import Matrix
 
     root = build_rig(bpy, "ARMATURE")
     root["msh_model"] = "rig.msh"
@@ -325,7 +326,7 @@ def skinned_rig(bpy, weights_for):
         bpy.data.objects.remove(bpy.data.objects[name])
     mesh = bpy.data.meshes.new("body")
     bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0, matrix=__import__("mathutils").Matrix.Translation((0, 0, 1.0)))
+    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation((0, 0, 1.0)))
     bmesh.ops.subdivide_edges(bm, edges=bm.edges[:], cuts=1, use_grid_fill=True)
     bm.to_mesh(mesh)
     bm.free()
