@@ -54,87 +54,81 @@ def rotation_error(sampled: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.where(degenerate, np.where((na == 0) & (nb == 0), 0.0, np.pi), angle)
 
 
-WINDOW = 4       # segment ends first tried at once per node
-MAX_WINDOW = 64   # beyond this a node's longer segments are found by galloping alone
-BATCH = 1 << 16   # node x end x frame triples per vectorised test
+WINDOW = 4         # segment ends first tried at once per key
+CHUNK = 1 << 16    # (segment, frame) pairs per vectorised test
 
 
-def _segments_ok(times, decoded, pos, rot, nodes, starts, ends, tol_pos, tol_rot) -> np.ndarray:
-    """For each node and candidate end (``ends`` (n, w)), whether keys at ``starts`` and that end reproduce
-    every frame between them (section 3.3 math): (n, w) booleans."""
-    k = np.arange(int((ends - starts[:, None]).max(initial=0)) + 1)
-    frames = np.minimum(starts[:, None] + k, len(times) - 1)                     # (n, f)
-    inside = k[None, None, :] <= (ends - starts[:, None])[:, :, None]           # (n, w, f)
-    t0, t1, t = times[starts][:, None, None], times[ends][:, :, None], times[frames][:, None, :]
-    with np.errstate(all="ignore"):
-        a = np.where(inside, (t - t0) / (t1 - t0), 0).astype(np.float32)
-    rows = nodes[:, None]
-    q = slerp(decoded[nodes, starts][:, None, None], decoded[rows, ends][:, :, None], a)
-    p = lerp(pos[nodes, starts][:, None, None], pos[rows, ends][:, :, None], a)
-    fits = ((np.abs(p - pos[rows, frames][:, None]).max(axis=-1) <= tol_pos)
-            & (rotation_error(q, rot[rows, frames][:, None]) <= tol_rot))
-    return (fits | ~inside).all(axis=-1)
+def _segments_fit(times, decoded, pos, rot, nodes, starts, ends, tol_pos, tol_rot) -> np.ndarray:
+    """For each candidate segment (node, start key, end key), whether keys at its two ends reproduce every
+    frame between them (section 3.3 math), the runtime's slerp and lerp in float32. Only each segment's own
+    frames are tested, at most CHUNK pairs at a time."""
+    lengths = ends - starts + 1
+    stops = np.cumsum(lengths)
+    fits = np.ones(len(ends), bool)
+    for first in range(0, int(stops[-1]) if len(stops) else 0, CHUNK):
+        flat = np.arange(first, min(first + CHUNK, int(stops[-1])))
+        owner = np.searchsorted(stops, flat, side="right")
+        frames = starts[owner] + flat - (stops - lengths)[owner]
+        node, s, e = nodes[owner], starts[owner], ends[owner]
+        t0, t1 = times[s], times[e]
+        with np.errstate(all="ignore"):
+            a = ((times[frames] - t0) / (t1 - t0)).astype(np.float32)
+        q = slerp(decoded[node, s], decoded[node, e], a)
+        p = lerp(pos[node, s], pos[node, e], a)
+        ok = (np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos) & (rotation_error(q, rot[node, frames]) <= tol_rot)
+        fits[owner[~ok]] = False
+    return fits
 
 
 def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int]]:
-    """Greedy for every node at once: from each key, the farthest next key whose segment reproduces every
-    frame between (``decoded`` (nodes, frames, 4) the quantised rotations, ``rot`` the wanted ones).
+    """Greedy for every node at once: from each key, a far next key whose segment reproduces every frame
+    between (``decoded`` (nodes, frames, 4) the quantised rotations, ``rot`` the wanted ones).
 
-    All nodes advance together: each tries every end within its window in one vectorised test and takes
-    the farthest that fits; a node whose whole window fits doubles it, up to MAX_WINDOW, then gallops and
-    bisects alone. Every accepted segment is checked on all of its frames, so the result is always within
-    tolerance.
+    From a key, a node first tries the next WINDOW frames at once and takes the farthest that fits. When
+    all of them fit, it doubles the reach until an end fails, then bisects between the last end that fit
+    and the first that failed. All nodes take one step per round, tested in one vectorised call. Every
+    accepted segment has been checked on all of its frames, so the result is always within tolerance.
     """
     count, last = len(decoded), len(times) - 1
     chosen = [[0] for _ in range(count)]
     start = np.zeros(count, np.int64)
-    window = np.full(count, WINDOW)
+    good = np.zeros(count, np.int64)  # past the window: the farthest end known to fit
+    bad = np.zeros(count, np.int64)   # once an end failed past the window: the nearest that failed
+
+    def accept(nodes, ends):
+        for node, end in zip(nodes.tolist(), ends.tolist()):
+            chosen[node].append(end)
+        start[nodes] = good[nodes] = ends
+        bad[nodes] = 0
+
     while True:
+        narrowed = np.flatnonzero((bad > 0) & (bad - good <= 1))
+        accept(narrowed, good[narrowed])
         active = np.flatnonzero(start < last)
         if not len(active):
             return chosen
-        for width in np.unique(window[active]).tolist():
-            same_width = active[window[active] == width]
-            group = max(1, BATCH // (width * (width + 1)))
-            for g in range(0, len(same_width), group):
-                _advance(times, decoded, pos, rot, same_width[g:g + group], width, start, window, chosen,
-                         tol_pos, tol_rot)
-
-
-def _advance(times, decoded, pos, rot, nodes, width, start, window, chosen, tol_pos, tol_rot) -> None:
-    """One greedy step for ``nodes``: each tries the ends within ``width`` of its last key at once."""
-    last = len(times) - 1
-    ends = np.minimum(start[nodes, None] + np.arange(1, width + 1), last)
-    fits = _segments_ok(times, decoded, pos, rot, nodes, start[nodes], ends, tol_pos, tol_rot)
-    fits[:, 0] = True  # the next frame is always a valid end
-    farthest = width - 1 - np.argmax(fits[:, ::-1], axis=1)
-    for node, at, end in zip(nodes, farthest, ends[np.arange(len(nodes)), farthest]):
-        if at == width - 1 and end < last:
-            if window[node] < MAX_WINDOW:
-                window[node] *= 2
-                continue
-            end = _gallop(times, decoded, pos, rot, node, int(start[node]), int(end), tol_pos, tol_rot)
-        chosen[node].append(int(end))
-        start[node] = end
-
-
-def _gallop(times, decoded, pos, rot, node, start, good, tol_pos, tol_rot) -> int:
-    """The farthest end past ``good`` (known to fit): ends at doubling steps tried at once, then the gap
-    between the last fitting and the first failing one narrowed by 16 evenly spaced ends at a time."""
-    last = len(times) - 1
-
-    def first_failure(ends: np.ndarray) -> int:
-        fits = _segments_ok(times, decoded, pos, rot, np.array([node]), np.array([start]), ends[None], tol_pos,
-                            tol_rot)[0]
-        return int(np.argmin(fits)) if not fits.all() else len(ends)
-
-    ends = np.unique(np.minimum(good + (1 << np.arange(int(np.log2(max(last - good, 1))) + 2)), last))
-    while len(ends):
-        failed = first_failure(ends)
-        good = int(ends[failed - 1]) if failed else good
-        bad = int(ends[failed]) if failed < len(ends) else last + 1
-        ends = np.unique(np.linspace(good + 1, bad - 1, min(16, bad - good - 1)).astype(np.int64))
-    return good
+        opening = active[good[active] == start[active]]
+        growing = active[(good[active] > start[active]) & (bad[active] == 0)]
+        narrowing = active[bad[active] > 0]
+        window = np.minimum(start[opening, None] + np.arange(1, WINDOW + 1), last)
+        reach = np.minimum(2 * good[growing] - start[growing], last)
+        middle = (good[narrowing] + bad[narrowing]) // 2
+        nodes = np.concatenate([np.repeat(opening, WINDOW), growing, narrowing])
+        fits = _segments_fit(times, decoded, pos, rot, nodes, start[nodes],
+                             np.concatenate([window.ravel(), reach, middle]), tol_pos, tol_rot)
+        opened = fits[:window.size].reshape(-1, WINDOW)
+        grown, split = np.split(fits[window.size:], [len(growing)])
+        opened[:, 0] = True  # the next frame is always a valid end
+        farthest = window[np.arange(len(opening)), WINDOW - 1 - np.argmax(opened[:, ::-1], axis=1)]
+        onward = opened[:, -1] & (window[:, -1] < last)
+        good[opening[onward]] = window[onward, -1]
+        accept(opening[~onward], farthest[~onward])
+        good[growing[grown]] = reach[grown]
+        bad[growing[~grown]] = reach[~grown]
+        done = grown & (reach == last)
+        accept(growing[done], reach[done])
+        good[narrowing[split]] = middle[split]
+        bad[narrowing[~split]] = middle[~split]
 
 
 def author_tracks(rot: np.ndarray, pos: np.ndarray, times=None, reduce: bool = True,

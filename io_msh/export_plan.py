@@ -150,17 +150,18 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, 
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
     same = same_as_runtime(source, scene.local_matrices, times, same_position, same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
-    for i in edited:
-        anim.tracks[i] = _authored(i, scene, rot, pos, times, options)
+    for i, track in zip(edited, _authored(edited, scene, rot, pos, times, options)):
+        anim.tracks[i] = track
     return edited
 
 
-def _authored(node: int, scene: SceneModel, rot, pos, times, options: ExportOptions) -> Track:
+def _authored(nodes: list[int], scene: SceneModel, rot, pos, times, options: ExportOptions) -> list[Track]:
     if options.keys == "BLENDER_KEYS":
-        return _at_blender_keys(node, scene, rot, pos, times)
-    (track,) = author_tracks(rot[node:node + 1], pos[node:node + 1], times,
-                             reduce=options.keys == "REDUCED", tolerance=options.tolerance)
-    return track
+        return [_at_blender_keys(i, scene, rot, pos, times) for i in nodes]
+    if not nodes:
+        return []
+    # All nodes in one call: the key reduction tests them together.
+    return author_tracks(rot[nodes], pos[nodes], times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
 
 
 def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
@@ -284,8 +285,7 @@ def _node_defs(scene: SceneModel) -> list[NodeDef]:
 
 
 def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words: list[int]) -> Model:
-    tracks = [_authored(i, scene, rot, pos, times, options) for i in range(len(scene.nodes))]
-    anim = Animation(1, tracks)
+    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, rot, pos, times, options))
     anim.fit_frame_count()
     return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
 
