@@ -17,8 +17,9 @@ from ..core.errors import FormatError
 from ..core.model import Model
 from . import conversion as C
 from . import props as P
+from .fcurves import Curve, evaluate, reproducible
 from .materials import LIGHTMAP_UV
-from .unedited import Curve, fingerprint, same_as_runtime
+from .unedited import fingerprint, same_as_runtime
 
 
 @dataclass
@@ -139,12 +140,18 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         else:
             scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
             _set_frame(scene, frames[0])
-        first = _world_reader(root, nodes, mode, depsgraph)()
-        meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, first)
+        shown = _world_reader(root, nodes, mode, depsgraph)()
+        meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, shown)
         curves = read_curves(root) if curves is None else curves
-        as_imported = _as_imported(root, nodes, mode, source, curves, _local(first[:, None], nodes), frames[0])
+        local = _local(shown[:, None], nodes)
+        as_imported = _as_imported(root, nodes, mode, source, curves, local, frames[0])
+        from_curves = None if as_imported else _curve_poses(root, nodes, mode, curves)
         if as_imported:
-            frames, world = frames[:1], first[:, None]
+            frames = frames[:1]
+        elif from_curves is not None and _same_pose(from_curves(frames[:1]), local):
+            # The curves give the pose Blender shows (rest poses, parenting and unkeyed channels as it has
+            # them), so they give every frame's.
+            local = from_curves(frames)
         else:
             if scene is None:
                 scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
@@ -153,11 +160,11 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             for obj in [o for o in scene.collection.objects if o.type == "MESH"]:
                 scene.collection.objects.unlink(obj)
             read = _world_reader(root, nodes, mode, depsgraph)
-            world = np.stack([_world_at(scene, read, f) for f in frames], axis=1)
+            local = _local(np.stack([_world_at(scene, read, f) for f in frames], axis=1), nodes)
     wear = root.get(P.WEAR)
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
-        mode, np.asarray(frames, np.float64), nodes, _local(world, nodes), meshes, materials,
+        mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
         root.get(P.ANIMATION_MODE), warnings)
@@ -237,9 +244,67 @@ def read_curves(root) -> list[Curve]:
             points.foreach_get("co", co)
             interpolation = np.empty(len(points), np.int32)
             points.foreach_get("interpolation", interpolation)
+            left, right = np.empty(len(co), np.float32), np.empty(len(co), np.float32)
+            points.foreach_get("handle_left", left)
+            points.foreach_get("handle_right", right)
             settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
-            curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
+            plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
+                     and reproducible(co, left, right, interpolation))
+            curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings, left, right,
+                                fcurve.extrapolation, plain))
     return curves
+
+
+CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a node (quaternion mode)
+SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows (relative to its size)
+
+
+def _curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
+    """A function giving the nodes' local matrices (nodes, frames, 4, 4) at any frames from the F-curves
+    alone (io_msh.fcurves), without Blender stepping through them; None when something else may move a
+    node or a curve is not one ``fcurves.evaluate`` reproduces."""
+    if _moved_by_more_than_curves(root, nodes, mode) or not all(c.plain for c in curves):
+        return None
+    position = {n.handle: i for i, n in enumerate(nodes)}
+    animated = [c for c in curves if c.handle in position]
+    channels = [(position[c.handle], c.path.lstrip("."), c.index) for c in animated]  # '.location' on bones
+    if any(path not in CHANNELS for _node, path, _index in channels):
+        return None
+    if mode == "ARMATURE":
+        if root.data.pose_position != "POSE":
+            return None
+        bones = root.pose.bones
+        order = [bones.find(n.handle) for n in nodes]
+        static = {}
+        for name, size in CHANNELS.items():
+            flat = np.empty(len(bones) * size, np.float32)
+            bones.foreach_get(name, flat)
+            static[name] = flat.reshape(-1, size)[order].astype(np.float64)
+        flat = np.empty(len(bones) * 16, np.float32)
+        root.data.bones.foreach_get("matrix_local", flat)
+        rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[root.data.bones.find(n.handle) for n in nodes]]
+        offsets = _local(rest[:, None].astype(np.float64), nodes)[:, 0]  # each bone's rest in its parent's
+    else:
+        objects = [bpy.data.objects[n.handle] for n in nodes]
+        parents = [root if n.parent is None else objects[n.parent] for n in nodes]
+        if any(o.parent != p or o.parent_type != "OBJECT" for o, p in zip(objects, parents)):
+            return None
+        static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
+        offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
+
+    def poses(frames) -> np.ndarray:
+        frames = np.asarray(frames, np.float64)
+        values = {name: np.repeat(v[:, None], len(frames), axis=1) for name, v in static.items()}
+        for (node, path, index), curve_values in zip(channels, evaluate(animated, frames)):
+            values[path][node, :, index] = curve_values
+        basis = C.matrices(values["rotation_quaternion"], values["location"])
+        basis[..., :3, :3] *= values["scale"][..., None, :]
+        return offsets[:, None] @ basis
+    return poses
+
+
+def _same_pose(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all(np.abs(a - b) <= SAME_POSE * (1 + np.abs(b))))
 
 
 def keyframe_frames(curves: list[Curve]) -> np.ndarray:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from ..core.keys import rotation_error
 from ..core.model import Model
 from ..core.sampler import AnimationData, sample
 from . import conversion as C
+from .fcurves import Curve
 
 SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
 SAME_ROTATION = 1e-4  # radians
@@ -37,19 +37,6 @@ def same_as_runtime(source: Model, local: np.ndarray, times: np.ndarray, same_po
     position_ok = np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0) <= same_position
     rotation_ok = rotation_error(rot, original_rot).max(axis=1, initial=0) <= same_rotation
     return position_ok & rotation_ok
-
-
-@dataclass
-class Curve:
-    """One F-curve as read back: whose it is, what it drives, and its keys."""
-
-    node: int                 # msh_node_index, -1 for the root or a node made in Blender
-    handle: str               # the bone or Empty it animates ('' for the root object)
-    path: str                 # the property, without the pose bone prefix
-    index: int                # array index
-    co: np.ndarray            # float32 (frame, value) pairs, flattened
-    interpolation: np.ndarray  # int32 per key
-    settings: str             # extrapolation, mute and modifier count as text
 
 
 def fingerprint(curves: Iterable[Curve]) -> str:
