@@ -35,10 +35,11 @@ class Curve:
     co: np.ndarray            # float32 (frame, value) pairs, flattened
     interpolation: np.ndarray  # int32 per key
     settings: str             # extrapolation, mute and modifier count as text
+    # Read for evaluation only:
     left: np.ndarray | None = None   # float32 handle pairs, flattened
     right: np.ndarray | None = None
     extrapolation: str = "CONSTANT"
-    plain: bool = False       # ``evaluate`` gives Blender's values (see ``reproducible``)
+    plain: bool = False       # ``evaluate`` gives Blender's values: not muted, no modifier, ``reproducible``
 
 
 def reproducible(co: np.ndarray, left: np.ndarray, right: np.ndarray, interpolation: np.ndarray) -> bool:

@@ -145,7 +145,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         curves = read_curves(root) if curves is None else curves
         local = _local(shown[:, None], nodes)
         as_imported = _as_imported(root, nodes, mode, source, curves, local, frames[0])
-        from_curves = None if as_imported else _curve_poses(root, nodes, mode, curves)
+        from_curves = None if as_imported else _curve_poses(root, nodes, mode)
         if as_imported:
             frames = frames[:1]
         elif from_curves is not None and _same_pose(from_curves(frames[:1]), local):
@@ -221,8 +221,9 @@ def curves_fingerprint(root: bpy.types.Object) -> str:
     return fingerprint(read_curves(root))
 
 
-def read_curves(root) -> list[Curve]:
-    """Every F-curve that animates the root or a node (a bone, or an Empty below the root)."""
+def read_curves(root, evaluation: bool = False) -> list[Curve]:
+    """Every F-curve that animates the root or a node (a bone, or an Empty below the root); for
+    ``evaluation`` with what io_msh.fcurves needs to evaluate them."""
     from . import compat
 
     if root.type == "ARMATURE":
@@ -244,14 +245,16 @@ def read_curves(root) -> list[Curve]:
             points.foreach_get("co", co)
             interpolation = np.empty(len(points), np.int32)
             points.foreach_get("interpolation", interpolation)
-            left, right = np.empty(len(co), np.float32), np.empty(len(co), np.float32)
-            points.foreach_get("handle_left", left)
-            points.foreach_get("handle_right", right)
             settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
-            plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
-                     and reproducible(co, left, right, interpolation))
-            curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings, left, right,
-                                fcurve.extrapolation, plain))
+            curve = Curve(target, owner, path, fcurve.array_index, co, interpolation, settings)
+            if evaluation:
+                curve.left, curve.right = np.empty(len(co), np.float32), np.empty(len(co), np.float32)
+                points.foreach_get("handle_left", curve.left)
+                points.foreach_get("handle_right", curve.right)
+                curve.extrapolation = fcurve.extrapolation
+                curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
+                               and reproducible(co, curve.left, curve.right, interpolation))
+            curves.append(curve)
     return curves
 
 
@@ -259,11 +262,14 @@ CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a
 SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows (relative to its size)
 
 
-def _curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
+def _curve_poses(root, nodes: list[SceneNode], mode: str):
     """A function giving the nodes' local matrices (nodes, frames, 4, 4) at any frames from the F-curves
     alone (io_msh.fcurves), without Blender stepping through them; None when something else may move a
     node or a curve is not one ``fcurves.evaluate`` reproduces."""
-    if _moved_by_more_than_curves(root, nodes, mode) or not all(c.plain for c in curves):
+    if _moved_by_more_than_curves(root, nodes, mode):
+        return None
+    curves = read_curves(root, evaluation=True)
+    if not all(c.plain for c in curves):
         return None
     position = {n.handle: i for i, n in enumerate(nodes)}
     animated = [c for c in curves if c.handle in position]
@@ -442,6 +448,7 @@ def _keyframe_times(curves: list[Curve], nodes: list[SceneNode]) -> dict[int, np
 # --------------------------------------------------------------------- meshes
 def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[SceneMaterial], list[str]]:
     root_inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
+    node_inverse = C.affine_inverse(node_world)
     by_handle = {n.handle: i for i, n in enumerate(nodes)}
     keys_by_name: dict[str, int] = {}
     materials: list[SceneMaterial] = []
@@ -471,7 +478,7 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
         stored = _stored(obj.data)
         modified = any(m.show_viewport for m in obj.modifiers) or obj.data.shape_keys is not None
         if strongest is None:
-            meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_world, mesh_in_root, modified))
+            meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_inverse, mesh_in_root, modified))
             continue
         corner_nodes = strongest[split["vertices"]][split["triangles"]]
         # A triangle goes to the bone two of its corners share, else to its first corner's.
@@ -485,15 +492,15 @@ def _meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], 
             vertices, triangles = np.unique(split["triangles"][chosen], return_inverse=True)
             part = {**split, "positions": split["positions"][vertices], "normals": split["normals"][vertices],
                     "uvs": split["uvs"][vertices], "triangles": triangles.reshape(-1, 3)}
-            meshes.append(_scene_mesh(obj, part_node, stored, part, face_keys[chosen], node_world, mesh_in_root,
+            meshes.append(_scene_mesh(obj, part_node, stored, part, face_keys[chosen], node_inverse, mesh_in_root,
                                       True))
     return meshes, materials, warnings
 
 
-def _scene_mesh(obj, node: int, stored, split, face_keys, node_world, mesh_in_root, modified) -> SceneMesh:
-    """The mesh (or one rigid part of it) in its node's space."""
-    to_node = C.affine_inverse(node_world[node]) @ mesh_in_root
-    positions = (to_node @ np.c_[split["positions"], np.ones(len(split["positions"]))].T).T[:, :3]
+def _scene_mesh(obj, node: int, stored, split, face_keys, node_inverse, mesh_in_root, modified) -> SceneMesh:
+    """The mesh (or one rigid part of it) in its node's space (``node_inverse``: each node's inverse matrix)."""
+    to_node = node_inverse[node] @ mesh_in_root
+    positions = split["positions"] @ to_node[:3, :3].T + to_node[:3, 3]
     normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
     return SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *stored, positions, normals, split["uvs"],
                      split["triangles"], face_keys, to_node, modified)
@@ -627,8 +634,15 @@ def _split_vertices(mesh, name: str) -> dict[str, np.ndarray]:
         flat = np.zeros(len(mesh.loops) * 2)
         mesh.uv_layers.active.data.foreach_get("uv", flat)
         uvs = flat.reshape(-1, 2)
-    corner_key = np.c_[vertex_of_loop[loops], np.round(normals[loops] * 127), np.round(uvs[loops] * 1024)]
-    _unique, first, inverse = np.unique(corner_key, axis=0, return_index=True, return_inverse=True)
+    corner_key = np.column_stack([vertex_of_loop[loops], np.round(normals[loops] * 127), np.round(uvs[loops] * 1024)])
+    # Rows compared as bytes (+ 0.0 turns -0.0 into 0.0): faster than np.unique(axis=0), which compares
+    # column by column; then put in the order of their values (vertex index first), as that gave them.
+    rows = np.ascontiguousarray(corner_key + 0.0).view(np.dtype((np.void, corner_key.dtype.itemsize * 6)))[:, 0]
+    _unique, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.lexsort(corner_key[first].T[::-1])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    first, inverse = first[order], rank[inverse.ravel()]
     chosen = loops[first]
     return {
         "positions": co[vertex_of_loop[chosen]],
