@@ -1,12 +1,13 @@
 """Speed at scale (issue 13), every figure a ratio measured in this one process.
 
-- scene: the Nth import of a 40-node model into a scene already holding N - 1 models, against the first;
+- scene: the Nth import of a 40-node model into a scene already holding N - 1 models, against the first
+  (gltf_scene: the same for Blender's glTF importer and that model as a .glb, for comparison);
 - archive: a 50-model archive imported in one call, against 50 single imports into an empty scene;
 - export: export of an unedited 60-node x 1000-frame import against the floor (reading its keyframes
   with foreach_get and writing the model with numpy), and an edited export (33 tracks re-authored)
   against Blender's glTF exporter on the same scene.
 
-Run: .venv/bin/python benchmarks/scale.py [--parts scene archive export] [--models 200]
+Run: .venv/bin/python benchmarks/scale.py [--parts scene gltf_scene archive export] [--models 200]
 """
 
 from __future__ import annotations
@@ -51,6 +52,22 @@ def scene_part(folder: Path, models: int) -> None:
     roots = [o for o in bpy.data.objects if "msh_model" in o]
     importer.remove_models(roots)
     print(f"  removing the {models} models: {time.perf_counter() - start:.2f} s")
+
+
+def gltf_scene_part(folder: Path, models: int) -> None:
+    """Blender's glTF importer on the same scene growth: the same 40-node model, as a .glb."""
+    path = folder / "m40.msh"
+    path.write_bytes(build_model(random_model(3, node_count=40, frame_count=100)).to_bytes())
+    blender_env.clean_scene()
+    import_msh(path)
+    glb = folder / "m40.glb"
+    bpy.ops.export_scene.gltf(filepath=str(glb), export_format="GLB", export_animations=True)
+    blender_env.clean_scene()
+    times = [timed(lambda: bpy.ops.import_scene.gltf(filepath=str(glb))) for _ in range(models)]
+    first, last = float(np.median(times[:5])), float(np.median(times[-5:]))
+    print(f"glTF importer, for comparison: import #{models} into a scene of {models - 1} models / the first "
+          f"({last:.3f} s / {first:.3f} s, medians of 5; {len(bpy.data.objects)} objects): {last / first:.2f}")
+    bpy.data.batch_remove(list(bpy.data.objects))
 
 
 def archive_part(folder: Path) -> None:
@@ -130,7 +147,7 @@ def report(goal: str, what: str, ratio: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="*", default=["scene", "archive", "export"],
-                        choices=["scene", "archive", "export"])
+                        choices=["scene", "gltf_scene", "archive", "export"])
     parser.add_argument("--models", type=int, default=200)
     args = parser.parse_args()
     blender_env.register()
@@ -138,6 +155,8 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="io_msh_scale_"))
     if "scene" in args.parts:
         scene_part(folder, args.models)
+    if "gltf_scene" in args.parts:
+        gltf_scene_part(folder, args.models)
     if "archive" in args.parts:
         archive_part(folder)
     if "export" in args.parts:

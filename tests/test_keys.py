@@ -125,3 +125,27 @@ def test_times_other_than_consecutive_frames():
     assert anim.frame_count == 2 * (FRAMES - 1) + 1
     pos_err, rot_err = reproduction_error(anim, rot, pos, times)
     assert pos_err <= TOL.position and rot_err <= np.radians(TOL.rotation_deg)
+
+
+def test_long_segments_are_found_whole_while_other_nodes_need_a_key_every_frame():
+    """One call reduces nodes of every kind together: segments of hundreds of frames (found by doubling the
+    reach, then bisecting) beside a node that needs every frame."""
+    from core.anim import Track
+
+    rng = np.random.default_rng(21)
+    frames = 1500
+    tracks = []
+    for keys in ([0, 300, 1499], [0, 700, 701, 1200, 1499], [0, 1499]):
+        times = np.array(keys, np.float32)
+        quats = axis_quat(rng.normal(size=3), np.cumsum(rng.uniform(-0.8, 0.8, len(times))))
+        tracks.append(Track.from_keys(times, rng.normal(size=(len(times), 3)), quantize_rotations(quats)))
+    s = sample(AnimationData.from_animation(Animation(frames, tracks)), np.arange(frames))
+    jerky_rot, jerky_pos = (np.resize(a, (1, frames, a.shape[-1])) for a in jerky(rng, 1))
+    jerky_pos = jerky_pos + rng.normal(size=jerky_pos.shape)  # a new place every frame
+    rot = np.concatenate([s.rot.astype(np.float64), jerky_rot])
+    pos = np.concatenate([s.pos, jerky_pos])
+    anim = author_animation(rot, pos)
+    assert [t.times.tolist() for t in anim.tracks[:3]] == [t.times.tolist() for t in tracks]
+    assert len(anim.tracks[3].times) == frames
+    pos_err, rot_err = reproduction_error(anim, rot, pos)
+    assert pos_err <= TOL.position and rot_err <= np.radians(TOL.rotation_deg)
