@@ -84,10 +84,9 @@ class _Keys:
         self.first = np.cumsum(self.count) - self.count
         self.last = self.first + self.count - 1
         self.linear_extrapolation = np.array([c.extrapolation == "LINEAR" for c in curves])
-        self.curves = curves
 
     def values(self, curve: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Curve ``curve[i]`` at frame ``t[i]``; the frames of each curve in one run, increasing."""
+        """Curve ``curve[i]`` at frame ``t[i]``; each curve's frames in one run."""
         first, last = self.first[curve], self.last[curve]
         out = np.zeros(len(t), np.float32)
         before = t <= self.x[first]
@@ -101,8 +100,9 @@ class _Keys:
     def _extrapolate(self, curve, t, end, step):
         x, y, kind = self.x[end], self.y[end], self.interpolation[end]
         linear = kind == LINEAR
-        handle_x = np.where(step > 0, self.left_x[end], self.right_x[end])
-        handle_y = np.where(step > 0, self.left_y[end], self.right_y[end])
+        # The first key extends along its left handle, the last along its right one.
+        handle_x, handle_y = (self.left_x[end], self.left_y[end]) if step > 0 else (self.right_x[end],
+                                                                                   self.right_y[end])
         neighbour = np.where(linear & (self.count[curve] > 1), end + step, end)
         span = np.where(linear, self.x[neighbour] - x, x - handle_x)
         rise = np.where(linear, self.y[neighbour] - y, y - handle_y)
@@ -112,7 +112,7 @@ class _Keys:
             return np.where(hold, y, y - (rise / span) * (x - t))
 
     def _interpolate(self, curve, t):
-        """Frames strictly between a curve's first and last keys (section "interpolate" of fcurve.cc)."""
+        """Frames strictly between a curve's first and last keys (fcurve_eval_keyframes_interpolate)."""
         # The curve's first key after t, by one search per curve (each curve's frames are one run).
         runs = np.flatnonzero(np.diff(curve, prepend=-1))
         index = np.empty(len(t), np.int64)
