@@ -37,10 +37,12 @@ def quantize_rotations(q: np.ndarray) -> np.ndarray:
     q = np.array(q, np.float64).reshape(-1, 4)
     length = np.linalg.norm(q, axis=1, keepdims=True)
     q = np.where(length > 0, q / np.where(length > 0, length, 1), 0.0)
-    for i in range(1, len(q)):
-        if np.dot(q[i], q[i - 1]) < 0:
-            q[i] = -q[i]
-    return S.encode_rotations(q)
+    # Each key is flipped when it points away from the previous one as written: a flip carries on along
+    # the keys, and a key at a right angle to the previous one (dot 0) starts unflipped.
+    dots = np.einsum("ij,ij->i", q[1:], q[:-1])
+    flips = np.concatenate([[0], np.cumsum(dots < 0)])
+    since = np.maximum.accumulate(np.where(np.concatenate([[True], dots == 0]), np.arange(len(q)), 0))
+    return S.encode_rotations(np.where(((flips - flips[since]) % 2 == 1)[:, None], -q, q))
 
 
 def rotation_error(sampled: np.ndarray, target: np.ndarray) -> np.ndarray:

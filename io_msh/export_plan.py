@@ -148,7 +148,7 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, 
     if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
         same_position = max(same_position, options.tolerance.position)
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
-    same = same_as_runtime(source, scene.local_matrices, times, same_position, same_rotation)
+    same = same_as_runtime(source, rot, pos, times, same_position, same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
     for i, track in zip(edited, _authored(edited, scene, rot, pos, times, options)):
         anim.tracks[i] = track

@@ -6,6 +6,7 @@ decisions of the export (io_msh.export_plan) need no Blender.
 
 from __future__ import annotations
 
+import heapq
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
@@ -138,14 +139,13 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         if _shown_at(context, root, frames[0]):  # the user's depsgraph already holds the first frame
             depsgraph = context.evaluated_depsgraph_get()
         else:
-            scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
-            _set_frame(scene, frames[0])
+            scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
         shown = _world_reader(root, nodes, mode, depsgraph)()
         meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, shown)
         curves = read_curves(root) if curves is None else curves
         local = _local(shown[:, None], nodes)
         as_imported = _as_imported(root, nodes, mode, source, curves, local, frames[0])
-        from_curves = None if as_imported else _curve_poses(root, nodes, mode)
+        from_curves = None if as_imported else _curve_poses(root, nodes, mode, curves)
         if as_imported:
             frames = frames[:1]
         elif from_curves is not None and _same_pose(from_curves(frames[:1]), local):
@@ -154,7 +154,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             local = from_curves(frames)
         else:
             if scene is None:
-                scene, depsgraph = stack.enter_context(_evaluation_scene(context, root))
+                scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
             # Only the nodes are needed from here on: the meshes leave the scene (so the frames do not
             # evaluate them; anything a node depends on still comes along through the depsgraph).
             for obj in [o for o in scene.collection.objects if o.type == "MESH"]:
@@ -213,7 +213,7 @@ def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, 
     parents = [None if p == S.NO_INDEX else int(p) for p in model.nodes["parent"]]
     if [n.parent for n in nodes] != parents:
         return False
-    return bool(same_as_runtime(model, first_local, np.array([frame])).all())
+    return bool(same_as_runtime(model, *C.local_poses(first_local), np.array([frame])).all())
 
 
 def curves_fingerprint(root: bpy.types.Object) -> str:
@@ -221,9 +221,35 @@ def curves_fingerprint(root: bpy.types.Object) -> str:
     return fingerprint(read_curves(root))
 
 
-def read_curves(root, evaluation: bool = False) -> list[Curve]:
-    """Every F-curve that animates the root or a node (a bone, or an Empty below the root); for
-    ``evaluation`` with what io_msh.fcurves needs to evaluate them."""
+def read_curves(root) -> list[Curve]:
+    """Every F-curve that animates the root or a node (a bone, or an Empty below the root)."""
+    curves = []
+    for fcurve, target, owner, path in _node_fcurves(root):
+        points = fcurve.keyframe_points
+        co = np.empty(2 * len(points), np.float32)
+        points.foreach_get("co", co)
+        interpolation = np.empty(len(points), np.int32)
+        points.foreach_get("interpolation", interpolation)
+        settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
+        curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
+    return curves
+
+
+def _read_for_evaluation(root, curves: list[Curve]) -> None:
+    """Add to ``read_curves(root)`` what io_msh.fcurves needs to evaluate them."""
+    for curve, (fcurve, *_where) in zip(curves, _node_fcurves(root), strict=True):
+        points = fcurve.keyframe_points
+        curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
+        points.foreach_get("handle_left", curve.left)
+        points.foreach_get("handle_right", curve.right)
+        curve.extrapolation = fcurve.extrapolation
+        curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
+                       and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
+
+
+def _node_fcurves(root):
+    """(F-curve, msh_node_index, bone or Empty name, property path) for every F-curve animating the root
+    ('' and -1) or a node, in a fixed order."""
     from . import compat
 
     if root.type == "ARMATURE":
@@ -231,7 +257,6 @@ def read_curves(root, evaluation: bool = False) -> list[Curve]:
         sources = [(root, "")]
     else:
         sources = [(root, "")] + [(o, o.name) for o in root.children_recursive if o.type == "EMPTY"]
-    curves = []
     for id_block, handle in sources:
         node = id_block.get(P.NODE_INDEX, -1) if handle else -1
         for fcurve in compat.assigned_fcurves(id_block):
@@ -240,35 +265,20 @@ def read_curves(root, evaluation: bool = False) -> list[Curve]:
                 bone, path = path[12:].split('"]', 1)
                 owner = bone.replace('\\"', '"').replace("\\\\", "\\")
                 target = index_of.get(owner, -1)
-            points = fcurve.keyframe_points
-            co = np.empty(2 * len(points), np.float32)
-            points.foreach_get("co", co)
-            interpolation = np.empty(len(points), np.int32)
-            points.foreach_get("interpolation", interpolation)
-            settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
-            curve = Curve(target, owner, path, fcurve.array_index, co, interpolation, settings)
-            if evaluation:
-                curve.left, curve.right = np.empty(len(co), np.float32), np.empty(len(co), np.float32)
-                points.foreach_get("handle_left", curve.left)
-                points.foreach_get("handle_right", curve.right)
-                curve.extrapolation = fcurve.extrapolation
-                curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
-                               and reproducible(co, curve.left, curve.right, interpolation))
-            curves.append(curve)
-    return curves
+            yield fcurve, target, owner, path
 
 
 CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a node (quaternion mode)
 SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows (relative to its size)
 
 
-def _curve_poses(root, nodes: list[SceneNode], mode: str):
+def _curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
     """A function giving the nodes' local matrices (nodes, frames, 4, 4) at any frames from the F-curves
     alone (io_msh.fcurves), without Blender stepping through them; None when something else may move a
     node or a curve is not one ``fcurves.evaluate`` reproduces."""
     if _moved_by_more_than_curves(root, nodes, mode):
         return None
-    curves = read_curves(root, evaluation=True)
+    _read_for_evaluation(root, curves)
     if not all(c.plain for c in curves):
         return None
     position = {n.handle: i for i, n in enumerate(nodes)}
@@ -387,30 +397,41 @@ def _parents_first(items, parent_of, index_of) -> list:
         index = index_of(item)
         return (0, index, "") if isinstance(index, int) else (1, 0, item.name)
 
-    placed, order = set(), []
+    # Always the first item (in that order) whose parent is placed: a heap of the placeable ones.
     pending = sorted(items, key=key)
-    while pending:
-        progress = [i for i in pending if parent_of(i) is None or parent_of(i).name in placed]
-        if not progress:  # cannot happen for Blender hierarchies; kept as a guard
-            raise FormatError.single("scene", None, "node hierarchy has a cycle")
-        first = progress[0]
-        order.append(first)
-        placed.add(first.name)
-        pending.remove(first)
+    position = {item.name: i for i, item in enumerate(pending)}
+    children: dict[str, list[int]] = {}
+    ready = []
+    for i, item in enumerate(pending):
+        parent = parent_of(item)
+        if parent is None or parent.name not in position:
+            ready.append(i)
+        else:
+            children.setdefault(parent.name, []).append(i)
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        item = pending[heapq.heappop(ready)]
+        order.append(item)
+        for child in children.pop(item.name, []):
+            heapq.heappush(ready, child)
+    if len(order) != len(pending):  # cannot happen for Blender hierarchies; kept as a guard
+        raise FormatError.single("scene", None, "node hierarchy has a cycle")
     return order
 
 
 @contextmanager
-def _evaluation_scene(context, root):
-    """A temporary scene holding only the model's objects, so that stepping through frames evaluates
-    just them (dependencies outside the model, such as constraint targets, come along through the
-    depsgraph). Without it every frame would evaluate the whole scene, however many models it holds."""
+def _evaluation_scene(context, root, frame: float):
+    """A temporary scene holding only the model's objects, evaluated at ``frame``, so that stepping through
+    frames evaluates just them (dependencies outside the model, such as constraint targets, come along
+    through the depsgraph). Without it every frame would evaluate the whole scene, however many models it
+    holds."""
     scene = bpy.data.scenes.new("io_msh export")
     try:
         scene.render.fps, scene.render.fps_base = context.scene.render.fps, context.scene.render.fps_base
         for obj in (root, *root.children_recursive):
             scene.collection.objects.link(obj)
-        scene.frame_set(context.scene.frame_current)  # builds the view layer's depsgraph
+        _set_frame(scene, frame)  # also builds the view layer's depsgraph
         yield scene, scene.view_layers[0].depsgraph
     finally:
         bpy.data.scenes.remove(scene)

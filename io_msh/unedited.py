@@ -19,18 +19,17 @@ import numpy as np
 from ..core.keys import rotation_error
 from ..core.model import Model
 from ..core.sampler import AnimationData, sample
-from . import conversion as C
 from .fcurves import Curve
 
 SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
 SAME_ROTATION = 1e-4  # radians
 
 
-def same_as_runtime(source: Model, local: np.ndarray, times: np.ndarray, same_position: float = SAME_POSITION,
-                    same_rotation: float = SAME_ROTATION) -> np.ndarray:
-    """Per node, whether the local matrices (nodes, times, 4, 4), node i being the source's node i, equal
-    the runtime's pose at ``times`` (msh-animation.md section 3) within the tolerances."""
-    rot, pos = C.local_poses(local)
+def same_as_runtime(source: Model, rot: np.ndarray, pos: np.ndarray, times: np.ndarray,
+                    same_position: float = SAME_POSITION, same_rotation: float = SAME_ROTATION) -> np.ndarray:
+    """Per node, whether the local poses (``conversion.local_poses`` of (nodes, times, 4, 4) matrices), node
+    i being the source's node i, equal the runtime's pose at ``times`` (msh-animation.md section 3) within
+    the tolerances."""
     runtime = sample(AnimationData.from_model(source), np.asarray(times, np.float32))
     length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
     original_rot = runtime.rot / np.where(length > 0, length, 1)
