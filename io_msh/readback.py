@@ -144,8 +144,9 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         meshes, materials, warnings = _meshes(depsgraph, root, nodes, mode, shown)
         curves = read_curves(root) if curves is None else curves
         local = _local(shown[:, None], nodes)
-        as_imported = _as_imported(root, nodes, mode, source, curves, local, frames[0])
-        from_curves = None if as_imported else _curve_poses(root, nodes, mode, curves)
+        moved = _moved_by_more_than_curves(root, nodes, mode)
+        as_imported = not moved and _as_imported(root, nodes, source, curves, local, frames[0])
+        from_curves = None if as_imported or moved else _curve_poses(root, nodes, mode, curves)
         if as_imported:
             frames = frames[:1]
         elif from_curves is not None and _same_pose(from_curves(frames[:1]), local):
@@ -198,12 +199,13 @@ def _local(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- unedited animation
-def _as_imported(root, nodes: list[SceneNode], mode: str, source: bytes | None, curves: list,
-                 first_local: np.ndarray, frame: float) -> bool:
-    """Whether the nodes show the source's runtime pose at every frame without stepping through them:
-    the importer's curves unchanged, nothing else moving a node, and the first frame's pose the runtime's."""
+def _as_imported(root, nodes: list[SceneNode], source: bytes | None, curves: list, first_local: np.ndarray,
+                 frame: float) -> bool:
+    """For nodes nothing but their curves moves: whether they show the source's runtime pose at every frame
+    without stepping through them (the importer's curves unchanged, and the first frame's pose the
+    runtime's)."""
     stored = root.get(P.CURVES)
-    if source is None or stored is None or _moved_by_more_than_curves(root, nodes, mode):
+    if source is None or stored is None:
         return False
     if fingerprint(curves) != stored:
         return False
@@ -252,12 +254,8 @@ def _node_fcurves(root):
     ('' and -1) or a node, in a fixed order."""
     from . import compat
 
-    if root.type == "ARMATURE":
-        index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones}
-        sources = [(root, "")]
-    else:
-        sources = [(root, "")] + [(o, o.name) for o in root.children_recursive if o.type == "EMPTY"]
-    for id_block, handle in sources:
+    index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones} if root.type == "ARMATURE" else {}
+    for id_block, handle in _animated_ids(root):
         node = id_block.get(P.NODE_INDEX, -1) if handle else -1
         for fcurve in compat.assigned_fcurves(id_block):
             path, target, owner = fcurve.data_path, node, handle
@@ -273,11 +271,9 @@ SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows 
 
 
 def _curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
-    """A function giving the nodes' local matrices (nodes, frames, 4, 4) at any frames from the F-curves
-    alone (io_msh.fcurves), without Blender stepping through them; None when something else may move a
-    node or a curve is not one ``fcurves.evaluate`` reproduces."""
-    if _moved_by_more_than_curves(root, nodes, mode):
-        return None
+    """For nodes nothing but their curves moves: a function giving their local matrices (nodes, frames, 4, 4)
+    at any frames from the F-curves alone (io_msh.fcurves), without Blender stepping through them; None when
+    a curve is not one ``fcurves.evaluate`` reproduces."""
     _read_for_evaluation(root, curves)
     if not all(c.plain for c in curves):
         return None
@@ -329,11 +325,19 @@ def keyframe_frames(curves: list[Curve]) -> np.ndarray:
     return np.concatenate(frames).astype(np.float64) if frames else np.zeros(0)
 
 
+def _animated_ids(root) -> list[tuple[bpy.types.ID, str]]:
+    """What actions animating the model hang on, with the Empty's name ('' for the root): the root (an
+    armature's actions animate its bones), and for Empties every Empty below it."""
+    if root.type == "ARMATURE":
+        return [(root, "")]
+    return [(root, "")] + [(o, o.name) for o in root.children_recursive if o.type == "EMPTY"]
+
+
 def action_end(root: bpy.types.Object) -> float:
     """The last frame of the actions animating the model (their manual frame range when they have one,
     as the importer sets it, else their last keyframe); 0 without animation."""
-    holders = [root] if root.type == "ARMATURE" else [root, *(o for o in root.children_recursive if o.type == "EMPTY")]
-    actions = {h.animation_data.action for h in holders if h.animation_data and h.animation_data.action}
+    actions = {h.animation_data.action for h, _name in _animated_ids(root)
+               if h.animation_data and h.animation_data.action}
     return max((float(a.frame_range[1]) for a in actions), default=0.0)
 
 
