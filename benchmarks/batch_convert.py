@@ -8,6 +8,8 @@ up to a few hundred frames. Prints models per second for each job count.
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="io_msh_batch_bench_"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     source = work / "models"
     source.mkdir()
     make_models(source, args.models)

@@ -6,8 +6,10 @@ Run: .venv/bin/python benchmarks/cli_sample.py
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -36,7 +38,9 @@ def best(action) -> float:
 
 def main() -> None:
     model = build_model(sample_model())
-    path = Path(tempfile.mkdtemp(prefix="io_msh_cli_")) / "sample.msh"
+    folder = Path(tempfile.mkdtemp(prefix="io_msh_cli_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "sample.msh"
     path.write_bytes(model.to_bytes())
     step = 41 / COUNT
     times = np.arange(COUNT, dtype=np.float32) * np.float32(step)

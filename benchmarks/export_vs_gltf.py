@@ -9,6 +9,8 @@ authored and reduced). Prints times and ratios (ours / glTF).
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,6 +21,7 @@ def main() -> None:
     args = arguments(__doc__.split("\n")[0])
     start_blender()
     folder = Path(tempfile.mkdtemp(prefix="io_msh_bench_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     msh = folder / "bench.msh"
     write_generated(msh, args.nodes, args.frames)
     bpy.ops.import_scene.parkan_msh(filepath=str(msh), node_mode=args.node_mode)

@@ -7,6 +7,8 @@ Prints both times and their ratio (ours / glTF); each is the better of two round
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -17,6 +19,7 @@ def main() -> None:
     args = arguments(__doc__.split("\n")[0])
     start_blender()
     folder = Path(tempfile.mkdtemp(prefix="io_msh_bench_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     msh, glb = folder / "bench.msh", folder / "bench.glb"
     keys = write_generated(msh, args.nodes, args.frames)
     ours, gltf = [], []

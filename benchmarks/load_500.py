@@ -7,6 +7,8 @@ each stage, and the times. Run: .venv/bin/python benchmarks/load_500.py [--model
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +29,7 @@ def main() -> None:
     blender_env.clean_scene()
     remove_models = blender_env.ext.io_msh.importer.remove_models
     folder = Path(tempfile.mkdtemp(prefix="io_msh_load_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     paths = []
     for i in range(args.models):
         path = folder / f"m{i:03d}.msh"

@@ -13,6 +13,8 @@ Run: .venv/bin/python benchmarks/scale.py [--parts scene gltf_scene archive expo
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -154,6 +156,7 @@ def main() -> None:
     blender_env.register()
     print(f"Blender {bpy.app.version_string}")
     folder = Path(tempfile.mkdtemp(prefix="io_msh_scale_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     if "scene" in args.parts:
         scene_part(folder, args.models)
     if "gltf_scene" in args.parts:

@@ -199,11 +199,11 @@ def _texture_items(inputs: list[str], out: Path) -> list[Item]:
 
 # --------------------------------------------------------------------- running
 def run(args) -> int:
-    from ..core.errors import printable
-
     start = time.perf_counter()
     pool = WorkerPool(args, args.jobs)
     pool.start()  # Blender starts in the workers while the inputs are listed here
+    from ..core.errors import printable
+
     items = plan_items(args)
     Path(args.output).mkdir(parents=True, exist_ok=True)
     total = len(items)
@@ -692,9 +692,22 @@ def _run_as_package(root: Path) -> int:
     return import_module(f"{name}.io_msh.batch").main(sys.argv)
 
 
+def _exit_with_blender_loaded(code: int) -> None:
+    """End a process that has Blender loaded (a worker, or Blender running this script) with ``code``: a -P
+    script cannot set Blender's exit code otherwise, and Blender's teardown only frees memory (0.15 s a worker).
+    The teardown also removes Blender's session temporary folder (``blender_XXXXXX``), so that is done here."""
+    import shutil
+
+    session = Path(sys.modules["bpy"].app.tempdir)
+    if session.name.startswith("blender_"):  # not the base folder it falls back to when none could be made
+        shutil.rmtree(session, ignore_errors=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     code = _load_package_and_run()
-    sys.stdout.flush()
-    if "--" in sys.argv:  # inside Blender: -P scripts do not end the process by their return value
-        os._exit(code)
+    if "bpy" in sys.modules:
+        _exit_with_blender_loaded(code)
     sys.exit(code)

@@ -1,6 +1,7 @@
 """io_msh/batch.py on a folder of generated models with corrupt files among them."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,12 +54,13 @@ def game_folder(tmp_path_factory):
     return folder
 
 
-def batch(*args, standin=False, timeout=600):
+def batch(*args, standin=False, timeout=600, env=None):
     command = [sys.executable, str(BATCH), *args]
     if standin:
         command = [sys.executable, str(ROOT / "tests" / "blender_standin.py"), "-b", "--factory-startup", "-P",
                    str(BATCH), "--", *args]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                            env=None if env is None else {**os.environ, **env})
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     return result
 
@@ -119,9 +121,16 @@ def test_export_of_a_blend_without_models_fails_cleanly(blender, tmp_path):
 
 
 def test_the_blender_argument_convention(game_folder, tmp_path):
-    result = batch("import", str(game_folder / "a.msh"), "-o", str(tmp_path), standin=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert (tmp_path / "a.blend").exists()
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "out"
+    result = batch("import", str(game_folder / "a.msh"), str(game_folder / "garbage.msh"), "-o", str(out),
+                   standin=True, env={"TMPDIR": str(temp)})
+    assert result.returncode == 1, result.stdout + result.stderr  # the exit code says a file failed
+    assert (out / "a.blend").exists()
+    # Blender (the script's process and its worker) exits without its teardown, but not leaving its session
+    # temporary folder behind.
+    assert not list(temp.iterdir())
 
 
 def test_reimport_of_the_converted_blends(blender, imported):
