@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FormatError
-from .files import read_input
+from .files import names_in, read_input
 from .mat0 import MAT0_TYPE_ID, OPAQUE, Material, material_of
 from .nres import Archive, Entry
 from .texm import BYTES_PER_PIXEL, Texture, parse_texm
@@ -43,7 +43,7 @@ def find_libraries(model_path: str | Path, folders: list[str | Path] = ()) -> di
     found: dict[str, Path] = {}
     for folder in search:
         try:
-            names = {name.lower(): name for name in os.listdir(folder)}
+            names = names_in(folder)
         except OSError:
             continue
         for kind, filename in LIBRARY_FILES.items():

@@ -8,7 +8,9 @@ import os
 import signal
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
@@ -126,6 +128,28 @@ def open_container(path: str | Path) -> Container:
     """Read a file; OSError for I/O problems (InputError for what is not a readable file), FormatError for bad
     data."""
     return read_container(read_input(path), str(path))
+
+
+SETTLED_NS = 2_000_000_000  # a folder changed this recently may change again without a new mtime
+
+
+def names_in(folder: str | Path) -> dict[str, str]:
+    """The names in ``folder`` by their lower-case form (the game's file system ignores case). A batch looks up
+    libraries and WEAR files beside every model, so a folder is listed once per modification time; one changed
+    in the last 2 s is listed afresh, as mtimes are only as fine as the kernel's clock tick. Raises OSError."""
+    mtime_ns = os.stat(folder).st_mtime_ns
+    if time.time_ns() - mtime_ns < SETTLED_NS:
+        return _listing(str(folder))
+    return _settled_listing(str(folder), mtime_ns)
+
+
+def _listing(folder: str) -> dict[str, str]:
+    return {name.lower(): name for name in os.listdir(folder)}
+
+
+@lru_cache(maxsize=16)
+def _settled_listing(folder: str, mtime_ns: int) -> dict[str, str]:
+    return _listing(folder)
 
 
 def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model, list[Finding]]:

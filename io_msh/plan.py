@@ -17,7 +17,7 @@ from ..core import streams as S
 from ..core.anim import track_starts
 from ..core.appearance import Libraries, Look, find_libraries, resolve_looks
 from ..core.errors import FormatError, has_errors
-from ..core.files import Container, open_container
+from ..core.files import Container, names_in, open_container
 from ..core.model import Model
 from ..core.nres import Entry
 from ..core.validate import validate_model
@@ -170,9 +170,11 @@ def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, We
     """The model's WEAR text: its archive's entry, or for a model file a ``STEM.wea`` file beside it."""
     if container.is_model:
         path = Path(container.path)
-        sibling = [p for p in path.parent.glob("*") if p.stem.lower() == path.stem.lower()
-                   and p.suffix.lower() == ".wea" and p.is_file()] if path.parent.is_dir() else []
-        data = sibling[0].read_bytes() if sibling else None
+        try:
+            sibling = path.parent / names_in(path.parent)[f"{path.stem}.wea".lower()]
+        except (OSError, KeyError):
+            sibling = None
+        data = sibling.read_bytes() if sibling is not None and sibling.is_file() else None
     else:
         entry = wear_entry(container.archive, model_name)
         data = bytes(entry.data) if entry is not None else None

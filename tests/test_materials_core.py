@@ -1,13 +1,15 @@
 """MAT0 (section 6), WEAR (section 8) and the batch -> WEAR -> MAT0 -> Texm chain (digest facts 8, 14-18)."""
 
+import os
 import struct
+import time
 
 import numpy as np
 import pytest
 
 from core.appearance import Libraries, find_libraries, resolve_looks
 from core.errors import FormatError
-from core.files import open_container, validate_container
+from core.files import SETTLED_NS, names_in, open_container, validate_container
 from core.mat0 import ADD, BLEND, MAT0_TYPE_ID, OPAQUE, parse_mat0, texture_name_problem, validate_mat0
 from core.nres import Archive, Entry
 from core.synth import material_entry, sample_libraries
@@ -133,6 +135,17 @@ def test_libraries_are_found_in_parent_folders_or_the_game_folder(game, tmp_path
     elsewhere.mkdir()
     assert find_libraries(elsewhere / "a.msh") == {}
     assert set(find_libraries(elsewhere / "a.msh", [game])) == {"materials", "textures", "lightmaps"}
+
+
+def test_folder_listings_are_reused_until_the_folder_changes(tmp_path):
+    (tmp_path / "Tank.MSH").write_bytes(b"")
+    assert names_in(tmp_path) == {"tank.msh": "Tank.MSH"}
+    assert names_in(tmp_path) is not names_in(tmp_path)  # changed in the last 2 s: listed afresh each time
+    settled = time.time_ns() - 10 * SETTLED_NS
+    os.utime(tmp_path, ns=(settled, settled))
+    assert names_in(tmp_path) is names_in(tmp_path)  # listed once
+    (tmp_path / "tank.wea").write_bytes(b"")  # a new modification time: listed again
+    assert names_in(tmp_path) == {"tank.msh": "Tank.MSH", "tank.wea": "tank.wea"}
 
 
 def test_batch_words_resolve_through_wear_mat0_and_texm_with_the_runtime_fallbacks(game):

@@ -72,6 +72,15 @@ def test_nodes_meshes_and_materials(sample_msh):
     assert uvs.min() >= 0 and uvs.max() <= 1
 
 
+def test_a_model_files_material_list_is_found_beside_it_whatever_its_case(tmp_path, sample_msh):
+    (tmp_path / "Tank.msh").write_bytes(sample_msh)
+    assert plan.plan_file(tmp_path / "Tank.msh", plan.ImportOptions())[0].wear is None
+    (tmp_path / "TANK.WEA").write_bytes(b"2\r\n0 HULL\r\n1 TRACKS\r\n")  # added after the folder was listed
+    p = plan.plan_file(tmp_path / "Tank.msh", plan.ImportOptions())[0]
+    assert p.wear == b"2\r\n0 HULL\r\n1 TRACKS\r\n"
+    assert [look.name for look in p.looks.values()] == ["HULL", "TRACKS"]
+
+
 @pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
 def test_faithful_channels_are_the_runtime_samples(node_mode):
     data = generated(3, node_count=5, frame_count=11, animated=1.0)
