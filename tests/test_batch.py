@@ -128,8 +128,8 @@ def test_the_blender_argument_convention(game_folder, tmp_path):
                    standin=True, env={"TMPDIR": str(temp)})
     assert result.returncode == 1, result.stdout + result.stderr  # the exit code says a file failed
     assert (out / "a.blend").exists()
-    # Blender (the script's process and its worker) exits without its teardown, but not leaving its session
-    # temporary folder behind.
+    # Both Blender processes (the script's and its worker's) end without Blender's teardown, and leave no
+    # session folder behind.
     assert not list(temp.iterdir())
 
 
