@@ -74,5 +74,6 @@ def main() -> None:
     print(f"--jobs 2 / --jobs 1, best of {args.repeat} each: {best[1] / best[2]:.2f}x "
           f"({best[2]:.2f} s / {best[1]:.2f} s)")
 
+
 if __name__ == "__main__":
     main()

@@ -36,9 +36,15 @@ def import_msh(path: Path, **options) -> None:
     assert bpy.ops.import_scene.parkan_msh(filepath=str(path), **options) == {"FINISHED"}
 
 
-def scene_part(folder: Path, models: int) -> None:
+def write_scene_model(folder: Path) -> Path:
+    """The 40-node model both scene parts import again and again."""
     path = folder / "m40.msh"
     path.write_bytes(build_model(random_model(3, node_count=40, frame_count=100)).to_bytes())
+    return path
+
+
+def scene_part(folder: Path, models: int) -> None:
+    path = write_scene_model(folder)
     blender_env.clean_scene()
     times = [timed(lambda: import_msh(path)) for _ in range(models)]
     first, last = float(np.median(times[:5])), float(np.median(times[-5:]))
@@ -59,8 +65,7 @@ def scene_part(folder: Path, models: int) -> None:
 
 def gltf_scene_part(folder: Path, models: int) -> None:
     """Blender's glTF importer on the same scene growth: the same 40-node model, as a .glb."""
-    path = folder / "m40.msh"
-    path.write_bytes(build_model(random_model(3, node_count=40, frame_count=100)).to_bytes())
+    path = write_scene_model(folder)
     blender_env.clean_scene()
     import_msh(path)
     glb = folder / "m40.glb"
