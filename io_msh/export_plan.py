@@ -24,6 +24,7 @@ from ..core.keys import Tolerance, author_tracks, quantize_rotations
 from ..core.labels import encode_labels
 from ..core.model import Model
 from ..core.nres import name_bytes
+from ..core.splice import EXTRA_VERTEX_STREAMS, NewPart, splice_slots
 from ..core.validate import validate_model
 from . import conversion as C
 from .export_materials import MaterialExport, MaterialOptions, plan_materials
@@ -34,7 +35,6 @@ from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
 NAME_BYTES = 31  # Res9: 32-byte names with a NUL
-GEOMETRY_STREAMS = (2, 3, 4, 5, 6, 7, 13, 15, 16, 18)
 
 
 @dataclass
@@ -95,6 +95,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     warnings: list[str] = [*scene.warnings, *materials.warnings]
     _check_slots(scene.meshes)
     if source is not None and not _same_structure(scene, source):
+        _refuse_losing_slots(scene, source)
         warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
                         "scene, and the original's unknown streams and fields are not carried over")
         source = None
@@ -105,17 +106,19 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     edited = _update_tracks(anim, source, scene, rot, pos, times, options)
     if edited:
         anim.frame_count = len(times)
-    geometry_same = _same_geometry(scene, source, materials.words)
-    if geometry_same:
+    new_parts, removed = _changed_slots(scene, source, materials.words)
+    if not new_parts and not removed:
         write_animation(source, anim)
         _rename_nodes(source, scene)
         return _checked(ExportResult(source, warnings, edited, False, materials))
-    warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
-                    "the scene cannot hold (Res15, Res16, Res18) are dropped"
-                    + (f"; slots other than {S.slot_label(scene.slot_position)} were not imported and are dropped"
-                       if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position) else ""))
-    model = _rebuilt_from(source, scene, anim, materials.words)
+    # Only the edited parts are rebuilt; every other slot (imported and unchanged, or not imported at all)
+    # keeps its geometry, per-vertex streams and slot record as the source has them.
+    model = splice_slots(source, new_parts, removed, anim)
+    write_animation(model, anim)
     _rename_nodes(model, scene)
+    changed = [n.label for n in new_parts] + [f"{S.slot_label(p)} of node {scene.nodes[i].name!r} (its mesh was "
+                                              "deleted)" for i, p in removed]
+    warnings.append(f"geometry changed: {', '.join(changed)} rebuilt; every other slot is kept as it was")
     return _checked(ExportResult(model, warnings, edited, True, materials))
 
 
@@ -180,29 +183,80 @@ def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
 
 
 # --------------------------------------------------------------------- geometry
-def _same_geometry(scene: SceneModel, source: Model, words: list[int]) -> bool:
-    """Whether every mesh is exactly what the import made from the source (and no mesh was added), placed
-    on its node as imported, with no modifier or shape key, with the same batch material on every face.
+def _changed_slots(scene: SceneModel, source: Model, words: list[int]) -> tuple[list[NewPart], set]:
+    """The meshes that are not exactly what the import made from the source (or were added), as parts to
+    rebuild, and the imported slots whose mesh was deleted.
 
-    Only the slots the import made meshes for are compared; the others stay as the source has them.
+    A mesh is unchanged when it is placed on its node as imported, has no modifier or shape key, and holds
+    the imported vertices, faces, UVs and batch material of every face. Slots the import did not make meshes
+    for are not compared: they stay as the source has them.
     """
     stage, lod = divmod(scene.slot_position, S.LODS)
     planned = plan_geometry(source, ImportOptions(slots=scene.slots_imported, stage=stage, lod=lod))
     expected = {(m.node, m.slot_position): m for m in planned}
-    found = {(m.node, m.slot): m for m in scene.meshes}
-    if expected.keys() != found.keys():
-        return False
-    for key, mesh in found.items():
-        plan = expected[key]
-        if (mesh.modified or not np.allclose(mesh.offset, np.eye(4), atol=1e-6)
+    changed = [m for m in scene.meshes if (m.node, m.slot) not in expected
+               or not _unchanged(m, expected[(m.node, m.slot)], words)]
+    removed = set(expected) - {(m.node, m.slot) for m in scene.meshes}
+    new_parts = []
+    for mesh in changed:
+        plan = expected.get((mesh.node, mesh.slot))
+        part = _part(mesh, words)
+        if part is None:  # a mesh without triangles: its slot is emptied
+            removed.add((mesh.node, mesh.slot))
+            continue
+        old = int(source.nodes[mesh.node]["slots"][mesh.slot]) if mesh.node < source.node_count else S.NO_INDEX
+        new_parts.append(NewPart(part, _kept_vertex_streams(source, mesh, plan, old), f"mesh {mesh.name!r}",
+                                 source.slots[old]["unknown"].copy() if old < len(source.slots) else None))
+    return new_parts, removed
+
+
+def _unchanged(mesh: SceneMesh, plan, words: list[int]) -> bool:
+    return not (mesh.modified or not np.allclose(mesh.offset, np.eye(4), atol=1e-6)
                 or mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
                 or not np.array_equal(mesh.stored_triangles, plan.triangles)
                 or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6
                 or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6
                 or not np.array_equal(np.array(words)[mesh.face_materials],
-                                      np.array(plan.materials)[plan.face_materials])):
-            return False
-    return True
+                                      np.array(plan.materials)[plan.face_materials]))
+
+
+def _kept_vertex_streams(source: Model, mesh: SceneMesh, plan, record: int) -> dict[int, np.ndarray] | None:
+    """The source's Res15/16/18 records of an edited mesh's vertices, when they are still the imported ones
+    (same faces, one MSH vertex per Blender vertex, in the import's order); else None."""
+    if plan is None or record >= len(source.slots) or mesh.stored_triangles is None \
+            or not np.array_equal(mesh.stored_triangles, plan.triangles) \
+            or len(mesh.positions) != len(plan.positions) or len(mesh.stored_positions) != len(plan.positions):
+        return None
+    used = _slot_vertices(source, record)
+    if len(used) != len(plan.positions):
+        return None
+    return {t: S.records(source.data(t), S.SPECS[t].dtype)[used] for t in EXTRA_VERTEX_STREAMS
+            if source.stream(t) is not None and len(source.data(t)) // S.SPECS[t].dtype.itemsize > used.max()}
+
+
+def _slot_vertices(source: Model, record: int) -> np.ndarray:
+    """The vertices a slot record's batches use, in order (as the import numbers them)."""
+    slot, batches, indices = source.slots[record], source.batches, source.indices
+    used = [indices[int(b["index_start"]):int(b["index_start"]) + int(b["index_count"]) // 3 * 3].astype(np.int64)
+            + int(b["base_vertex"])
+            for b in batches[int(slot["batch_start"]):int(slot["batch_start"]) + int(slot["batch_count"])]]
+    return np.unique(np.concatenate(used)) if used else np.zeros(0, np.int64)
+
+
+def _refuse_losing_slots(scene: SceneModel, source: Model) -> None:
+    """A changed node structure rebuilds the model from the scene: refused when that would lose slots the import
+    did not bring into Blender, or per-vertex streams Blender does not hold."""
+    if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position):
+        shown = S.slot_label(scene.slot_position)
+        raise FormatError.single("scene", None, f"nodes were added, removed or re-parented, so the model must be "
+                                                f"rebuilt from the scene, but only its {shown} "
+                                                "parts were imported and the other damage stages and LODs would be "
+                                                "lost; import it with Geometry: All Slots and make the change again")
+    lost = [f"{S.SPECS[t].label} ({S.label(t)})" for t in EXTRA_VERTEX_STREAMS if source.stream(t) is not None]
+    if lost:
+        raise FormatError.single("scene", None, f"nodes were added, removed or re-parented, so the model must be "
+                                                f"rebuilt from the scene, and its {', '.join(lost)} cannot be: "
+                                                "Blender does not hold them; keep the imported node structure")
 
 
 def _has_other_slots(source: Model, position: int) -> bool:
@@ -211,23 +265,25 @@ def _has_other_slots(source: Model, position: int) -> bool:
 
 
 def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
-    parts = []
-    for mesh in scene.meshes:
-        if len(mesh.positions) > 0x10000:
-            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.stored_positions)} vertices, "
-                                                    f"{len(mesh.positions)} once split where normals or UVs differ "
-                                                    "(MSH stores one normal and UV per vertex); a part holds at "
-                                                    "most 65536: split the mesh or merge by distance")
-        if len(mesh.triangles) == 0:
-            continue
-        per_material = np.bincount(mesh.face_materials)
-        if per_material.max() * 3 > 0xFFFF:
-            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {per_material.max()} triangles with one "
-                                                    "material; MSH draws at most 21845 per material and part: "
-                                                    "split the mesh or give its faces more materials")
-        parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
-                          slot=mesh.slot, face_words=np.array(words)[mesh.face_materials]))
-    return parts
+    return [part for part in (_part(mesh, words) for mesh in scene.meshes) if part is not None]
+
+
+def _part(mesh: SceneMesh, words: list[int]) -> Part | None:
+    """The mesh as a part (None when it has no triangles); raises FormatError when a part cannot hold it."""
+    if len(mesh.positions) > 0x10000:
+        raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.stored_positions)} vertices, "
+                                                f"{len(mesh.positions)} once split where normals or UVs differ "
+                                                "(MSH stores one normal and UV per vertex); a part holds at "
+                                                "most 65536: split the mesh or merge by distance")
+    if len(mesh.triangles) == 0:
+        return None
+    per_material = np.bincount(mesh.face_materials)
+    if per_material.max() * 3 > 0xFFFF:
+        raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {per_material.max()} triangles with one "
+                                                "material; MSH draws at most 21845 per material and part: "
+                                                "split the mesh or give its faces more materials")
+    return Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
+                slot=mesh.slot, face_words=np.array(words)[mesh.face_materials])
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -288,17 +344,6 @@ def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words
     anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, rot, pos, times, options))
     anim.fit_frame_count()
     return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
-
-
-def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation, words: list[int]) -> Model:
-    """Geometry from the scene; nodes' flags, animation and every other stream (names and labels byte for byte,
-    whatever they hold) from the source."""
-    nodes = [NodeDef(b"", None if node["parent"] == S.NO_INDEX else int(node["parent"]), None, int(node["flags"]))
-             for node in source.nodes]
-    produced = {1, 8, 19, *GEOMETRY_STREAMS}
-    extra = [(e.type_id, bytes(e.data), e.attr1, e.attr2, e.attr3) for e in source.archive.entries
-             if e.type_id not in produced]
-    return build_model(ModelDef(nodes, _parts(scene, words), anim, extra, stream_name=_stream_name(scene)))
 
 
 def _stream_name(scene: SceneModel) -> str:

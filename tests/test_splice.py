@@ -1,0 +1,37 @@
+"""core.splice: replacing some slots of a model and keeping the others byte for byte."""
+
+import numpy as np
+
+from core.anim import read_animation
+from core.build import ModelDef, NodeDef, Part, build_model
+from core.model import Model
+from core.splice import NewPart, splice_slots
+from core.synth import box
+from core.validate import validate_model
+
+
+def shared_record_model() -> Model:
+    """Two nodes whose intact LOD 0 slots use one slot record (node 1's table points at node 0's)."""
+    pos, tris = box()
+    model = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], [Part(0, pos, tris), Part(1, pos * 2, tris)]))
+    nodes = model.nodes.copy()
+    nodes[1]["slots"][0] = nodes[0]["slots"][0]
+    model.set_stream(1, nodes.tobytes())
+    return Model.parse(model.to_bytes())
+
+
+def test_nothing_replaced_gives_the_source_bytes():
+    source = shared_record_model()
+    assert splice_slots(source, [], animation=read_animation(source)).to_bytes() == source.to_bytes()
+
+
+def test_a_shared_record_stays_for_the_node_that_still_uses_it():
+    source = shared_record_model()
+    pos, tris = box()
+    out = splice_slots(source, [NewPart(Part(1, pos * 3, tris))], animation=read_animation(source))
+    assert not any(f.is_error for f in validate_model(out))
+    kept, new = out.slots[int(out.nodes[0]["slots"][0])], out.slots[int(out.nodes[1]["slots"][0])]
+    assert kept.tobytes() == source.slots[0].tobytes()
+    assert np.allclose(new["aabb_max"], 1.5)
+    # The new part reaches outside the old hull: the header is made again around every part.
+    assert out.header["sphere"][3] > source.header["sphere"][3]
