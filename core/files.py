@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
+import shutil
 import signal
 import stat
 import tempfile
@@ -113,6 +115,10 @@ class InputError(OSError):
     """A path that is not a file the library reads: not a regular file, or too large."""
 
 
+class ChangedError(OSError):
+    """A file changed on disk between reading it and replacing it."""
+
+
 def read_input(path: str | Path) -> bytes:
     """A regular file's bytes; InputError for a device, pipe or folder, or a file over MAX_FILE_BYTES."""
     info = os.stat(path)
@@ -200,30 +206,144 @@ def write_atomic(path: str | Path, data: bytes, force: bool = False) -> None:
     written through to the file it names, as ``cp`` does. A read-only target is refused unless ``force``.
     SIGTERM during the write, like Ctrl-C, leaves no temporary file. Errors name ``path``, not the temporary.
     """
-    target = Path(os.path.realpath(path))
+    write_files([(path, data)], force=force)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file as it was read: to tell whether something else wrote it since."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def read_with_state(path: str | Path) -> tuple[bytes, FileState]:
+    """``read_input`` and the state of the file the bytes came from (raises OSError, InputError)."""
+    before = os.stat(path)
+    data = read_input(path)
+    return data, FileState(before.st_size, before.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def changed_since(path: str | Path, state: FileState | None) -> bool:
+    """Whether the file at ``path`` is no longer the one read with ``state`` (None: it did not exist)."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return state is not None
+    if state is None:
+        return True
+    if (now.st_size, now.st_mtime_ns) != (state.size, state.mtime_ns):
+        return True
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() != state.sha256
+
+
+def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
+                read_as: dict[str, FileState | None] | None = None) -> None:
+    """Write several files as one transaction: all of them, or none.
+
+    Every target is checked first (a regular file or none, not read-only unless ``force``, no two paths
+    naming one file), then every file is written to a temporary beside its target; only when all are written
+    do they replace their targets, one after the other, and when a replacement fails the targets already
+    replaced get their old contents back (new ones are removed). Each target is written as ``write_atomic``
+    writes it. Errors (OSError) name the path of the file that failed, as given.
+    """
+    planned = []
+    seen: dict[Path, str] = {}
+    for path, data in files:
+        target = Path(os.path.realpath(path))
+        if target in seen:
+            raise InputError(errno.EINVAL, f"the same file as {printable(seen[target])}", str(path))
+        seen[target] = str(path)
+        planned.append((str(path), target, _checked_target(target, str(path), force), data))
+    temporaries: list[str] = []
+    backups: dict[int, str] = {}
+    replaced: list[int] = []
+    current = ""
+    try:
+        with _terminate_raises():
+            for path, target, existing, data in planned:
+                current = path
+                mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+                temporaries.append(_written_temporary(target, data, mode))
+            for i, (path, target, existing, _data) in enumerate(planned):
+                current = path
+                if read_as is not None and path in read_as and changed_since(target, read_as[path]):
+                    raise ChangedError(errno.EAGAIN, "it changed on disk after the export read it (another "
+                                                     "program or export wrote it meanwhile); nothing was "
+                                                     "written: export again", path)
+                if existing is not None:
+                    backups[i] = _backup(target)
+                os.replace(temporaries[i], target)
+                replaced.append(i)
+    except BaseException as exc:
+        for i in reversed(replaced):  # the earlier targets get their old contents back
+            with contextlib.suppress(OSError):
+                if i in backups:
+                    os.replace(backups.pop(i), planned[i][1])
+                else:
+                    os.unlink(planned[i][1])
+        for leftover in [*temporaries[len(replaced):], *backups.values()]:
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
+        if isinstance(exc, OSError):
+            known = {None, *temporaries, *backups.values(), *(str(t) for _p, t, _e, _d in planned)}
+            if exc.filename in known:
+                raise type(exc)(exc.errno, exc.strerror or str(exc), current) from None
+        raise
+    for backup in backups.values():
+        with contextlib.suppress(OSError):
+            os.unlink(backup)
+
+
+def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | None:
+    """The target's status (None when it does not exist); raises OSError naming ``path`` when it cannot be
+    replaced."""
     try:
         existing = os.stat(target)
     except FileNotFoundError:
         existing = None
     if existing is not None and not stat.S_ISREG(existing.st_mode):
-        raise InputError(errno.EINVAL, "not a regular file", str(path))
+        raise InputError(errno.EINVAL, "not a regular file", path)
     if existing is not None and not existing.st_mode & 0o222 and not force:
-        raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", str(path))
-    mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+        raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", path)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, f"its folder {printable(str(target.parent))} is not writable", path)
+    return existing
+
+
+def _written_temporary(target: Path, data: bytes, mode: int) -> str:
+    """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with _terminate_raises(), os.fdopen(fd, "wb") as handle:
+        with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-    except BaseException as exc:
+        os.chmod(tmp, mode)
+    except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename in (tmp, str(target)):
-            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
+    return tmp
+
+
+def _backup(target: Path) -> str:
+    """A second name for the target's current file (a hard link; a copy where links are not supported), to
+    put it back if a later replacement of the transaction fails."""
+    fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        os.unlink(backup)
+        os.link(target, backup)
+    except OSError:
+        try:
+            shutil.copy2(target, backup)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(backup)
+            raise
+    return backup
 
 
 def _umask() -> int:

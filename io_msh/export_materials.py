@@ -93,6 +93,8 @@ def row_name(material: SceneMaterial) -> str:
         return DEFAULT_ROW
     name = _BLENDER_DUPLICATE.sub("", material.name)
     imported = material.wear_name
+    if imported is None and material.wear_index is not None:  # imported without a list: a placeholder name
+        imported = placeholder_name(material.wear_index)
     if imported is not None and (name == imported or (material.lightmap is not None
                                                       and name.startswith(f"{imported} + "))):
         return imported

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import bpy
 
-from ..core.errors import FormatError
-from ..core.files import read_container, read_input, write_atomic
+from ..core.errors import FormatError, printable
+from ..core.files import FileState, read_container, read_with_state, write_files
 from ..core.mat0 import MAT0_TYPE_ID
 from ..core.model import Model
-from ..core.nres import MODEL_TYPE_ID, Archive
+from ..core.nres import MODEL_TYPE_ID, Archive, Entry
 from ..core.texm import TEXM_TYPE_ID
 from ..core.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from . import props as P
@@ -37,18 +40,49 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
             result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "
                                    f"0..{int(frames[-1])} is not applied")
-    # Every file's bytes are made (and every check done) before the first one is written.
-    files = _library_files(result.materials, options)
+    # Every file's bytes are made (and every check done) before the first one is written; then all are
+    # written as one transaction (core.files.write_files): all of them, or none.
+    read_as: dict[str, FileState | None] = {}
+    files = _library_files(result.materials, options, read_as)
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, entry or str(root.get(P.MODEL) or f"{root.name}.msh"), data, wear)
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as)
     elif wear is not None:
-        files.append((str(Path(path).with_suffix(".wea")), wear.to_bytes()))
-    for target, payload in [*files, (path, data)]:
-        write_atomic(target, payload, force=options.force)
+        files.append((_side_file(path), wear.to_bytes()))
+    write_files([*files, (path, data)], force=options.force, read_as=read_as)
     return result
 
+
+def _side_file(path: str) -> str:
+    """The ``.wea`` beside a model file. A symbolic link there that leads out of the model's folder is refused:
+    the export writes only into the folder the artist chose (a link within it is written through)."""
+    side = Path(path).with_suffix(".wea")
+    if side.is_symlink():
+        real = Path(os.path.realpath(side))
+        if real.parent != Path(os.path.realpath(Path(path).parent)):
+            raise PermissionError(errno.EPERM, f"a symbolic link to {printable(str(real))}, outside the model's "
+                                               "folder; the material list is not written through it: remove the "
+                                               "link, or export to another folder", str(side))
+    return str(side)
+
+
+def _target_entry(root, path: str, entry: str | None) -> Entry | str:
+    """The archive entry to replace: the one the model was imported from (by its index, while it still holds
+    that name: names may differ only in case), else the entry named ``entry`` or after the model."""
+    name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
+    index = root.get(P.ENTRY_INDEX)
+    source = root.get(P.SOURCE_PATH)
+    if entry is None and index is not None and source is not None \
+            and os.path.realpath(str(source)) == os.path.realpath(path):
+        return _ImportedEntry(int(index), name)
+    return name
+
+
+@dataclass
+class _ImportedEntry:
+    index: int
+    name: str
 
 @contextmanager
 def _object_mode(context):
@@ -66,7 +100,8 @@ def _object_mode(context):
             bpy.ops.object.mode_set(mode="EDIT")
 
 
-def _library_files(materials: MaterialExport | None, options: ExportOptions) -> list[tuple[str, bytes]]:
+def _library_files(materials: MaterialExport | None, options: ExportOptions,
+                   read_as: dict) -> list[tuple[str, bytes]]:
     """Material.lib and Textures.lib with the new entries added (or replacing entries of the same name)."""
     if materials is None:
         return []
@@ -78,19 +113,22 @@ def _library_files(materials: MaterialExport | None, options: ExportOptions) -> 
             (options.materials.texture_library,
              [(name, t.to_bytes(), TEXM_TYPE_ID, {}) for name, t in materials.new_textures])):
         if path and entries:
-            archive = _existing_archive(path)
+            archive = _existing_archive(path, read_as)
             for name, payload, type_id, attrs in entries:
                 _put(archive, name, payload, type_id, attrs)
             out.append((path, archive.to_bytes()))
     return out
 
 
-def _existing_archive(path: str) -> Archive:
-    """The archive at ``path``, or a new one when the file does not exist; a model is refused."""
+def _existing_archive(path: str, read_as: dict) -> Archive:
+    """The archive at ``path``, or a new one when the file does not exist; a model is refused. ``read_as``
+    records the file's state as read, so that the write can tell whether something else wrote it meanwhile."""
     target = Path(path)
     if not target.exists():
+        read_as[path] = None
         return Archive()
-    container = read_container(read_input(target), str(target))
+    data, read_as[path] = read_with_state(target)
+    container = read_container(data, str(target))
     if container.is_model:
         raise FormatError.single("entry", None, "the target is a model, not an archive", str(target))
     return container.archive
@@ -126,24 +164,41 @@ def _root_in_collection(name: str):
     return roots[0]
 
 
-def _into_archive(path: str, entry: str, model: bytes, wear: Wear | None) -> bytes:
+def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict) -> bytes:
     """The archive at ``path`` with ``entry`` (and its WEAR list) replaced or added."""
-    archive = _existing_archive(path)
-    existing = archive.find(entry)
+    archive = _existing_archive(path, read_as)
+    name = entry.name if isinstance(entry, _ImportedEntry) else entry
+    existing = _entry_named(archive, entry)
     if existing is not None:
         existing.data = model
     else:
-        archive.add(entry, model, MODEL_TYPE_ID)
+        archive.add(name, model, MODEL_TYPE_ID)
     if wear is not None:
-        listed = wear_entry(archive, entry)
+        listed = _exact(archive, f"{Path(name).stem}.wea", WEAR_TYPE_ID) or wear_entry(archive, name)
         # The archive's only list is this model's only when it is the list the model was imported with.
-        if listed is not None and _stem(listed.name_str) != _stem(entry) and bytes(listed.data) != wear.raw:
+        if listed is not None and _stem(listed.name_str) != _stem(name) and bytes(listed.data) != wear.raw:
             listed = None
         if listed is not None:
             listed.data = wear.to_bytes()
         else:
-            archive.add(f"{_stem(entry)}.wea", wear.to_bytes(), WEAR_TYPE_ID, **WEAR_ATTRS)
+            archive.add(f"{_stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID, **WEAR_ATTRS)
     return archive.to_bytes()
+
+
+def _entry_named(archive: Archive, entry: _ImportedEntry | str) -> Entry | None:
+    """The imported entry (by index, while it holds the model's name exactly), else the entry of exactly that
+    name, else the first of that name in any case (the game's lookup)."""
+    if isinstance(entry, _ImportedEntry):
+        if 0 <= entry.index < len(archive) and archive.entries[entry.index].name_str == entry.name \
+                and archive.entries[entry.index].is_model:
+            return archive.entries[entry.index]
+        entry = entry.name
+    return _exact(archive, entry, None) or archive.find(entry)
+
+
+def _exact(archive: Archive, name: str, type_id: int | None) -> Entry | None:
+    return next((e for e in archive.entries if e.name_str == name and (type_id is None or e.type_id == type_id)),
+                None)
 
 
 def _stem(name: str) -> str:

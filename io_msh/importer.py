@@ -96,6 +96,8 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
     root[P.MODEL] = plan.name
     root[P.SOURCE] = plan.source
     root[P.SOURCE_PATH] = printable(plan.source_path)
+    if plan.entry_index is not None:
+        root[P.ENTRY_INDEX] = plan.entry_index
     root[P.NODE_MODE] = mode
     root[P.ANIMATION_MODE] = plan.options.animation
     root[P.SLOTS] = plan.options.slots

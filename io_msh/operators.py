@@ -258,7 +258,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
             report(self, "ERROR", exc.describe(path))
             return {"CANCELLED"}
         except OSError as exc:
-            report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
+            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
         for line in result.warnings:
             report(self, "WARNING", line)

@@ -86,6 +86,7 @@ class ModelPlan:
     channels: list[ChannelPlan]
     warnings: list[str] = field(default_factory=list)
     wear: bytes | None = None  # the model's WEAR text as read (for a lossless export)
+    entry_index: int | None = None  # the archive entry it came from (an export replaces that entry)
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -162,8 +163,9 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
         if channels and model.frame_count - 1 > BLENDER_LAST_FRAME:
             warnings.append(f"{where}: frame count {model.frame_count} runs past Blender's last frame "
                             f"{BLENDER_LAST_FRAME}; the scene's frame range stops there")
+    index = next((i for i, e in enumerate(container.archive.entries) if e is entry), None)
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
-                     nodes, meshes, looks, channels, warnings, wear_bytes)
+                     nodes, meshes, looks, channels, warnings, wear_bytes, index)
 
 
 def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, Wear | None, list[str]]:

@@ -3,6 +3,7 @@
 MODEL = "msh_model"            # on the root object: the file or archive entry name
 SOURCE = "msh_source"          # on the root object: the model's bytes as read (for a lossless export)
 SOURCE_PATH = "msh_source_path"  # on the root object: the file it came from
+ENTRY_INDEX = "msh_entry_index"  # on the root object: its entry's index in that archive (names may differ in case)
 NODE_MODE = "msh_node_mode"    # on the root object: 'ARMATURE' or 'EMPTIES'
 ANIMATION_MODE = "msh_animation"  # on the root object: 'FAITHFUL', 'KEYS' or 'NONE'
 SLOTS = "msh_slots"            # on the root object: 'CHOSEN' or 'ALL', the slots the import made meshes for
