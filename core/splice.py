@@ -201,10 +201,13 @@ def _add_new(out: _Streams, new: NewPart, present: list[int], nodes: np.ndarray,
         if records is None:
             records = (new.vertex_streams or {}).get(type_id)
             if records is None or len(records) != vertices:
-                raise FormatError.single(S.label(type_id), None, f"{new.label or 'a new part'}: its vertices are "
-                                                                 f"not the imported ones, and the model's "
+                raise FormatError.single(S.label(type_id), None, f"{new.label or 'a new part'}: its faces or "
+                                                                 "vertex count changed, but the model's "
                                                                  f"{S.SPECS[type_id].label} ({S.label(type_id)}) "
-                                                                 "has no values for other vertices", model_name)
+                                                                 "holds a value for each imported vertex, which "
+                                                                 "Blender does not show and cannot make for new "
+                                                                 "ones; move vertices only, without adding or "
+                                                                 "removing any", model_name)
         dtype = S.SPECS[type_id].dtype
         out.vertices[type_id].append(np.asarray(records, dtype.base).reshape(vertices, *dtype.shape))
     triangles = built["triangles"]
