@@ -210,8 +210,20 @@ def _changed_slots(scene: SceneModel, source: Model, words: list[int]) -> tuple[
     return new_parts, removed
 
 
+PLACEMENT_ROUNDING = 4e-6  # float32 matrix products (about 32 ulp), relative to the coordinates they hold
+
+
+def _placed_as_imported(mesh: SceneMesh) -> bool:
+    """Whether the mesh sits on its node as imported: its offset is the identity up to the rounding of the
+    float32 matrices it was computed from, which grows with the model's coordinates (not with a fixed
+    tolerance, which a large model's rounding alone exceeds)."""
+    deviation = np.abs(mesh.offset - np.eye(4))
+    return bool(deviation[:3, :3].max() <= PLACEMENT_ROUNDING and deviation[3].max() <= 1e-12
+                and deviation[:3, 3].max() <= PLACEMENT_ROUNDING * mesh.placement_scale)
+
+
 def _unchanged(mesh: SceneMesh, plan, words: list[int]) -> bool:
-    return not (mesh.modified or not np.allclose(mesh.offset, np.eye(4), atol=1e-6)
+    return not (mesh.modified or not _placed_as_imported(mesh)
                 or mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
                 or not np.array_equal(mesh.stored_triangles, plan.triangles)
                 or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6

@@ -71,6 +71,8 @@ class SceneMesh:
     # or shape keys make the evaluated mesh differ from the stored one.
     offset: np.ndarray = field(default_factory=lambda: np.eye(4))
     modified: bool = False
+    # The largest coordinate the placement was computed from: float32 matrices round relative to it.
+    placement_scale: float = 1.0
 
 
 @dataclass
@@ -527,8 +529,9 @@ def _scene_mesh(obj, node: int, stored, split, face_keys, node_inverse, mesh_in_
     to_node = node_inverse[node] @ mesh_in_root
     positions = split["positions"] @ to_node[:3, :3].T + to_node[:3, 3]
     normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
+    scale = max(1.0, float(np.abs(mesh_in_root[:3, 3]).max()), float(np.abs(to_node[:3, 3]).max()))
     return SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *stored, positions, normals, split["uvs"],
-                     split["triangles"], face_keys, to_node, modified)
+                     split["triangles"], face_keys, to_node, modified, scale)
 
 
 def _strongest_bones(obj, root, by_handle) -> np.ndarray | None:
