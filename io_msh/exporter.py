@@ -31,11 +31,15 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     if result is None:
         with _object_mode(context):
             curves = read_curves(root)
-            frames, range_warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
-                                                     context.scene.frame_end)
+            frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
+                                                context.scene.frame_end)
             read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
         result = export_model(read, options)
-        result.warnings[:0] = range_warnings
+        # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
+        edited = set(result.edited_nodes)
+        rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
+        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), action_end(root),
+                                              context.scene.frame_end)[1]
         if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
             result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "

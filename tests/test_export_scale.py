@@ -39,3 +39,17 @@ def test_a_small_move_of_a_large_models_part_is_still_an_edit(blender, tmp_path)
     out = tmp_path / "out.msh"
     export_file(bpy, out)
     assert out.read_bytes() != data
+
+
+@pytest.mark.parametrize("animation", ["FAITHFUL", "EDITING"])
+def test_an_unedited_import_warns_of_no_keyframes_outside_the_range(blender, tmp_path, capfd, animation):
+    from test_export import MODELS
+
+    bpy = blender.bpy
+    data = MODELS["non_canonical"]()
+    import_file(bpy, write(tmp_path, "in.msh", data), node_mode="EMPTIES", animation=animation)
+    capfd.readouterr()
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    assert out.read_bytes() == data
+    assert "outside the exported frames" not in capfd.readouterr().out
