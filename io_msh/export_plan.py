@@ -152,6 +152,13 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, 
         same_position = max(same_position, options.tolerance.position)
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
     same = same_as_runtime(source, rot, pos, times, same_position, same_rotation)
+    if scene.curves_as_imported:
+        # A node whose curves are the import's and whose first frame is the runtime's keeps its track, even
+        # where its curves do not reproduce the runtime at every frame (KEYS of a non-canonical map).
+        kept = np.zeros(len(same), bool)
+        kept[sorted(scene.curves_as_imported)] = True
+        first = same_as_runtime(source, rot[:, :1], pos[:, :1], times[:1], same_position, same_rotation)
+        same |= kept & first
     edited = [int(i) for i in np.flatnonzero(~same)]
     for i, track in zip(edited, _authored(edited, scene, rot, pos, times, options)):
         anim.tracks[i] = track

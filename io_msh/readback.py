@@ -7,6 +7,7 @@ decisions of the export (io_msh.export_plan) need no Blender.
 from __future__ import annotations
 
 import heapq
+import json
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
@@ -95,6 +96,9 @@ class SceneModel:
     as_imported: bool = False
     animation_mode: str | None = None  # the import's Animation option (P.ANIMATION_MODE)
     warnings: list[str] = field(default_factory=list)
+    # Positions in ``nodes`` of the nodes whose F-curves are exactly the ones the import wrote, when the
+    # curves alone give the poses shown: their tracks are kept when their first frame shows the runtime's.
+    curves_as_imported: set[int] = field(default_factory=set)
 
 
 def find_root(context) -> bpy.types.Object:
@@ -149,12 +153,14 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         moved = _moved_by_more_than_curves(root, nodes, mode)
         as_imported = not moved and _as_imported(root, nodes, source, curves, local, frames[0])
         from_curves = None if as_imported or moved else _curve_poses(root, nodes, mode, curves)
+        untouched: set[int] = set()
         if as_imported:
             frames = frames[:1]
         elif from_curves is not None and _same_pose(from_curves(frames[:1]), local):
             # The curves give the pose Blender shows (rest poses, parenting and unkeyed channels as it has
             # them), so they give every frame's.
             local = from_curves(frames)
+            untouched = _curves_as_imported(root, nodes, curves)
         else:
             if scene is None:
                 scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
@@ -170,7 +176,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE), warnings)
+        root.get(P.ANIMATION_MODE), warnings, untouched)
 
 
 def _set_frame(scene, frame: float) -> None:
@@ -206,10 +212,10 @@ def _as_imported(root, nodes: list[SceneNode], source: bytes | None, curves: lis
     """For nodes nothing but their curves moves: whether they show the source's runtime pose at every frame
     without stepping through them (the importer's curves unchanged, and the first frame's pose the
     runtime's)."""
-    stored = root.get(P.CURVES)
+    stored = _stored_fingerprints(root)
     if source is None or stored is None:
         return False
-    if fingerprint(curves) != stored:
+    if fingerprint(curves) != stored["all"]:
         return False
     model = Model.parse(source, str(root.get(P.MODEL, "")))
     if model.is_legacy or [n.index for n in nodes] != list(range(model.node_count)):
@@ -221,8 +227,38 @@ def _as_imported(root, nodes: list[SceneNode], source: bytes | None, curves: lis
 
 
 def curves_fingerprint(root: bpy.types.Object) -> str:
-    """The fingerprint (io_msh.unedited) of the F-curves animating the model's nodes."""
-    return fingerprint(read_curves(root))
+    """The fingerprints (io_msh.unedited) of the F-curves animating the model's nodes: of all of them, and of
+    each node's (by msh_node_index), as JSON."""
+    curves = read_curves(root)
+    by_node: dict[int, list[Curve]] = {}
+    for curve in curves:
+        by_node.setdefault(curve.node, []).append(curve)
+    return json.dumps({"all": fingerprint(curves), "nodes": {str(n): fingerprint(c) for n, c in by_node.items()}})
+
+
+def _stored_fingerprints(root) -> dict | None:
+    """What the import stored (P.CURVES); a .blend from before per-node fingerprints holds only the whole one."""
+    stored = root.get(P.CURVES)
+    if stored is None:
+        return None
+    try:
+        parsed = json.loads(str(stored))
+    except ValueError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) and "all" in parsed else {"all": str(stored), "nodes": None}
+
+
+def _curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:
+    """The nodes (positions in ``nodes``) whose F-curves are exactly the ones the import wrote."""
+    stored = _stored_fingerprints(root)
+    if stored is None or not stored["nodes"]:
+        return set()
+    by_node: dict[int, list[Curve]] = {}
+    for curve in curves:
+        by_node.setdefault(curve.node, []).append(curve)
+    none = fingerprint([])
+    return {i for i, node in enumerate(nodes) if node.index is not None
+            and fingerprint(by_node.get(node.index, [])) == stored["nodes"].get(str(node.index), none)}
 
 
 def read_curves(root) -> list[Curve]:

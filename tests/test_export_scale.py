@@ -53,3 +53,26 @@ def test_an_unedited_import_warns_of_no_keyframes_outside_the_range(blender, tmp
     export_file(bpy, out)
     assert out.read_bytes() == data
     assert "outside the exported frames" not in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("kind", ["non_canonical", "fractional"])
+def test_editing_one_node_of_a_keys_import_keeps_the_other_tracks(blender, tmp_path, kind, node_mode):
+    from test_export import MODELS, edit_rotation
+
+    from core.anim import read_animation
+    from core.model import Model
+
+    bpy = blender.bpy
+    data = MODELS[kind]()
+    source = read_animation(Model.parse(data)).tracks
+    animated = [i for i, t in enumerate(source) if t.has_map]
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode, animation="KEYS")
+    edit_rotation(bpy, root, animated[0], set(range(40)), 0.3)
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    written = read_animation(Model.parse(out.read_bytes())).tracks
+    changed = [i for i, (a, b) in enumerate(zip(source, written))
+               if not (np.array_equal(a.times, b.times) and np.array_equal(a.rot, b.rot)
+                       and np.array_equal(a.pos, b.pos))]
+    assert changed == [animated[0]]
