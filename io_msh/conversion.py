@@ -142,3 +142,29 @@ def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
     flips = np.concatenate([np.zeros((1, *dots.shape[1:]), bool), dots < 0])
     sign = np.where(np.cumsum(flips, axis=0) % 2 == 1, -1.0, 1.0)
     return np.moveaxis(moved * sign[..., None], 0, axis)
+
+
+# MSH nodes have no scale (io_msh.export_plan.bake_node_scale)
+SCALE_TOLERANCE = 1e-5  # below this a node's matrix counts as unscaled (float32 matrices round near 1e-7)
+
+
+def has_scale(local: np.ndarray, parents: list[int | None]) -> bool:
+    """Whether any node's matrix relative to the root (from (nodes, frames, 4, 4) ``local`` matrices, parents
+    first) is not a rotation: scaled, mirrored or sheared."""
+    return bool(scaled_nodes(node_worlds(local, parents)).any())
+
+
+def node_worlds(local: np.ndarray, parents: list[int | None]) -> np.ndarray:
+    """(nodes, frames, 4, 4) matrices relative to the root from ones relative to each parent (parents first)."""
+    world = np.array(local, np.float64)
+    for i, parent in enumerate(parents):  # parents come first
+        if parent is not None:
+            world[i] = world[parent] @ world[i]
+    return world
+
+
+def scaled_nodes(world: np.ndarray) -> np.ndarray:
+    """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared)."""
+    basis = world[..., :3, :3]
+    gram = np.swapaxes(basis, -1, -2) @ basis
+    return (np.abs(gram - np.eye(3)) > 2 * SCALE_TOLERANCE).any(axis=(-1, -2)).reshape(len(world), -1).any(axis=1)

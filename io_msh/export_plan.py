@@ -88,11 +88,12 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     """The model to write; raises FormatError naming what cannot be written."""
     if options.keys not in KEY_MODES:
         raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
+    scale_warnings = bake_node_scale(scene)
     rot, pos = C.local_poses(scene.local_matrices)
     times = (scene.frames - scene.frames[0]).astype(np.float32)
     source = _source_model(scene)
     materials = plan_materials(scene.materials, scene.wear, options.materials)
-    warnings: list[str] = [*scene.warnings, *materials.warnings]
+    warnings: list[str] = [*scene.warnings, *scale_warnings, *materials.warnings]
     _check_slots(scene.meshes)
     if source is not None and not _same_structure(scene, source):
         _refuse_losing_slots(scene, source)
@@ -140,6 +141,54 @@ def _same_structure(scene: SceneModel, source: Model) -> bool:
         return False
     parents = [None if p == S.NO_INDEX else int(p) for p in source.nodes["parent"]]
     return [n.parent for n in scene.nodes] == parents
+
+
+# --------------------------------------------------------------------- node scale
+def bake_node_scale(scene: SceneModel) -> list[str]:
+    """MSH nodes have no scale. A bone or Empty scaled in Blender (directly or by a parent) is exported as it
+    shows: each node's matrix relative to the root is split into a rotation and a scale (polar
+    decomposition), the nodes keep the rotations and positions, and the scale goes into the geometry of
+    their parts. Refused, naming the node, where that cannot show the same: a node with parts whose scale
+    changes over the frames, or a mirrored node. Changes ``scene`` in place; returns the warning."""
+    parents = [n.parent for n in scene.nodes]
+    world = C.node_worlds(scene.local_matrices, parents)
+    scaled = C.scaled_nodes(world)
+    if not scaled.any():
+        return []
+    basis = world[..., :3, :3]
+    u, _s, vt = np.linalg.svd(basis)
+    rotation = u @ vt
+    stretch = np.swapaxes(rotation, -1, -2) @ basis  # basis = rotation @ stretch
+    with_parts = {m.node for m in scene.meshes}
+    for i in np.flatnonzero(scaled):
+        name = scene.nodes[i].name
+        if (np.linalg.det(basis[i]) <= 0).any():
+            raise FormatError.single("scene", None, f"node {name!r} is mirrored (a negative scale); MSH nodes have "
+                                                    "no scale and a mirrored part would show its faces inside "
+                                                    "out: apply or remove the negative scale")
+        if i in with_parts and np.abs(stretch[i] - stretch[i, :1]).max() > C.SCALE_TOLERANCE:
+            raise FormatError.single("scene", None, f"node {name!r} has parts and a scale that changes over the "
+                                                    "frames; MSH nodes have no scale and parts do not deform: "
+                                                    "remove the scale animation")
+    rigid = world.copy()
+    rigid[..., :3, :3] = rotation
+    local = rigid.copy()
+    children = [i for i, p in enumerate(parents) if p is not None]
+    if children:
+        local[children] = C.affine_inverse(rigid[[parents[i] for i in children]]) @ rigid[children]
+    scene.local_matrices = local
+    for mesh in scene.meshes:
+        if not scaled[mesh.node]:
+            continue
+        k = stretch[mesh.node, 0]  # the meshes were read at the first frame
+        mesh.positions = mesh.positions @ k.T
+        mesh.normals = mesh.normals @ np.linalg.inv(k)
+        placement = np.eye(4)
+        placement[:3, :3] = k
+        mesh.offset = placement @ mesh.offset
+    names = ", ".join(repr(scene.nodes[i].name) for i in np.flatnonzero(scaled))
+    return [f"node(s) {names} are scaled in Blender; MSH nodes have no scale: the scale is baked into their "
+            "parts' geometry and their children's positions"]
 
 
 # --------------------------------------------------------------------- poses

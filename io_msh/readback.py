@@ -151,7 +151,9 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         curves = read_curves(root) if curves is None else curves
         local = _local(shown[:, None], nodes)
         moved = _moved_by_more_than_curves(root, nodes, mode)
-        as_imported = not moved and _as_imported(root, nodes, source, curves, local, frames[0])
+        # A scaled node is exported as it shows (export_plan.bake_node_scale): every frame is needed.
+        as_imported = not moved and not C.has_scale(local, [n.parent for n in nodes]) \
+            and _as_imported(root, nodes, source, curves, local, frames[0])
         from_curves = None if as_imported or moved else _curve_poses(root, nodes, mode, curves)
         untouched: set[int] = set()
         if as_imported:

@@ -76,3 +76,51 @@ def test_editing_one_node_of_a_keys_import_keeps_the_other_tracks(blender, tmp_p
                if not (np.array_equal(a.times, b.times) and np.array_equal(a.rot, b.rot)
                        and np.array_equal(a.pos, b.pos))]
     assert changed == [animated[0]]
+
+
+NODE_MODES = ["ARMATURE", "EMPTIES"]
+
+
+def node_handle(bpy, root, index):
+    if root.type == "ARMATURE":
+        return next(b for b in root.pose.bones if root.data.bones[b.name]["msh_node_index"] == index)
+    return next(o for o in bpy.data.objects if o.type == "EMPTY" and o.get("msh_node_index") == index)
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+@pytest.mark.parametrize("which, scale", [("parent", (2.0, 2.0, 2.0)), ("leaf", (1.5, 0.5, 1.0))])
+def test_a_scaled_node_is_exported_as_it_shows(blender, tmp_path, capfd, node_mode, which, scale):
+    """Uniform scale on a node with children, non-uniform on a leaf: both show rigid parts."""
+    from fixtures import generated
+    from test_authoring import assert_same_view, round_trip
+
+    from core.model import Model
+
+    bpy = blender.bpy
+    data = generated(63, node_count=5, frame_count=14, animated=1.0)
+    parents = [int(p) for p in Model.parse(data).nodes["parent"] if p != 0xFFFF]
+    node = parents[0] if which == "parent" else next(i for i in range(5) if i not in parents)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    node_handle(bpy, root, node).scale = scale
+    capfd.readouterr()
+    before, after, _written = round_trip(bpy, blender, tmp_path, node_mode, frames=(0, 6, 13))
+    assert "scale is baked into their parts' geometry" in capfd.readouterr().out
+    assert_same_view(before, after, atol=2e-3)  # the children's keys are reduced within 0.1 mm
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_a_scale_that_changes_over_the_frames_on_a_node_with_parts_is_refused(blender, tmp_path, node_mode):
+    from fixtures import generated
+
+    bpy = blender.bpy
+    data = generated(64, node_count=3, frame_count=10, animated=1.0)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    handle = node_handle(bpy, root, 1)
+    handle.scale = (1.0, 1.0, 1.0)
+    handle.keyframe_insert("scale", frame=0)
+    handle.scale = (2.0, 2.0, 2.0)
+    handle.keyframe_insert("scale", frame=9)
+    target = tmp_path / "out.msh"
+    with pytest.raises(RuntimeError, match=r"node '[^']+' has parts and a scale that changes over the frames"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+    assert not target.exists()
