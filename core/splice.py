@@ -88,7 +88,9 @@ def splice_slots(source: Model, new_parts: list[NewPart], removed: Iterable[tupl
             in_place[old] = new
     out = _Streams([], [], [], [], {t: [] for t in present})
     new_index: dict[int, int] = {}   # source record -> output record
-    tri_map: dict[int, int] = {}     # source triangle -> output triangle (for neighbour links)
+    # source triangle -> output triangle (for neighbour links); the last element maps NO_INDEX and links to
+    # triangles that are not kept
+    tri_map = np.full(max(len(source.triangles), S.NO_INDEX) + 1, S.NO_INDEX, np.int64)
     pending_links = []
     placed: dict[tuple[int, int], int] = {}
     for record in range(len(old_slots)):
@@ -105,9 +107,7 @@ def splice_slots(source: Model, new_parts: list[NewPart], removed: Iterable[tupl
             _add_new(out, new, present, nodes, source.name)
     triangles = np.concatenate(out.triangles) if out.triangles else np.zeros(0, S.TRIANGLE)
     for start, links in pending_links:  # links of copied triangles: to the same triangles where they now are
-        mapped = np.array([tri_map.get(int(v), S.NO_INDEX) if v != S.NO_INDEX else S.NO_INDEX
-                           for v in links.reshape(-1)], np.uint16).reshape(links.shape)
-        triangles["links"][start:start + len(links)] = mapped
+        triangles["links"][start:start + len(links)] = tri_map[links.astype(np.int64)]
     for n in range(len(nodes)):
         for p in range(15):
             old = int(nodes[n]["slots"][p])
@@ -147,7 +147,7 @@ def _set(model: Model, type_id: int, data: bytes, count: int | None = None, stri
     model.set_stream(type_id, data, attr1=count if count is not None else len(data) // stride if stride else None)
 
 
-def _copy_record(out: _Streams, source: Model, slot: np.void, present: list[int], tri_map: dict) -> tuple:
+def _copy_record(out: _Streams, source: Model, slot: np.void, present: list[int], tri_map: np.ndarray) -> tuple:
     """Append one slot record of the source with its triangles, batches, indices and vertices, bytes as
     they are; returns where its triangles' neighbour links are to be mapped."""
     batches = source.batches[int(slot["batch_start"]):int(slot["batch_start"]) + int(slot["batch_count"])].copy()
@@ -174,8 +174,8 @@ def _copy_record(out: _Streams, source: Model, slot: np.void, present: list[int]
         out.vertices[type_id].append(records[vertex_low:vertex_high])
     start, count = int(slot["tri_start"]), int(slot["tri_count"])
     triangles = source.triangles[start:start + count].copy()
-    for i in range(len(triangles)):
-        tri_map.setdefault(start + i, out.tri_base + i)
+    first_copy = tri_map[start:start + len(triangles)] == S.NO_INDEX
+    tri_map[start:start + len(triangles)][first_copy] = (out.tri_base + np.arange(len(triangles)))[first_copy]
     record = np.array([slot], S.SLOT)
     record["tri_start"], record["batch_start"] = out.tri_base, out.batch_base
     where = (out.tri_base, triangles["links"].copy())

@@ -35,3 +35,23 @@ def test_a_shared_record_stays_for_the_node_that_still_uses_it():
     assert np.allclose(new["aabb_max"], 1.5)
     # The new part reaches outside the old hull: the header is made again around every part.
     assert out.header["sphere"][3] > source.header["sphere"][3]
+
+
+def test_kept_slots_after_a_bigger_new_part_keep_their_bytes_with_moved_offsets():
+    pos, tris = box()
+    source = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)],
+                                  [Part(0, pos, tris), Part(1, pos * 0.5, tris), Part(1, pos * 0.25, tris, slot=1)]))
+    big = np.concatenate([pos, pos + 0.1])
+    out = splice_slots(source, [NewPart(Part(0, big, np.concatenate([tris, tris + 8])))],
+                       animation=read_animation(source))
+    assert not any(f.is_error for f in validate_model(out))
+    for node, position in ((1, 0), (1, 1)):
+        old = source.slots[int(source.nodes[node]["slots"][position])]
+        new = out.slots[int(out.nodes[node]["slots"][position])]
+        assert int(new["tri_start"]) == int(old["tri_start"]) + 12
+        shift = np.where(source.triangles["links"] == 0xFFFF, 0, 12)
+        start, count = int(old["tri_start"]), int(old["tri_count"])
+        assert np.array_equal(out.triangles["links"][start + 12:start + 12 + count],
+                              source.triangles["links"][start:start + count] + shift[start:start + count])
+        assert out.positions[int(out.batches[int(new["batch_start"])]["base_vertex"])].tobytes() == \
+            source.positions[int(source.batches[int(old["batch_start"])]["base_vertex"])].tobytes()
