@@ -71,7 +71,7 @@ def _side_file(path: str) -> str:
     return str(side)
 
 
-def _target_entry(root, path: str, entry: str | None) -> Entry | str:
+def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
     """The archive entry to replace: the one the model was imported from (by its index, while it still holds
     that name: names may differ only in case), else the entry named ``entry`` or after the model."""
     name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
@@ -85,8 +85,11 @@ def _target_entry(root, path: str, entry: str | None) -> Entry | str:
 
 @dataclass
 class _ImportedEntry:
+    """The archive entry a model was imported from: its index, and the model's name there."""
+
     index: int
     name: str
+
 
 @contextmanager
 def _object_mode(context):
@@ -176,16 +179,20 @@ def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: We
     if existing is not None:
         existing.data = model
     else:
-        archive.add(name, model, MODEL_TYPE_ID)
+        existing = archive.add(name, model, MODEL_TYPE_ID)
+    # Another model whose name differs only in case (a.msh beside A.msh) has its own list: never take that one.
+    twins = [e for e in archive.models() if e is not existing and _stem(e.name_str) == _stem(name)]
     if wear is not None:
-        listed = _exact(archive, f"{Path(name).stem}.wea", WEAR_TYPE_ID) or wear_entry(archive, name)
+        listed = _exact(archive, f"{Path(name).stem}.wea", WEAR_TYPE_ID) or (None if twins else
+                                                                              wear_entry(archive, name))
         # The archive's only list is this model's only when it is the list the model was imported with.
         if listed is not None and _stem(listed.name_str) != _stem(name) and bytes(listed.data) != wear.raw:
             listed = None
         if listed is not None:
             listed.data = wear.to_bytes()
         else:
-            archive.add(f"{_stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID, **WEAR_ATTRS)
+            archive.add(f"{Path(name).stem if twins else _stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID,
+                        **WEAR_ATTRS)
     return archive.to_bytes()
 
 

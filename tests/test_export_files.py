@@ -109,21 +109,29 @@ def move_a_vertex(root, by=0.25):
 
 
 def test_an_entry_is_replaced_by_its_index_where_names_differ_only_in_case(blender, tmp_path):
+    from core.wear import WEAR_ATTRS, WEAR_TYPE_ID
+
     bpy = blender.bpy
     archive = Archive()
     archive.add("a.msh", generated(70, node_count=2), MODEL_TYPE_ID)
+    archive.add("a.wea", wear_of(["paint", "glass", "steel"]), WEAR_TYPE_ID, **WEAR_ATTRS)
     archive.add("A.msh", generated(71, node_count=3), MODEL_TYPE_ID)
     path = write(tmp_path, "units.rlb", archive.to_bytes())
     roots = import_file(bpy, path)
     upper = next(r for r in roots if r["msh_model"] == "A.msh")
     select(bpy, upper)
     move_a_vertex(upper)
+    mesh = next(o for o in upper.children_recursive if o.type == "MESH")
+    mesh.data.materials.append(bpy.data.materials.new("new_paint"))  # A.msh's list changes
+    mesh.data.polygons[0].material_index = len(mesh.data.materials) - 1
     export_file(bpy, path)
     written = Archive.parse((tmp_path / "units.rlb").read_bytes())
-    assert [e.name_str for e in written] == ["a.msh", "A.msh"]
-    assert bytes(written.entries[0].data) == bytes(archive.entries[0].data)
-    assert bytes(written.entries[1].data) != bytes(archive.entries[1].data)
-    assert Model.parse(bytes(written.entries[1].data)).node_count == 3
+    assert [e.name_str for e in written] == ["a.msh", "a.wea", "A.msh", "A.wea"]
+    for i in (0, 1):  # a.msh and its list are untouched
+        assert bytes(written.entries[i].data) == bytes(archive.entries[i].data)
+    assert bytes(written.entries[2].data) != bytes(archive.entries[2].data)
+    assert Model.parse(bytes(written.entries[2].data)).node_count == 3
+    assert b"new_paint" in bytes(written.entries[3].data)
 
 
 def test_an_unedited_model_imported_without_a_list_writes_no_list(blender, tmp_path):
