@@ -161,14 +161,20 @@ def _copy_record(out: _Streams, source: Model, slot: np.void, present: list[int]
     vertex_low = min(int(u.min()) for u in used) if used else 0
     vertex_high = max(int(u.max()) for u in used) + 1 if used else 0
     shift = vertex_low - out.vertex_base
-    for batch in batches:
-        base = int(batch["base_vertex"]) - shift
-        if base < 0:  # indices above the base vertex: lower them instead (they all stay >= 0)
-            a = int(batch["index_start"]) - index_low
-            chunk_indices[a:a + int(batch["index_count"])] += np.uint16(-base)
-            base = 0
-        batch["base_vertex"] = base
-        batch["index_start"] = int(batch["index_start"]) - index_low + out.index_base
+    if any(int(b["base_vertex"]) < shift for b in batches):
+        # A base vertex would fall below 0 (indices counted from an earlier vertex): each batch gets its own
+        # copy of its indices, lowered by that much (they all stay >= 0), and base vertex 0.
+        pieces = []
+        for batch, a, e in zip(batches, first, ends):
+            lowered = min(0, int(batch["base_vertex"]) - shift)
+            pieces.append((indices[a:e].astype(np.int64) + lowered).astype(np.uint16))
+            batch["base_vertex"] = int(batch["base_vertex"]) - shift - lowered
+            batch["index_start"] = out.index_base + sum(len(p) for p in pieces[:-1])
+        chunk_indices = np.concatenate(pieces) if pieces else np.zeros(0, np.uint16)
+    else:
+        for batch in batches:
+            batch["base_vertex"] = int(batch["base_vertex"]) - shift
+            batch["index_start"] = int(batch["index_start"]) - index_low + out.index_base
     for type_id in present:
         records = S.records(source.data(type_id), S.SPECS[type_id].dtype)
         out.vertices[type_id].append(records[vertex_low:vertex_high])

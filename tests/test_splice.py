@@ -55,3 +55,29 @@ def test_kept_slots_after_a_bigger_new_part_keep_their_bytes_with_moved_offsets(
                               source.triangles["links"][start:start + count] + shift[start:start + count])
         assert out.positions[int(out.batches[int(new["batch_start"])]["base_vertex"])].tobytes() == \
             source.positions[int(source.batches[int(old["batch_start"])]["base_vertex"])].tobytes()
+
+
+def test_a_kept_slot_whose_indices_count_from_vertex_zero_still_draws_its_vertices():
+    """Slot 1's batch uses base vertex 0 and indices 8..15: once slot 0 is replaced by a smaller part, the
+    indices are lowered (the base vertex cannot go below 0) and still reach the same vertex bytes."""
+    pos, tris = box()
+    source = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], [Part(0, pos, tris), Part(1, pos * 0.5, tris)]))
+    batches, indices = source.batches.copy(), source.indices.copy()
+    second = int(source.slots[1]["batch_start"])
+    start, count = int(batches[second]["index_start"]), int(batches[second]["index_count"])
+    indices[start:start + count] += np.uint16(batches[second]["base_vertex"])
+    batches[second]["base_vertex"] = 0
+    source.set_stream(13, batches.tobytes())
+    source.set_stream(6, indices.tobytes())
+    source = Model.parse(source.to_bytes())
+    triangle = np.array([[0, 1, 2]])
+    out = splice_slots(source, [NewPart(Part(0, pos[:3], triangle))], animation=read_animation(source))
+    assert not any(f.is_error for f in validate_model(out))
+
+    def drawn(model, node):
+        slot = model.slots[int(model.nodes[node]["slots"][0])]
+        batch = model.batches[int(slot["batch_start"])]
+        used = model.indices[int(batch["index_start"]):int(batch["index_start"]) + int(batch["index_count"])]
+        return model.positions[used.astype(np.int64) + int(batch["base_vertex"])].tobytes()
+
+    assert drawn(out, 1) == drawn(source, 1)
