@@ -277,19 +277,24 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                 os.replace(temporaries[i], target)
                 replaced.append(i)
     except BaseException as exc:
+        known = {None, *temporaries, *backups.values(), *(str(t) for _p, t, _e, _d in planned)}
+        unrestored = []
         for i in reversed(replaced):  # the earlier targets get their old contents back
-            with contextlib.suppress(OSError):
-                if i in backups:
-                    os.replace(backups.pop(i), planned[i][1])
+            backup = backups.pop(i, None)
+            try:
+                if backup is not None:
+                    os.replace(backup, planned[i][1])
                 else:
                     os.unlink(planned[i][1])
+            except OSError:  # the old contents stay in the backup, which is named in the error
+                unrestored.append(f"{printable(planned[i][0])} could not be put back"
+                                  + (f" (its old contents are in {printable(backup)})" if backup else ""))
         for leftover in [*temporaries[len(replaced):], *backups.values()]:
             with contextlib.suppress(OSError):
                 os.unlink(leftover)
-        if isinstance(exc, OSError):
-            known = {None, *temporaries, *backups.values(), *(str(t) for _p, t, _e, _d in planned)}
-            if exc.filename in known:
-                raise type(exc)(exc.errno, exc.strerror or str(exc), current) from None
+        if isinstance(exc, OSError) and (exc.filename in known or unrestored):
+            message = "; ".join([exc.strerror or str(exc), *unrestored])
+            raise type(exc)(exc.errno, message, current if exc.filename in known else exc.filename) from None
         raise
     for backup in backups.values():
         with contextlib.suppress(OSError):

@@ -95,6 +95,25 @@ def test_the_transaction_restores_earlier_targets_and_removes_new_ones(tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"] and (tmp_path / "a").read_bytes() == b"old a"
 
 
+def test_a_target_that_cannot_be_put_back_is_named_with_where_its_old_contents_are(tmp_path, monkeypatch):
+    from core import files
+
+    (tmp_path / "a").write_bytes(b"old a")
+    real_replace = files.os.replace
+
+    def failing(source, target):
+        if str(target).endswith("/b") or ".old." in str(source):
+            raise OSError(5, "Input/output error")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(files.os, "replace", failing)
+    with pytest.raises(OSError, match=r"could not be put back \(its old contents are in ") as caught:
+        write_files([(tmp_path / "a", b"new a"), (tmp_path / "b", b"new b")])
+    assert caught.value.filename == str(tmp_path / "b")
+    kept = [p for p in tmp_path.iterdir() if ".old." in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == b"old a" and str(kept[0]) in str(caught.value)
+
+
 # --------------------------------------------------------------------- item 15
 def select(bpy, root):
     for obj in bpy.context.view_layer.objects:
