@@ -1,0 +1,97 @@
+"""Issue 19: the import does what its options say, and says what it could not do (through the operator)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures import generated
+from test_import import import_file, node_matrices, write
+
+from core.keys import Tolerance, author_tracks, rotation_error
+from core.model import Model
+from core.sampler import AnimationData, sample
+
+NODE_MODES = ["ARMATURE", "EMPTIES"]
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sample.msh"
+
+
+# --------------------------------------------------------------------- item 9: For Editing
+def node_keys(root) -> dict[int, int]:
+    """Keyframes per node (every channel of a node is keyed at the same frames: count one)."""
+    out = {}
+    if root.type == "ARMATURE":
+        action = root.animation_data.action
+        for bone in root.data.bones:
+            path = f'pose.bones["{bone.name}"].location'
+            curves = [c for c in _fcurves(action, root) if c.data_path == path and c.array_index == 0]
+            if curves:
+                out[bone["msh_node_index"]] = len(curves[0].keyframe_points)
+        return out
+    for obj in root.children_recursive:
+        if obj.type == "EMPTY" and obj.animation_data and obj.animation_data.action:
+            curves = [c for c in _fcurves(obj.animation_data.action, obj) if c.data_path == "location"
+                      and c.array_index == 0]
+            if curves:
+                out[obj["msh_node_index"]] = len(curves[0].keyframe_points)
+    return out
+
+
+def _fcurves(action, owner):
+    import blender_env
+
+    return blender_env.ext.io_msh.compat.assigned_fcurves(owner) if owner.animation_data.action == action else []
+
+
+def local_poses(bpy, root, parents) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Each node's pose relative to its parent node as Blender shows it: (location, unit quaternion)."""
+    from mathutils import Matrix
+
+    world = node_matrices(bpy, root)
+    out = {}
+    for node, matrix in world.items():
+        parent = int(parents[node])
+        local = matrix if parent == 0xFFFF else np.linalg.inv(world[parent]) @ matrix
+        out[node] = (local[:3, 3], np.array(Matrix(local[:3, :3].tolist()).to_quaternion()))
+    return out
+
+
+def reduced_key_count(model: Model, frames: np.ndarray) -> int:
+    """The keys the exporter's Reduced writes for the runtime's motion (moving nodes)."""
+    s = sample(AnimationData.from_model(model), frames.astype(np.float32))
+    return sum(len(t.times) for t in author_tracks(s.rot, s.pos) if t.has_map)
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+@pytest.mark.parametrize("source", ["sample", "synthetic"])
+def test_for_editing_has_about_the_reduced_keys_and_the_pose_within_the_export_tolerance(
+        blender, tmp_path, node_mode, source):
+    bpy = blender.bpy
+    data = SAMPLE.read_bytes() if source == "sample" else generated(62, node_count=6, frame_count=120,
+                                                                    animated=1.0)
+    path = write(tmp_path, "in.msh", data)
+    model = Model.parse(data)
+    (root,) = import_file(bpy, path, node_mode=node_mode)
+    faithful = node_keys(root)
+    blender.clean_scene()
+    (root,) = import_file(bpy, path, node_mode=node_mode, animation="EDITING")
+    editing = node_keys(root)
+    frames = np.arange(model.frame_count + 2)  # the last two show the fallback key
+    reduced = reduced_key_count(model, frames)
+    print(f"\n  node keys: FAITHFUL {sum(faithful.values())}, EDITING {sum(editing.values())} {editing}, "
+          f"Reduced {reduced}")
+    assert sum(editing.values()) <= 1.5 * reduced
+    assert sum(editing.values()) < sum(faithful.values())
+    if source == "sample":
+        assert editing[1] < faithful[1] == model.frame_count  # the turret: 5 keys in the file
+    runtime = sample(AnimationData.from_model(model), frames.astype(np.float32))
+    rot = runtime.rot.astype(np.float64) * [1, -1, -1, -1]  # Blender's quaternion of the file's (fact 1)
+    tolerance = Tolerance()
+    worst_position = worst_rotation = 0.0
+    for frame in frames:
+        blender.evaluated_frame(frame)
+        for node, (location, quaternion) in local_poses(bpy, root, model.nodes["parent"]).items():
+            worst_position = max(worst_position, float(np.abs(location - runtime.pos[node, frame]).max()))
+            worst_rotation = max(worst_rotation, float(rotation_error(quaternion, rot[node, frame])))
+    print(f"  worst: {worst_position:.2e} m, {np.degrees(worst_rotation):.4f} degree")
+    assert worst_position <= tolerance.position
+    assert worst_rotation <= np.radians(tolerance.rotation_deg)
