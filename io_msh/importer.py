@@ -200,8 +200,11 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
 def _slot_collection(context, plan, position, created, cache) -> bpy.types.Collection:
     collection = created.add(bpy.data.collections.new(f"{plan.name} {S.slot_label(position)}"))
     collection[P.SLOT] = position
-    context.view_layer.active_layer_collection.collection.children.link(collection)
-    collection.hide_viewport = True
+    parent = context.view_layer.active_layer_collection
+    parent.collection.children.link(collection)
+    # Hidden the way the Outliner shows and toggles (its eye icon): the view layer's layer collection.
+    # Collection.hide_viewport (disabled in viewports) is not shown by the default Outliner.
+    parent.children[collection.name].hide_viewport = True
     collection.hide_render = True
     cache[position] = collection
     return collection

@@ -95,3 +95,78 @@ def test_for_editing_has_about_the_reduced_keys_and_the_pose_within_the_export_t
     print(f"  worst: {worst_position:.2e} m, {np.degrees(worst_rotation):.4f} degree")
     assert worst_position <= tolerance.position
     assert worst_rotation <= np.radians(tolerance.rotation_deg)
+
+
+# --------------------------------------------------------------------- item 10: no material list
+def game_folder(folder: Path, names=("Material.lib", "Textures.lib", "LightMap.lib")) -> Path:
+    from core.synth import sample_libraries
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, archive in sample_libraries().items():
+        if name in names:
+            (folder / name).write_bytes(archive.to_bytes())
+    return folder
+
+
+def import_messages(bpy, capfd, path, **options) -> str:
+    capfd.readouterr()
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), **options) == {"FINISHED"}
+    return capfd.readouterr().out
+
+
+def test_a_loose_model_without_its_material_list_says_why_its_materials_are_placeholders(
+        blender, tmp_path, capfd, sample_msh):
+    folder = game_folder(tmp_path / "game")
+    path = folder / "tank.msh"
+    path.write_bytes(sample_msh)
+    out = import_messages(blender.bpy, capfd, path)
+    assert "no material list tank.wea was found beside the model" in out
+    assert "materials are placeholders" in out and "next to the file, or import the .rlb archive" in out
+    blender.clean_scene()
+    (folder / "TANK.WEA").write_bytes(b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n")  # any case, as the game's
+    assert "material list" not in import_messages(blender.bpy, capfd, path)
+
+
+# --------------------------------------------------------------------- item 11: a stage or LOD the model lacks
+def slotted_model() -> bytes:
+    from core.build import ModelDef, NodeDef, Part, build_model
+    from core.synth import box
+
+    pos, tris = box()
+    parts = [Part(0, pos, tris), Part(0, pos * 0.5, tris, slot=1), Part(1, pos, tris, slot=5),
+             Part(1, pos, tris, slot=4)]
+    return build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], parts)).to_bytes()
+
+
+def test_a_stage_or_lod_the_model_lacks_is_refused_naming_what_it_has(blender, tmp_path, capfd):
+    bpy = blender.bpy
+    path = write(tmp_path, "slots.msh", slotted_model())
+    before = blender.datablock_counts()
+    with pytest.raises(RuntimeError) as error:
+        bpy.ops.import_scene.parkan_msh(filepath=path, stage=2, lod="1")
+    assert "the model has no geometry for damage 2 LOD 1 (Damage Stage 2, LOD 1)" in str(error.value)
+    assert "it has Damage Stage 0 (LOD 0, 1, First-Person), Damage Stage 1 (LOD 0)" in str(error.value)
+    assert blender.datablock_counts() == before
+    out = import_messages(bpy, capfd, path, stage=2, lod="1", slots="ALL")  # the other slots still come in
+    assert "no geometry for damage 2 LOD 1" in out
+    assert len([o for o in bpy.data.objects if o.type == "MESH"]) == 4
+    blender.clean_scene()
+    assert bpy.ops.import_scene.parkan_msh(filepath=path, stage=1, lod="0") == {"FINISHED"}
+
+
+# --------------------------------------------------------------------- item 12: All Slots, hidden as the Outliner shows
+def test_all_slots_hides_the_others_with_the_outliner_eye_that_shows_them_again(blender, tmp_path):
+    bpy = blender.bpy
+    import_file(bpy, write(tmp_path, "slots.msh", slotted_model()), slots="ALL")
+    view_layer = bpy.context.view_layer
+    others = [c for c in bpy.data.collections if "msh_slot" in c]
+    assert len(others) == 3
+    for collection in others:
+        layer = view_layer.layer_collection.children[collection.name]
+        assert layer.hide_viewport and not layer.exclude and not collection.hide_viewport
+        (obj,) = collection.objects
+        assert not obj.visible_get()
+        layer.hide_viewport = False  # what the eye icon in the Outliner does
+        assert obj.visible_get()
+    chosen = [o for o in bpy.data.objects if o.type == "MESH" and o.get("msh_slot") == 0]
+    assert chosen and all(o.visible_get() for o in chosen)
