@@ -1,6 +1,8 @@
 """Node materials and images for the looks of io_msh.plan (core.appearance): what the game's device draws.
 
-- base colour = texture x phase diffuse (x lightmap, on its own UV map);
+- base colour = texture x phase diffuse (x lightmap, on its own UV map), the
+  diffuse given as the linear value of its sRGB bytes (io_msh.colours), so
+  that Blender's linear multiply shows about the game's sRGB product;
 - alpha = phase ambient alpha (x the texture's alpha unless the material is
   "lit skin"), used only by the blending modes;
 - OPAQUE draws opaque, BLEND alpha-blends, ADD adds (emission over transparency);
@@ -24,6 +26,7 @@ from ..core.errors import printable
 from ..core.mat0 import ADD, BLEND, OPAQUE
 from . import compat
 from . import props as P
+from .colours import linear_rgba
 
 LIGHTMAP_UV = "Lightmap"
 BASE_UV = "UVMap"
@@ -58,7 +61,7 @@ def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Ma
     if look.material_entry is not None:
         material[P.MAT0] = look.material_entry
     material.use_backface_culling = False  # digest fact 16: every batch is two-sided
-    material.diffuse_color = look.diffuse
+    material.diffuse_color = linear_rgba(look.diffuse)
     tree = compat.material_node_tree(material)
     _Graph(tree, look, created, with_lightmap_uvs).build()
     if look.blend in (BLEND, ADD):
@@ -113,7 +116,7 @@ class _Graph:
     def _colour_and_alpha(self):
         """The base colour and alpha: constants, or sockets when a texture drives them."""
         look = self.look
-        rgb, alpha = (*look.diffuse[:3], 1.0), look.diffuse[3]
+        rgb, alpha = (*linear_rgba(look.diffuse[:3]), 1.0), look.diffuse[3]
         if look.texture is None and self.lightmap is None:
             return rgb, alpha
         colour_socket = alpha_socket = None

@@ -170,3 +170,107 @@ def test_all_slots_hides_the_others_with_the_outliner_eye_that_shows_them_again(
         assert obj.visible_get()
     chosen = [o for o in bpy.data.objects if o.type == "MESH" and o.get("msh_slot") == 0]
     assert chosen and all(o.visible_get() for o in chosen)
+
+
+# --------------------------------------------------------------------- item 21: colours as the game shows them
+def tinted_game(folder: Path, textures: bool = True) -> Path:
+    """Libraries whose TINT material multiplies a uniform (200, 200, 200) texture by diffuse (153, 204, 102),
+    and TINT2 naming the same (missing) texture MISSING.0 as TINT3; a unit.rlb using TINT."""
+    from test_materials_blender import model_archive, wear_of
+
+    from core.nres import Archive
+    from core.synth import library, material_entry
+    from core.texm import TEXM_TYPE_ID, encode_texm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    grey = np.full((4, 4, 4), (200, 200, 200, 255), np.uint8)
+    (folder / "Material.lib").write_bytes(library([
+        material_entry("DEFAULT", (0.5, 0.5, 0.5, 1.0)),
+        material_entry("TINT", (153 / 255, 204 / 255, 102 / 255, 1.0), "GREY.0"),
+        material_entry("TINT2", (1.0, 1.0, 1.0, 1.0), "MISSING.0"),
+        material_entry("TINT3", (1.0, 1.0, 1.0, 1.0), "MISSING.0"),
+    ]).to_bytes())
+    if textures:
+        (folder / "Textures.lib").write_bytes(library([("GREY.0", encode_texm(grey, 8888).to_bytes(),
+                                                        TEXM_TYPE_ID, {})]).to_bytes())
+    assert Archive.parse((folder / "Material.lib").read_bytes()).find("TINT") is not None
+    (folder / "unit.rlb").write_bytes(model_archive(wear_of(["TINT", "TINT2", "TINT3"]), 3))
+    return folder / "unit.rlb"
+
+
+def baked_base_colour(bpy, obj) -> np.ndarray:
+    """Cycles' evaluation of what feeds the object's base colour (baked as emission), as display bytes."""
+    material = obj.data.materials[0]
+    tree = material.node_tree
+    bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
+    output = next(n for n in tree.nodes if n.type == "OUTPUT_MATERIAL")
+    emission = tree.nodes.new("ShaderNodeEmission")
+    tree.links.new(bsdf.inputs["Base Color"].links[0].from_socket, emission.inputs["Color"])
+    tree.links.new(emission.outputs[0], output.inputs["Surface"])
+    target = bpy.data.images.new("bake", 32, 32, float_buffer=True)
+    node = tree.nodes.new("ShaderNodeTexImage")
+    node.image = target
+    tree.nodes.active = node
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 1
+    scene.cycles.device = "CPU"
+    for other in bpy.context.selected_objects:
+        other.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.object.bake(type="EMIT", margin=0) == {"FINISHED"}
+    flat = np.zeros(len(target.pixels), np.float32)
+    target.pixels.foreach_get(flat)
+    texels = flat.reshape(-1, 4)[:, :3]
+    linear = np.median(texels[texels.max(axis=1) > 0], axis=0)  # the texels the faces cover
+    from io_msh_ext.io_msh.colours import linear_to_srgb
+
+    return np.rint(linear_to_srgb(linear) * 255)
+
+
+def test_a_tinted_texture_shows_the_game_s_product(blender, tmp_path):
+    bpy = blender.bpy
+    import_file(bpy, str(tinted_game(tmp_path / "game")))
+    obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.materials[0].name == "TINT")
+    shown = baked_base_colour(bpy, obj)
+    game = np.rint(200 * np.array([153, 204, 102]) / 255)  # (120, 160, 80)
+    print(f"\n  shown {shown}, game {game}")
+    assert np.abs(shown - game).max() <= 2  # was (159, 181, 132)
+
+
+def test_textures_lib_missing_warns_and_a_missing_texture_is_said_once(blender, tmp_path, capfd):
+    bpy = blender.bpy
+    out = import_messages(bpy, capfd, tinted_game(tmp_path / "untextured", textures=False))
+    assert "Textures.lib was not found" in out and "3 material(s) that name a texture (TINT, TINT2, TINT3)" in out
+    blender.clean_scene()
+    out = import_messages(bpy, capfd, tinted_game(tmp_path / "textured"))
+    assert "Textures.lib was not found" not in out
+    said = [line for line in out.splitlines() if line.startswith("Info")
+            and "texture 'missing.0' is not in textures.lib" in line.lower()]
+    assert len(said) == 1  # TINT2 and TINT3 both name it
+
+
+def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blender, tmp_path):
+    """The import's sRGB -> linear, and the export's inverse: a material re-made in Blender with the colour
+    the import showed writes the source's diffuse bytes."""
+    from test_export import export_file
+
+    from core.mat0 import material_of
+    from core.nres import Archive
+
+    bpy = blender.bpy
+    path = tinted_game(tmp_path / "game")
+    import_file(bpy, str(path))
+    tint = bpy.data.materials["TINT"]
+    copy = bpy.data.materials.new("TINT_COPY")
+    copy.diffuse_color = tint.diffuse_color  # the colour the import shows: linear
+    bsdf = next(n for n in copy.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    bsdf.inputs["Base Color"].default_value = tint.diffuse_color
+    obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.materials[0] == tint)
+    obj.data.materials[0] = copy
+    library = tmp_path / "game" / "Material.lib"
+    export_file(bpy, path, material_library=str(library))
+    written = Archive.parse(library.read_bytes())
+    original, new = material_of(written.find("TINT")), material_of(written.find("TINT_COPY"))
+    assert bytes(new.phases[0]["p"][4:7]) == bytes(original.phases[0]["p"][4:7]) == bytes((153, 204, 102))
