@@ -274,3 +274,25 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
     written = Archive.parse(library.read_bytes())
     original, new = material_of(written.find("TINT")), material_of(written.find("TINT_COPY"))
     assert bytes(new.phases[0]["p"][4:7]) == bytes(original.phases[0]["p"][4:7]) == bytes((153, 204, 102))
+
+
+# --------------------------------------------------------------------- item 18: deep parent chains
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path, node_mode):
+    from core.build import ModelDef, NodeDef, Part, build_model
+    from core.synth import box
+
+    bpy = blender.bpy
+    pos, tris = box()
+    count = 1000
+    nodes = [NodeDef(f"n{i}", None if i == 0 else i - 1) for i in range(count)]
+    data = build_model(ModelDef(nodes, [Part(count - 1, pos, tris)])).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "chain.msh", data), node_mode=node_mode)
+    assert len(node_matrices(bpy, root)) == count
+    importer = blender.ext.io_msh.importer
+    below = importer.descendants(root)
+    assert len(below) == len(set(below)) == len(bpy.data.objects) - 1
+    if node_mode == "EMPTIES":  # depth first: each Empty right after its parent
+        assert [o["msh_node_index"] for o in below if o.type == "EMPTY"] == list(range(count))
+    importer.remove_model(root)
+    assert not list(bpy.data.objects)
