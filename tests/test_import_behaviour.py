@@ -296,3 +296,11 @@ def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path
         assert [o["msh_node_index"] for o in below if o.type == "EMPTY"] == list(range(count))
     importer.remove_model(root)
     assert not list(bpy.data.objects)
+
+
+# --------------------------------------------------------------------- item 17: the Custom end frame has a maximum
+def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
+    bpy = blender.bpy
+    end_frame = bpy.ops.export_scene.parkan_msh.get_rna_type().properties["end_frame"]
+    assert end_frame.hard_max == blender.ext.io_msh.plan.BLENDER_LAST_FRAME == 1_048_574
+    assert "1,048,574" in end_frame.description
