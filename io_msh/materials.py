@@ -18,6 +18,9 @@ at a UV is the texel Blender shows there.
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
+
 import bpy
 import numpy as np
 
@@ -167,3 +170,59 @@ class _Graph:
 def _colour_socket(sockets, name: str):
     """The Mix node's colour socket of that name (it has one of each name per data type)."""
     return next(s for s in sockets if s.name == name and s.type == "RGBA")
+
+
+# --------------------------------------------------------------------- FBX output
+@contextmanager
+def textures_for_fbx(materials):
+    """Materials laid out so that Blender's FBX exporter carries their base texture, for the time of an
+    FBX export; everything is restored afterwards.
+
+    The FBX exporter reads only an Image Texture linked straight into the Principled BSDF's Base Color (it
+    does not follow the Mix node that multiplies the diffuse colour in), and names the file from the
+    image's path, which images decoded from a library do not have. So, for each material: the base texture
+    is linked straight to Base Color, whose own value becomes the diffuse colour (FBX's DiffuseColor), and
+    an image without a path gets its name as a ``.png`` file name (a packed image is embedded under it
+    with ``embed_textures``). Yields the number of materials changed.
+    """
+    links, colours, paths = [], [], []
+    try:
+        for material in materials:
+            tree = material.node_tree if material is not None else None
+            bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree else None
+            if bsdf is None or not bsdf.inputs["Base Color"].is_linked:
+                continue
+            socket = bsdf.inputs["Base Color"]
+            texture = _base_texture(tree)
+            if texture is None or socket.links[0].from_node == texture:
+                continue
+            links.append((tree, socket.links[0].from_socket, socket))
+            colours.append((socket, tuple(socket.default_value)))
+            socket.default_value = (*material.diffuse_color[:3], 1.0)
+            tree.links.new(texture.outputs["Color"], socket)
+            image = texture.image
+            if not image.filepath_raw:
+                paths.append(image)
+                image.filepath_raw = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", image.name) + ".png"
+        yield len(links)
+    finally:
+        for image in paths:
+            image.filepath_raw = ""
+        for socket, value in colours:
+            socket.default_value = value
+        for tree, source, socket in links:
+            tree.links.new(source, socket)
+
+
+def _base_texture(tree):
+    """The tree's image texture on the base UV map (not the lightmap's)."""
+    for node in tree.nodes:
+        if node.type != "TEX_IMAGE" or node.image is None:
+            continue
+        vector = node.inputs["Vector"]
+        uv = vector.links[0].from_node if vector.is_linked else None
+        while uv is not None and uv.type == "MAPPING":
+            uv = uv.inputs["Vector"].links[0].from_node if uv.inputs["Vector"].is_linked else None
+        if uv is None or uv.type != "UVMAP" or uv.uv_map != LIGHTMAP_UV:
+            return node
+    return None

@@ -304,3 +304,31 @@ def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
     end_frame = bpy.ops.export_scene.parkan_msh.get_rna_type().properties["end_frame"]
     assert end_frame.hard_max == blender.ext.io_msh.plan.BLENDER_LAST_FRAME == 1_048_574
     assert "1,048,574" in end_frame.description
+
+
+# --------------------------------------------------------------------- item 13: FBX carries the base texture
+def test_fbx_output_after_textures_for_fbx_carries_the_base_textures(blender, tmp_path):
+    bpy = blender.bpy
+    folder = game_folder(tmp_path / "game")
+    from core.synth import sample_archive
+
+    path = folder / "units.rlb"
+    path.write_bytes(sample_archive((SAMPLE).read_bytes()).to_bytes())
+    import_file(bpy, str(path))
+    plain = tmp_path / "plain.fbx"
+    assert bpy.ops.export_scene.fbx(filepath=str(plain), embed_textures=True, path_mode="COPY") == {"FINISHED"}
+    assert b"METAL.0.png" not in plain.read_bytes()  # the Mix node hides the texture from the exporter
+    materials = blender.ext.io_msh.materials
+    metal = bpy.data.materials["SAMPLE_METAL"]
+    bsdf = next(n for n in metal.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    out = tmp_path / "textured.fbx"
+    with materials.textures_for_fbx(bpy.data.materials) as changed:
+        assert changed == 2
+        assert bsdf.inputs["Base Color"].links[0].from_node.type == "TEX_IMAGE"
+        assert bpy.ops.export_scene.fbx(filepath=str(out), embed_textures=True, path_mode="COPY") == {"FINISHED"}
+    data = out.read_bytes()
+    for name in (b"BODY.0.png", b"METAL.0.png"):
+        assert name in data
+    assert data.count(b"\x89PNG\r\n\x1a\n") == 2  # both images embedded
+    assert bsdf.inputs["Base Color"].links[0].from_node.type == "MIX"  # the scene is as it was
+    assert all(not image.filepath_raw for image in bpy.data.images)
