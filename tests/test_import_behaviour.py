@@ -332,3 +332,37 @@ def test_fbx_output_after_textures_for_fbx_carries_the_base_textures(blender, tm
     assert data.count(b"\x89PNG\r\n\x1a\n") == 2  # both images embedded
     assert bsdf.inputs["Base Color"].links[0].from_node.type == "MIX"  # the scene is as it was
     assert all(not image.filepath_raw for image in bpy.data.images)
+
+
+def test_for_editing_plans_in_bounded_memory_within_the_tolerance():
+    """Every node moving at every frame of a 65,535-frame map: the greedy keys cost memory by the block."""
+    import tracemalloc
+
+    from fixtures import load_extension, shared_map_model
+
+    from core.files import read_container
+
+    load_extension()
+    import importlib
+
+    plan = importlib.import_module("io_msh_ext.io_msh.plan")
+    C = importlib.import_module("io_msh_ext.io_msh.conversion")
+    data = shared_map_model(12, 65535)
+    tracemalloc.start()
+    try:
+        result = plan.plan_model(read_container(data, "m.msh"), None,
+                                 plan.ImportOptions(node_mode="EMPTIES", animation="EDITING"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 96 * 2 ** 20
+    assert len(result.channels) == 12
+    frames = np.arange(65537)
+    s = sample(AnimationData.from_model(Model.parse(data)), frames.astype(np.float32))
+    for channel in result.channels:
+        location = np.stack([np.interp(frames, channel.frames, channel.location[:, i]) for i in range(3)], 1)
+        rotation = np.stack([np.interp(frames, channel.frames, channel.rotation[:, i]) for i in range(4)], 1)
+        assert np.linalg.norm(location - s.pos[channel.node], axis=1).max() <= Tolerance().position
+        runtime = C.blender_quaternions(s.rot[channel.node])
+        assert rotation_error(rotation, runtime).max() <= np.radians(Tolerance().rotation_deg)
+        assert len(channel.frames) < 100
