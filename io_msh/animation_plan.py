@@ -5,10 +5,13 @@ KEYS: one key per MSH key of every node with a frame map.
 FAITHFUL and EDITING, in bounded memory: the runtime is sampled (core.sampler,
 msh-animation.md section 3) at every frame 0 .. frame_count + 1, one block of
 at most ``BLOCK_SAMPLES`` node-frames at a time. Of those frames only the ones
-Blender's linear F-curves cannot reproduce within a tolerance are keyed
-(FAITHFUL: float32 precision; EDITING: the export's key tolerance): constant
-runs, linear position runs and slerps close to a straight line collapse to a
-few keys. Nodes without a frame map show their fallback key at every frame
+Blender's linear F-curves cannot reproduce within a tolerance are keyed:
+FAITHFUL to float32 precision per channel (constant runs, linear position
+runs and slerps close to a straight line collapse to a few keys); EDITING
+within the export's key tolerance measured as the export measures it
+(core.keys: the rotation angle after Blender normalises the interpolated
+quaternion, and the position distance), keys chosen greedily as far apart as
+that allows, as the export's *Reduced* does. Nodes without a frame map show their fallback key at every frame
 (section 3.2) and are sampled once. Memory is bounded by the block and the
 keys kept, never by nodes x frames.
 
@@ -36,16 +39,21 @@ CHUNK_FRAMES = 1 << 16   # frames per block; every chunk's last frame is kept as
 class KeyTolerance:
     """How far a dropped frame may lie from the linear interpolation of the kept keys."""
 
-    rotation: float  # quaternion components
-    location: float
+    rotation: float  # quaternion components; with ``angular`` the rotation angle (radians)
+    location: float  # per component; with ``angular`` the distance
     relative: bool   # location relative to max(1, |location|) of the node over the chunk
+    angular: bool = False  # measured as the export measures (core.keys), keys chosen by ``greedy_keys``
 
 
 # FAITHFUL: about two float32 steps, the precision an F-curve stores anyway.
 FAITHFUL_TOLERANCE = KeyTolerance(2.5e-7, 2.5e-7, relative=True)
-# EDITING: the export's default key tolerance (core.keys.Tolerance: 0.1 mm, 0.05 degree; a quaternion
-# component error e turns a rotation by at most 4e radians), so that few keys remain to edit.
-EDITING_TOLERANCE = KeyTolerance(np.radians(Tolerance().rotation_deg) / 4, Tolerance().position, relative=False)
+# EDITING: the export's default key tolerance (core.keys.Tolerance: 0.1 mm, 0.05 degree), less 5% for the
+# float32 values an F-curve stores and evaluates, so that few keys remain to edit.
+EDITING_MARGIN = 0.95
+EDITING_TOLERANCE = KeyTolerance(np.radians(Tolerance().rotation_deg) * EDITING_MARGIN,
+                                 Tolerance().position * EDITING_MARGIN, relative=False, angular=True)
+GREEDY_WINDOW = 8          # key candidates tried at once from each key
+GREEDY_PAIRS = 1 << 18     # (segment, frame) pairs tested at once
 
 
 @dataclass
@@ -126,7 +134,11 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
             rotation[flip] *= -1
         previous_rot = rotation[:, -1]
         values = np.concatenate([location, rotation], axis=2)
-        keep = linear_keys(values, _tolerance(location, tolerance))
+        if tolerance.angular:  # Blender shows the normalised quaternion: key unit quaternions
+            values[..., 3:] /= np.linalg.norm(values[..., 3:], axis=2, keepdims=True)
+            keep = greedy_keys(values, tolerance.location, tolerance.rotation)
+        else:
+            keep = linear_keys(values, _tolerance(location, tolerance))
         if start > 0:
             keep[:, 0] = False  # already kept as the previous chunk's last frame
         for row in range(len(nodes)):
@@ -216,6 +228,92 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
         covered = inherited | fits
         size //= 2
     return keep
+
+
+def greedy_keys(values: np.ndarray, distance: float, angle: float) -> np.ndarray:
+    """Which frames to key so that Blender's linear F-curves reproduce every frame within ``distance`` (the
+    location, channels 0-2) and ``angle`` (radians, between the normalised quaternion of channels 3-6 and
+    the frame's unit quaternion): a (rows, frames) mask keeping the first and last frame.
+
+    From each key, every row tries the next ``GREEDY_WINDOW`` frames at once and takes the farthest that
+    fits; when all of them fit it doubles its reach until an end fails, then bisects between the farthest
+    end that fitted and the nearest that failed (to within 1/256 of the segment: a long segment may end
+    that much early, for fewer tests). All rows take one step per
+    round, in one vectorised test; every accepted segment has been tested on all of its frames.
+    """
+    rows, count, _ = values.shape
+    last = count - 1
+    keep = np.zeros((rows, count), bool)
+    keep[:, [0, last]] = True
+    start = np.zeros(rows, np.int64)
+    good = np.minimum(start + 1, last)  # the farthest end known to fit (the next frame always does)
+    bad = np.full(rows, -1)             # the nearest end known to fail past ``good``; -1: none yet
+    opening = np.ones(rows, bool)       # the first step from a key: the window
+    every = np.arange(rows)
+    while True:
+        close = (bad >= 0) & (bad - good <= np.maximum(1, (good - start) // 256))
+        settled = (start < last) & ~opening & ((good == last) | close)
+        keep[settled, good[settled]] = True
+        start[settled] = good[settled]
+        good[settled] = np.minimum(start[settled] + 1, last)
+        bad[settled], opening[settled] = -1, True
+        active = start < last
+        if not active.any():
+            return keep
+        window = every[active & opening]
+        galloping = every[active & ~opening]
+        ends = np.minimum(start[window, None] + np.arange(2, GREEDY_WINDOW + 2), last)
+        reach = np.where(bad[galloping] < 0, np.minimum(last, 2 * good[galloping] - start[galloping]),
+                         (good[galloping] + bad[galloping]) // 2)
+        fits = _segments_fit(values, np.concatenate([np.repeat(window, GREEDY_WINDOW), galloping]),
+                             np.concatenate([np.repeat(start[window], GREEDY_WINDOW), start[galloping]]),
+                             np.concatenate([ends.ravel(), reach]), distance, angle)
+        opened = fits[:ends.size].reshape(-1, GREEDY_WINDOW)
+        farthest = np.where(opened.any(axis=1),
+                            ends[np.arange(len(window)), GREEDY_WINDOW - 1 - np.argmax(opened[:, ::-1], axis=1)],
+                            good[window])
+        good[window] = farthest
+        onward = opened.all(axis=1) & (ends[:, -1] < last)
+        bad[window] = np.where(onward, -1, good[window] + 1)  # a window that did not all fit ends the search
+        opening[window] = False
+        grown = fits[ends.size:]
+        good[galloping[grown]] = reach[grown]
+        bad[galloping[~grown]] = reach[~grown]
+
+
+COARSE_STEP = 64  # long segments are first tested at every 64th frame: most that fail, fail there
+
+
+def _segments_fit(values: np.ndarray, rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, distance: float,
+                  angle: float) -> np.ndarray:
+    """For each segment (row, start, end), whether linear interpolation between its two ends (the quaternion
+    normalised afterwards, as Blender does) lies within ``distance`` and ``angle`` of every frame between.
+    The rotations of ``values`` are unit quaternions."""
+    fits = np.ones(len(rows), bool)
+    origin = values[rows, starts].astype(np.float32).astype(np.float64)  # the keys as an F-curve stores them
+    slope = values[rows, ends].astype(np.float32).astype(np.float64) - origin
+    cos_half = np.cos(angle / 2) ** 2
+    long = np.flatnonzero(ends - starts > 4 * COARSE_STEP)
+    for step, candidates in ((COARSE_STEP, long), (1, None)):
+        chosen = np.flatnonzero(fits) if candidates is None else candidates
+        lengths = np.maximum((ends[chosen] - starts[chosen] - 1) // step, 0)  # tested frames strictly between
+        stops = np.cumsum(lengths)
+        total = int(stops[-1]) if len(stops) else 0
+        for first in range(0, total, GREEDY_PAIRS):
+            flat = np.arange(first, min(first + GREEDY_PAIRS, total))
+            local = np.searchsorted(stops, flat, side="right")
+            owner = chosen[local]
+            offset = (flat - (stops - lengths)[local]) * step + 1
+            a = (offset / (ends[owner] - starts[owner]))[:, None]
+            line = origin[owner] + slope[owner] * a
+            target = values[rows[owner], starts[owner] + offset]
+            miss = line[:, :3] - target[:, :3]
+            near = np.einsum("ij,ij->i", miss, miss) <= distance * distance
+            q = line[:, 3:]
+            dot = np.einsum("ij,ij->i", q, target[:, 3:])
+            turned = dot * dot >= cos_half * np.einsum("ij,ij->i", q, q)  # the angle to the unit target
+            fits[owner[~(near & turned)]] = False
+    return fits
 
 
 def _without_trailing_repeats(values: np.ndarray) -> int:

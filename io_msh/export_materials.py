@@ -8,7 +8,9 @@
 - The batch material word of every material: WEAR row, and LIGHTMAPS row in
   the high byte (0xFF: none), digest facts 8 and 18.
 - On request, new MAT0 entries for materials made in Blender, and new Texm
-  entries for their images, for the libraries the artist chose.
+  entries for their images, for the libraries the artist chose. Their
+  diffuse colour is Blender's linear colour turned back into the sRGB bytes
+  the game multiplies (io_msh.colours, the inverse of the import's).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..core.errors import FormatError
 from ..core.mat0 import Material, blend_attr1, phase, texture_name_problem
 from ..core.texm import Texture, encode_texm
 from ..core.wear import NO_LIGHTMAP, Wear, parse_wear
+from .colours import display_rgba
 from .readback import SceneMaterial
 
 DEFAULT_ROW = "DEFAULT"
@@ -127,7 +130,7 @@ def _new_library_entries(materials: list[SceneMaterial], options: MaterialOption
                                        "choose a texture library")
             elif texture not in textures:
                 textures[texture] = encode_texm(image.pixels, options.texture_format)
-        record = phase(material.diffuse, texture)
+        record = phase(display_rgba(material.diffuse), texture)
         result.new_materials.append((row_name(material), Material(blend_attr1(material.blend), phases=record[None])))
     result.new_textures = list(textures.items())
 

@@ -6,6 +6,7 @@ again: an import either completes or leaves the scene as it was.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -60,7 +61,8 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
             _build_animation(plan, root, node_objects, created)
-            root[P.CURVES] = curves_fingerprint(root)
+            with recursion_room(len(plan.nodes)):
+                root[P.CURVES] = curves_fingerprint(root)
             if progress:
                 progress(i + 1)
         if set_frame_range:
@@ -202,8 +204,11 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
 def _slot_collection(context, plan, position, created, cache) -> bpy.types.Collection:
     collection = created.add(bpy.data.collections.new(f"{plan.name} {S.slot_label(position)}"))
     collection[P.SLOT] = position
-    context.view_layer.active_layer_collection.collection.children.link(collection)
-    collection.hide_viewport = True
+    parent = context.view_layer.active_layer_collection
+    parent.collection.children.link(collection)
+    # Hidden the way the Outliner shows and toggles (its eye icon): the view layer's layer collection.
+    # Collection.hide_viewport (disabled in viewports) is not shown by the default Outliner.
+    parent.children[collection.name].hide_viewport = True
     collection.hide_render = True
     cache[position] = collection
     return collection
@@ -317,11 +322,38 @@ def remove_model(root: bpy.types.Object) -> None:
     remove_models([root])
 
 
+def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """``Object.children_recursive`` (depth first, in the same order) without recursion: Blender's recurses
+    once per level, and a chain of 1,000 Empties passes Python's recursion limit."""
+    children: dict[bpy.types.Object, list[bpy.types.Object]] = {}
+    for child in bpy.data.objects:
+        if child.parent is not None:
+            children.setdefault(child.parent, []).append(child)
+    out, stack = [], list(reversed(children.get(obj, ())))
+    while stack:
+        child = stack.pop()
+        out.append(child)
+        stack += reversed(children.get(child, ()))
+    return out
+
+
+@contextmanager
+def recursion_room(depth: int):
+    """Room for Blender's own recursive ``children_recursive`` (which io_msh.readback calls) over a parent
+    chain ``depth`` objects deep: Python's limit raised for the call, restored afterwards."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 2 * depth + 1000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def remove_models(roots: list[bpy.types.Object]) -> None:
     """Remove imported models and every datablock only they used (objects, meshes, armatures, actions,
     materials, images, their slot collections). One batch removal, so that Blender rebuilds its dependency
     graph once, not once per datablock or model."""
-    objects = [o for root in roots for o in (root, *root.children_recursive)]
+    objects = [o for root in roots for o in (root, *descendants(root))]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
     materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}

@@ -1,6 +1,8 @@
 """Node materials and images for the looks of io_msh.plan (core.appearance): what the game's device draws.
 
-- base colour = texture x phase diffuse (x lightmap, on its own UV map);
+- base colour = texture x phase diffuse (x lightmap, on its own UV map), the
+  diffuse given as the linear value of its sRGB bytes (io_msh.colours), so
+  that Blender's linear multiply shows about the game's sRGB product;
 - alpha = phase ambient alpha (x the texture's alpha unless the material is
   "lit skin"), used only by the blending modes;
 - OPAQUE draws opaque, BLEND alpha-blends, ADD adds (emission over transparency);
@@ -16,6 +18,9 @@ at a UV is the texel Blender shows there.
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
+
 import bpy
 import numpy as np
 
@@ -24,6 +29,7 @@ from ..core.errors import printable
 from ..core.mat0 import ADD, BLEND, OPAQUE
 from . import compat
 from . import props as P
+from .colours import linear_rgba
 
 LIGHTMAP_UV = "Lightmap"
 BASE_UV = "UVMap"
@@ -58,7 +64,7 @@ def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Ma
     if look.material_entry is not None:
         material[P.MAT0] = look.material_entry
     material.use_backface_culling = False  # digest fact 16: every batch is two-sided
-    material.diffuse_color = look.diffuse
+    material.diffuse_color = linear_rgba(look.diffuse)
     tree = compat.material_node_tree(material)
     _Graph(tree, look, created, with_lightmap_uvs).build()
     if look.blend in (BLEND, ADD):
@@ -113,7 +119,7 @@ class _Graph:
     def _colour_and_alpha(self):
         """The base colour and alpha: constants, or sockets when a texture drives them."""
         look = self.look
-        rgb, alpha = (*look.diffuse[:3], 1.0), look.diffuse[3]
+        rgb, alpha = (*linear_rgba(look.diffuse[:3]), 1.0), look.diffuse[3]
         if look.texture is None and self.lightmap is None:
             return rgb, alpha
         colour_socket = alpha_socket = None
@@ -164,3 +170,59 @@ class _Graph:
 def _colour_socket(sockets, name: str):
     """The Mix node's colour socket of that name (it has one of each name per data type)."""
     return next(s for s in sockets if s.name == name and s.type == "RGBA")
+
+
+# --------------------------------------------------------------------- FBX output
+@contextmanager
+def textures_for_fbx(materials):
+    """Materials laid out so that Blender's FBX exporter carries their base texture, for the time of an
+    FBX export; everything is restored afterwards.
+
+    The FBX exporter reads only an Image Texture linked straight into the Principled BSDF's Base Color (it
+    does not follow the Mix node that multiplies the diffuse colour in), and names the file from the
+    image's path, which images decoded from a library do not have. So, for each material: the base texture
+    is linked straight to Base Color, whose own value becomes the diffuse colour (FBX's DiffuseColor), and
+    an image without a path gets its name as a ``.png`` file name (a packed image is embedded under it
+    with ``embed_textures``). Yields the number of materials changed.
+    """
+    links, colours, paths = [], [], []
+    try:
+        for material in materials:
+            tree = material.node_tree if material is not None else None
+            bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None) if tree else None
+            if bsdf is None or not bsdf.inputs["Base Color"].is_linked:
+                continue
+            socket = bsdf.inputs["Base Color"]
+            texture = _base_texture(tree)
+            if texture is None or socket.links[0].from_node == texture:
+                continue
+            links.append((tree, socket.links[0].from_socket, socket))
+            colours.append((socket, tuple(socket.default_value)))
+            socket.default_value = (*material.diffuse_color[:3], 1.0)
+            tree.links.new(texture.outputs["Color"], socket)
+            image = texture.image
+            if not image.filepath_raw:
+                paths.append(image)
+                image.filepath_raw = re.sub(r'[\\/:*?"<>|\x00-\x1f]', "_", image.name) + ".png"
+        yield len(links)
+    finally:
+        for image in paths:
+            image.filepath_raw = ""
+        for socket, value in colours:
+            socket.default_value = value
+        for tree, source, socket in links:
+            tree.links.new(source, socket)
+
+
+def _base_texture(tree):
+    """The tree's image texture on the base UV map (not the lightmap's)."""
+    for node in tree.nodes:
+        if node.type != "TEX_IMAGE" or node.image is None:
+            continue
+        vector = node.inputs["Vector"]
+        uv = vector.links[0].from_node if vector.is_linked else None
+        while uv is not None and uv.type == "MAPPING":
+            uv = uv.inputs["Vector"].links[0].from_node if uv.inputs["Vector"].is_linked else None
+        if uv is None or uv.type != "UVMAP" or uv.uv_map != LIGHTMAP_UV:
+            return node
+    return None

@@ -25,7 +25,7 @@ from .export_materials import MaterialOptions
 from .export_plan import ExportOptions
 from .exporter import export_to_file
 from .importer import import_plans
-from .plan import ImportOptions, matching_models, plan_file
+from .plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
 from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
@@ -210,7 +210,9 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
                                     "import sets, else its last keyframe)"),
                ("SCENE", "Scene", "Up to the scene's end frame"),
                ("CUSTOM", "Custom", "Up to the End Frame below")))
-    end_frame: IntProperty(name="End Frame", default=100, min=0, description="Last exported frame (Custom range)")
+    end_frame: IntProperty(name="End Frame", default=100, min=0, max=BLENDER_LAST_FRAME,
+                           description="Last exported frame (Custom range), at most Blender's last frame "
+                                       f"{BLENDER_LAST_FRAME:,}")
     entry: StringProperty(name="Archive Entry", default="",
                           description="For .rlb targets: the model entry to replace or add (default: the model's name)")
     material_library: StringProperty(

@@ -16,8 +16,9 @@ import numpy as np
 from ..core import streams as S
 from ..core.anim import track_starts
 from ..core.appearance import Libraries, Look, find_libraries, resolve_looks
-from ..core.errors import FormatError, has_errors
+from ..core.errors import FormatError, SelectionError, has_errors
 from ..core.files import Container, names_in, open_container
+from ..core.mat0 import material_of
 from ..core.model import Model
 from ..core.nres import Entry
 from ..core.validate import validate_model
@@ -147,13 +148,17 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
                          [], [], {}, [], warnings)
     nodes = _plan_nodes(model, options)
     meshes, used_materials, mesh_warnings = _plan_meshes(model, nodes, options)
+    mesh_warnings += _missing_slot(model, meshes, options, where)
     wear_bytes, wear, wear_warnings = _model_wear(container, model.name)
     libraries = Libraries(find_libraries(container.path, list(options.game_folders)))
     looks, look_warnings = resolve_looks(sorted(used_materials), wear, libraries)
     if used_materials and not libraries.paths:
         look_warnings.append("Material.lib, Textures.lib and LightMap.lib were not found next to the file, in its "
                              "parent folders or in the game folder: materials are placeholders")
-    warnings += [f"{where}: {w}" for w in mesh_warnings + wear_warnings + look_warnings]
+    elif used_materials and wear is None and wear_bytes is None:
+        look_warnings.append(_no_material_list(container, model.name))
+    look_warnings += _untextured(looks, libraries)
+    warnings += [f"{where}: {w}" for w in dict.fromkeys(mesh_warnings + wear_warnings + look_warnings)]
     channels = []
     if options.animation != "NONE":
         channels = plan_channels(model, nodes, options.animation, options.node_mode)
@@ -166,6 +171,84 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     index = next((i for i, e in enumerate(container.archive.entries) if e is entry), None)
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                      nodes, meshes, looks, channels, warnings, wear_bytes, index)
+
+
+def _no_material_list(container: Container, model_name: str) -> str:
+    """Why the materials are placeholders although the libraries were found, and what to do."""
+    if container.is_model:
+        stem = Path(container.path).stem
+        return (f"no material list {stem}.wea was found beside the model, so its batches cannot be matched to "
+                f"Material.lib: materials are placeholders. Put the model's {stem}.wea (it is in the game's "
+                "archive beside the model) next to the file, or import the .rlb archive that holds both")
+    return (f"the archive holds no material list (WEAR entry) for {model_name!r}, so its batches cannot be matched "
+            "to Material.lib: materials are placeholders")
+
+
+def _untextured(looks: dict[int, Look], libraries: Libraries) -> list[str]:
+    """A warning when materials name textures but Textures.lib was not found (Material.lib was)."""
+    if "textures" in libraries.paths or libraries.archive("materials") is None:
+        return []
+    named = set()
+    for look in looks.values():
+        entry = libraries.archive("materials").find(look.material_entry) if look.material_entry else None
+        if entry is None:
+            continue
+        try:
+            texture = material_of(entry, look.material_entry).texture_name(0)
+        except FormatError:
+            continue
+        if texture:
+            named.add(look.label)
+    if not named:
+        return []
+    return [f"Textures.lib was not found next to the file, in its parent folders or in the game folder: "
+            f"{len(named)} material(s) that name a texture ({', '.join(sorted(named)[:5])}"
+            f"{', ...' if len(named) > 5 else ''}) are shown untextured; set the Game Folder"]
+
+
+def _missing_slot(model: Model, meshes: list[MeshPlan], options: ImportOptions, where: str) -> list[str]:
+    """The chosen damage stage and LOD must have geometry when the model has any: refuse (CHOSEN) or warn
+    (ALL), naming the stages and LODs the model has."""
+    if any(m.slot_position == options.slot_position for m in meshes):
+        return []
+    present = slots_with_geometry(model)
+    if not present:
+        return []
+    what = (f"the model has no geometry for {S.slot_label(options.slot_position)} (Damage Stage {options.stage}, "
+            f"LOD {_lod_name(options.lod)}); it has {describe_slots(present)}")
+    if options.slots == "CHOSEN":
+        raise SelectionError.single("slots", None, f"{what}: choose one of these", where)
+    return [f"{what}: nothing is visible until you show another slot's collection"]
+
+
+def _lod_name(lod: int) -> str:
+    return "First-Person" if lod == S.FIRST_PERSON else str(lod)
+
+
+def slots_with_geometry(model: Model) -> list[int]:
+    """The slot positions (stage * 5 + lod) where some node has at least one triangle."""
+    slots, batches = model.slots, model.batches
+    table = np.asarray(model.nodes["slots"]).reshape(len(model.nodes), -1)
+    present = []
+    for position in range(min(table.shape[1], S.STAGES * S.LODS)):
+        for slot_index in table[:, position]:
+            if slot_index == S.NO_INDEX or slot_index >= len(slots):
+                continue
+            slot = slots[int(slot_index)]
+            first, count = int(slot["batch_start"]), int(slot["batch_count"])
+            if any(int(b["index_count"]) >= 3 for b in batches[first:first + count]):
+                present.append(position)
+                break
+    return present
+
+
+def describe_slots(positions: list[int]) -> str:
+    """'Damage Stage 0 (LOD 0, 1, First-Person), Damage Stage 1 (LOD 0)'."""
+    by_stage: dict[int, list[str]] = {}
+    for position in positions:
+        stage, lod = divmod(position, S.LODS)
+        by_stage.setdefault(stage, []).append(_lod_name(lod))
+    return ", ".join(f"Damage Stage {stage} (LOD {', '.join(lods)})" for stage, lods in sorted(by_stage.items()))
 
 
 def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, Wear | None, list[str]]:

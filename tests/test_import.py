@@ -185,7 +185,9 @@ def test_every_slot_goes_to_its_own_hidden_collection(blender, tmp_path):
         if slot == 0:
             assert "msh_slot" not in collection
         else:
-            assert collection["msh_slot"] == slot and collection.hide_viewport and collection.hide_render
+            layer = bpy.context.view_layer.layer_collection.children[collection.name]
+            assert collection["msh_slot"] == slot and layer.hide_viewport and collection.hide_render
+            assert not collection.hide_viewport and not obj.visible_get()
             assert collection.name == {1: "slots.msh intact LOD 1", 5: "slots.msh damage 1 LOD 0"}[slot]
 
 

@@ -140,7 +140,8 @@ def test_blend_modes_lit_skin_two_sided_and_the_atlas_cell(blender, game):
     (mix,) = links_into(bsdf, "Base Color")
     assert mix.blend_type == "MULTIPLY"  # texture x diffuse
     diffuse = next(s for s in mix.inputs if s.name == "B" and s.type == "RGBA").default_value
-    assert tuple(diffuse)[:3] == pytest.approx((0.8, 230 / 255, 1.0), abs=1e-6)
+    # the diffuse bytes (204, 230, 255) as Blender's linear colour (issue 19, item 21)
+    assert tuple(diffuse)[:3] == pytest.approx((0.603827, 0.791298, 1.0), abs=1e-6)
 
     body = by_name["SAMPLE_BODY"]
     (mapping,) = nodes_of(body, "ShaderNodeMapping")
@@ -204,5 +205,5 @@ def test_a_material_missing_from_the_library_falls_back_to_default(blender, game
     import_(bpy, game / "unit.rlb")
     (material,) = [m for m in bpy.data.materials if "msh_material" in m]
     assert material.name == "NO_SUCH" and material["msh_mat0"] == "DEFAULT"
-    assert tuple(material.diffuse_color) == pytest.approx((0.5, 0.5, 0.5, 1.0), abs=1 / 255)
+    assert tuple(material.diffuse_color) == pytest.approx((0.215861, 0.215861, 0.215861, 1.0), abs=1e-5)  # 128
     assert not nodes_of(material, "ShaderNodeTexImage")
