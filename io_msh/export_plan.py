@@ -28,7 +28,7 @@ from ..core.splice import EXTRA_VERTEX_STREAMS, NewPart, splice_slots
 from ..core.validate import validate_model
 from . import conversion as C
 from .export_materials import MaterialExport, MaterialOptions, plan_materials
-from .plan import ImportOptions, plan_geometry
+from .plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
 from .readback import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
 
@@ -76,6 +76,9 @@ def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: f
     if end < 0:
         raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end}, "
                                                 "before frame 0 (the game's time 0)")
+    if end > BLENDER_LAST_FRAME:
+        raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end:,}, "
+                                                f"after Blender's last frame {BLENDER_LAST_FRAME:,}")
     warnings = []
     outside = int(((keyframes < 0) | (keyframes > end)).sum())
     if outside:
