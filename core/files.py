@@ -61,6 +61,27 @@ class Container:
             return Model(self.archive, self.file_name)
         return self.open_entry(self._model_entry(entry_name))
 
+    def find_entry(self, name: str) -> Entry | None:
+        """Any entry (model or not) named ``name`` (ASCII case-insensitive, the first of equal names), or
+        ``#N``: the archive's entry N, for names that repeat. None when there is no such entry."""
+        entry = self.archive.find(name)
+        if entry is None and name.startswith("#") and name[1:].isdigit() and int(name[1:]) < len(self.archive):
+            entry = self.archive.entries[int(name[1:])]
+        return entry
+
+    def open_models(self, entries: list[Entry] | None = None) -> tuple[list[tuple[Entry, Model]],
+                                                                       list[tuple[Entry, FormatError]]]:
+        """Each model entry opened on its own (default: the distinct ones): the models that read, and for each
+        one that does not, its entry and the error naming it. One bad model does not keep the others from
+        being read."""
+        models, failures = [], []
+        for entry in self.distinct_model_entries() if entries is None else entries:
+            try:
+                models.append((entry, self.open_entry(entry)))
+            except FormatError as exc:
+                failures.append((entry, exc))
+        return models, failures
+
     def open_entry(self, entry: Entry) -> Model:
         """A nested model given by its entry (names may repeat: the entry, not its name, says which)."""
         try:
@@ -85,11 +106,12 @@ class Container:
         for entry in models:
             if fold(entry.name) == key:
                 return entry
-        entry = self.archive.find(entry_name)
+        entry = self.find_entry(entry_name)
+        if entry is not None and not entry.is_model:
+            message = f"entry {entry_name!r} ({entry.name_str}) is not a model"
+            raise SelectionError.single("entry", self.archive.entries.index(entry), message, self.path)
         if entry is not None:
             return entry
-        if entry_name.startswith("#") and entry_name[1:].isdigit() and int(entry_name[1:]) < len(self.archive):
-            return self.archive.entries[int(entry_name[1:])]
         raise SelectionError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
 
     def replace_model(self, entry_name: str, model: Model) -> None:
@@ -205,13 +227,18 @@ def write_atomic(path: str | Path, data: bytes, force: bool = False) -> None:
         existing = os.stat(target)
     except FileNotFoundError:
         existing = None
+    except OSError as exc:  # a path through a file, a folder that cannot be searched
+        raise _named(exc, path) from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise InputError(errno.EISDIR, "is a folder; name the file to write", str(path))
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         raise InputError(errno.EINVAL, "not a regular file", str(path))
     if existing is not None and not existing.st_mode & 0o222 and not force:
         raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", str(path))
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         with _terminate_raises(), os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -219,11 +246,21 @@ def write_atomic(path: str | Path, data: bytes, force: bool = False) -> None:
             os.chmod(tmp, mode)
             os.replace(tmp, target)
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename in (tmp, str(target)):
-            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, InputError):
+            # A failed write ("File too large", "No space left on device") carries no file name, mkstemp's
+            # the temporary's: the error names the target the user gave.
+            raise _named(exc, path) from None
         raise
+
+
+def _named(exc: OSError, path: str | Path) -> OSError:
+    """The same error, naming ``path`` (errors without an errno keep their text)."""
+    if exc.errno is None:
+        return OSError(errno.EIO, f"{exc}", str(path))
+    return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
 
 
 def _umask() -> int:
