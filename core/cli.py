@@ -6,9 +6,10 @@ Exit codes: 0 success, 1 bad data (or a failed check), 2 usage or I/O.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from .sampler import BRANCHES, AnimationData, blend, sample
 from .texm import TEXM_TYPE_ID, parse_texm
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # as shells report SIGINT and SIGPIPE (128 + signal)
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # times are float32 in the runtime: larger ones become infinity
 MAX_TIMES = 1_000_000  # sample: the most times one call takes
 SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
 
@@ -150,19 +153,23 @@ def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
     return lines
 
 
-def _pick_models(container: Container, entry: str | None) -> list[Model]:
+def _pick_models(container: Container, entry: str | None) -> tuple[list[Model], list[FormatError]]:
+    """The models asked for, and an error for each model entry that does not read (the others still do)."""
     if container.is_model or entry is not None:
-        return [container.open_model(entry)]
-    return [container.open_entry(e) for e in container.distinct_model_entries()]
+        return [container.open_model(entry)], []
+    models, failures = container.open_models()
+    return [m for _, m in models], [exc for _, exc in failures]
 
 
 # --------------------------------------------------------------------- commands
 def cmd_info(args: argparse.Namespace) -> int:
     container = open_container(args.file)
-    models = _pick_models(container, args.entry)
+    models, failures = _pick_models(container, args.entry)
     textures, materials = _library_summaries(container)
     payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
                "entries": _entries(container), "models": [_model_summary(m) for m in models],
+               "unreadable_models": [{"name": exc.findings[0].where, "findings": [f.as_dict() for f in exc.findings]}
+                                     for exc in failures],
                "textures": textures, "materials": materials}
     lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
     lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
@@ -171,7 +178,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines += _model_lines(summary)
     lines += _library_lines(textures, materials)
     _out(args, payload, lines)
-    return EXIT_OK
+    for exc in failures:
+        _emit(exc.describe(args.file), file=sys.stderr)
+    return EXIT_BAD_DATA if failures else EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -185,9 +194,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     container = open_container(args.archive)
-    entry = container.archive.find(args.name)
+    entry = container.find_entry(args.name)
     if entry is None:
-        raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
+        raise SelectionError.single("entry", None, f"no entry named {args.name!r} (#N picks entry N)", args.archive)
     write_atomic(args.output, bytes(entry.data), force=args.force)
     _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
@@ -200,21 +209,25 @@ def cmd_texture(args: argparse.Namespace) -> int:
     except ImportError:
         raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
     container = open_container(args.library)
-    entry = container.archive.find(args.name)
-    if entry is None or entry.type_id != TEXM_TYPE_ID:
-        raise SelectionError.single("entry", None, f"no texture named {args.name!r}", args.library)
-    texture = parse_texm(entry.data, f"{args.library}:{entry.name_str}")
-    if not 0 <= args.mip < texture.mip_count:
-        raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
-    rgba = texture.decode(args.mip)
-    target = Path(args.output)
-    temporary = target.with_name(f".{target.name}.tmp")
+    entry = container.find_entry(args.name)
+    if entry is None:
+        raise SelectionError.single("entry", None, f"no texture named {args.name!r} (#N picks entry N)", args.library)
+    if entry.type_id != TEXM_TYPE_ID:
+        raise SelectionError.single("entry", container.archive.entries.index(entry),
+                                    f"{entry.name_str} is a {_type_name(entry.type_id)} entry, not a texture (Texm)",
+                                    args.library)
     try:
-        Image.fromarray(rgba, "RGBA").save(temporary, format="PNG")
-        temporary.replace(target)
-    finally:
-        temporary.unlink(missing_ok=True)
-    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
+        texture = parse_texm(entry.data)
+        if not 0 <= args.mip < texture.mip_count:
+            raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
+        rgba = texture.decode(args.mip)
+    except FormatError as exc:  # the entry named in every finding (a format the game does not read, ...)
+        raise FormatError([f.located(entry.name_str) for f in exc.findings], args.library) from None
+    png = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(png, format="PNG")
+    write_atomic(args.output, png.getvalue(), force=args.force)  # same rules as every other output
+    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) "
+          f"to {args.output}")
     return EXIT_OK
 
 
@@ -283,8 +296,9 @@ def _parse_list(value: str | None, kind, what: str) -> list:
 def _times(args: argparse.Namespace) -> np.ndarray:
     if args.times is not None:
         times = _parse_list(args.times, float, "--times")
-        if not np.all(np.isfinite(times)):
-            raise UsageError(f"--times {args.times!r}: every time must be a finite number")
+        if not np.all(np.isfinite(np.asarray(times, np.float32))):
+            raise UsageError(f"--times {args.times!r}: every time must be a finite number (float32: "
+                             f"magnitude below {FLOAT32_MAX:.6g})")
         return np.asarray(times, np.float32)
     parts = args.frames.split(":")
     try:
@@ -297,7 +311,11 @@ def _times(args: argparse.Namespace) -> np.ndarray:
     if step <= 0 or (stop - start) / step > MAX_TIMES:
         raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most {MAX_TIMES} times")
     count = max(0, int(np.ceil((stop - start) / step - 1e-9)))
-    return (start + step * np.arange(count)).astype(np.float32)
+    times = (start + step * np.arange(count)).astype(np.float32)
+    if not np.all(np.isfinite(times)):
+        raise UsageError(f"--frames {args.frames!r}: every time must be finite in float32 "
+                         f"(magnitude below {FLOAT32_MAX:.6g})")
+    return times
 
 
 def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
@@ -355,6 +373,9 @@ def _sample_lines(times: np.ndarray, result, as_json: bool) -> str:
 
 
 def cmd_blend(args: argparse.Namespace) -> int:
+    for option in ("ta", "tb", "weight"):
+        if not np.isfinite(np.float32(getattr(args, option))):
+            raise UsageError(f"--{option} {getattr(args, option)!r} is not a finite float32 number")
     model = open_container(args.file).open_model(args.entry)
     if not 0 <= args.node < model.node_count:
         raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
@@ -425,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--mip", type=int, default=0, help="mip level (0: full size)")
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
     p.set_defaults(func=cmd_texture)
 
     p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
@@ -459,10 +481,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         with np.errstate(all="ignore"):  # NaN or huge values in a file are data, not warnings on stderr
             return args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: no traceback; write_atomic has removed its temporary
+        _emit("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader left (``| head``): stop quietly, as other Unix tools do
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UsageError as exc:
         _emit(f"usage error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -475,10 +503,19 @@ def main(argv: list[str] | None = None) -> int:
         _emit(exc.describe(source), file=sys.stderr)
         return EXIT_BAD_DATA
     except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{printable(os.fsdecode(exc.filename))}: " if exc.filename else ""
         _emit(f"{where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         _emit(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
         return EXIT_BAD_DATA
 
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout is not a file (captured in tests)
+        pass

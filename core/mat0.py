@@ -167,10 +167,11 @@ def validate_mat0(entry: Entry) -> list[Finding]:
         return exc.findings
     out = []
     for i, record in enumerate(material.phases):
-        raw = bytes(record["texture"])
-        if len(raw) == TEXTURE_NAME_BYTES:  # numpy's S16 drops trailing NULs: 16 bytes means none
+        raw = bytes(record["texture"])  # numpy's S16 drops trailing NULs only: 16 bytes may still hold one
+        if b"\0" not in raw and len(raw) == TEXTURE_NAME_BYTES:
             out.append(warning(STREAM, i, "texture name fills all 16 bytes without a NUL"))
-        if raw and (problem := texture_name_problem(raw.decode("cp1251", "replace"))):
+        name = raw.split(b"\0", 1)[0]  # the runtime reads the name up to its NUL; bytes after it are unused
+        if name and (problem := texture_name_problem(name.decode("cp1251", "replace"))):
             out.append(warning(STREAM, i, problem))
     for i, block in enumerate(material.animations):
         if len(block.keys) and int(block.keys["k0"].max()) >= len(material.phases):

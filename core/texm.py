@@ -36,6 +36,12 @@ def level_sizes(width: int, height: int, mip_count: int) -> list[tuple[int, int]
     return [(max(1, width >> i), max(1, height >> i)) for i in range(mip_count)]
 
 
+def max_mip_count(width: int, height: int) -> int:
+    """The longest mip chain of a width x height texture: floor(log2(max(width, height))) + 1 levels, the last
+    1x1 (a longer chain would repeat 1x1 levels, which Direct3D does not create)."""
+    return max(width, height, 1).bit_length()
+
+
 def pixel_count(width: int, height: int, mip_count: int) -> int:
     """Pixels of the whole chain, without materialising absurd mip counts (past level 63 every level is 1x1)."""
     head = sum(w * h for w, h in level_sizes(width, height, min(mip_count, 64)))
@@ -129,6 +135,9 @@ def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
         problems.append(error(STREAM, None, f"bad magic {magic!r}, expected b'Texm'"))
     if width == 0 or height == 0 or mips == 0:
         problems.append(error(STREAM, None, f"width {width}, height {height} and mip count {mips} must be above 0"))
+    elif mips > max_mip_count(width, height):
+        problems.append(error(STREAM, None, f"mip count {mips}: a {width}x{height} chain has at most "
+                                            f"{max_mip_count(width, height)} levels (halving down to 1x1)"))
     if problems:
         raise FormatError(problems, source)
     bpp = BYTES_PER_PIXEL.get(fmt, 4)
