@@ -19,7 +19,7 @@ from .model import Model, looks_like_model
 from .nres import Archive, Entry, fold, name_bytes
 from .texm import TEXM_TYPE_ID, validate_texm
 from .validate import validate_model
-from .wear import WEAR_TYPE_ID, validate_wear
+from .wear import WEAR_TYPE_ID, BlankRuns, validate_wear
 
 
 @dataclass
@@ -200,18 +200,19 @@ def validate_container(container: Container) -> list[Finding]:
             findings += [f.located(entry.name_str) for f in exc.findings]
             continue
         findings += [f.located(entry.name_str) for f in validate_model(model)]
+    runs = BlankRuns()  # WEAR entries sharing payload bytes scan each blank run once
     for entry in container.archive.entries:
         check = _LIBRARY_CHECKS.get(entry.type_id)
         if check is not None and entry.alias_of is None:
-            findings += [f.located(entry.name_str) for f in check(entry)]
+            findings += [f.located(entry.name_str) for f in check(entry, runs)]
     return findings
 
 
 # Entries of textures, materials and material lists are checked by materials-texm.md section 12.3.
 _LIBRARY_CHECKS = {
-    TEXM_TYPE_ID: lambda entry: validate_texm(entry.data),
-    MAT0_TYPE_ID: validate_mat0,
-    WEAR_TYPE_ID: lambda entry: validate_wear(entry.data),
+    TEXM_TYPE_ID: lambda entry, runs: validate_texm(entry.data),
+    MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
+    WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
 }
 
 

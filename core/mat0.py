@@ -122,7 +122,7 @@ def phase(diffuse=(1.0, 1.0, 1.0, 1.0), texture: str = "", cell: int = -1) -> np
 def parse_mat0(data: bytes | memoryview, attr1: int = 0, attr2: int = RETAIL_VERSION, attr3: int = 0,
                source: str = "") -> Material:
     """Read a MAT0 payload laid out for header version ``attr2``; FormatError where it does not fit (15.1)."""
-    data = bytes(data)
+    data = memoryview(data).cast("B") if isinstance(data, memoryview) else memoryview(data)  # read, not copied
     cursor = 0
 
     def take(size: int, what: str) -> bytes:
@@ -130,7 +130,7 @@ def parse_mat0(data: bytes | memoryview, attr1: int = 0, attr2: int = RETAIL_VER
         if cursor + size > len(data):
             raise FormatError.single(STREAM, None, f"{what} at byte {cursor} runs past the {len(data)}-byte payload",
                                      source)
-        chunk = data[cursor:cursor + size]
+        chunk = bytes(data[cursor:cursor + size])
         cursor += size
         return chunk
 

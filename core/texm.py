@@ -126,7 +126,7 @@ class Texture:
 # --------------------------------------------------------------------- reading
 def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
     """Read a Texm payload; FormatError for anything the runtime could not load (section 12.2)."""
-    data = bytes(data)
+    data = memoryview(data).cast("B") if isinstance(data, memoryview) else memoryview(data)  # copied: what is kept
     if len(data) < HEADER.size:
         raise FormatError.single(STREAM, None, f"{len(data)} bytes; a Texm header needs {HEADER.size}", source)
     magic, width, height, mips, flags4, flags5, unk6, fmt = HEADER.unpack_from(data, 0)
@@ -149,16 +149,16 @@ def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
     rects = None
     if core < len(data):
         tail = data[core:]
-        if len(tail) < 8 or tail[:4] != PAGE_MAGIC:
+        if len(tail) < 8 or bytes(tail[:4]) != PAGE_MAGIC:
             raise FormatError.single(STREAM, None, f"{len(tail)} bytes after the mip chain are not a Page chunk",
                                      source)
         (count,) = struct.unpack_from("<I", tail, 4)
         if 8 + count * PAGE_RECT.itemsize != len(tail):
             raise FormatError.single(STREAM, None, f"Page chunk of {count} rectangles needs "
                                                    f"{8 + count * PAGE_RECT.itemsize} bytes, has {len(tail)}", source)
-        rects = np.frombuffer(tail, PAGE_RECT, count=count, offset=8)
-    palette = data[HEADER.size:HEADER.size + palette_size] if fmt == 0 else None
-    pixels = data[HEADER.size + palette_size:core]
+        rects = np.frombuffer(bytes(tail), PAGE_RECT, count=count, offset=8)
+    palette = bytes(data[HEADER.size:HEADER.size + palette_size]) if fmt == 0 else None
+    pixels = bytes(data[HEADER.size + palette_size:core])
     return Texture(width, height, mips, fmt, pixels, palette, rects, flags4, flags5, unk6)
 
 

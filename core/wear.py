@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import Finding, FormatError, warning
 from .nres import Archive, Entry, fold
 
@@ -72,12 +74,50 @@ def _decode(raw: bytes) -> str:
     return raw.decode("cp1251", "replace")
 
 
+def _blank_run(buffer, start: int) -> tuple[int, int, int]:
+    """From ``start``: where text resumes (or the end), the line breaks before it, and where its line starts
+    (relative to ``start``; 0 when the text is on the first line)."""
+    found = _NOT_BLANK.search(buffer, start)
+    end = len(buffer) if found is None else found.start()
+    blank = bytes(buffer[start:end])
+    breaks = sum(blank.count(b) for b in _BREAKS) - blank.count(b"\r\n")
+    return end, breaks, max(blank.rfind(b) for b in _BREAKS) + 1
+
+
+class BlankRuns:
+    """Blank runs already scanned, by where they start in the bytes an archive was read from. The WEAR checks of
+    one archive share one, so that entries whose payloads share bytes scan each run once, not once per entry.
+    Holds the bytes it has seen: keep it for one validation."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._buffers: dict[int, bytes] = {}
+
+    def run(self, view: memoryview, start: int) -> tuple[int, int, int]:
+        """``_blank_run(view, start)``, from the scan of the underlying bytes when ``view`` is a slice of them."""
+        base = view.obj
+        if not isinstance(base, bytes) or not len(view):
+            return _blank_run(view, start)
+        offset = np.frombuffer(view, np.uint8).ctypes.data - np.frombuffer(base, np.uint8).ctypes.data
+        if not 0 <= offset <= len(base) - len(view):
+            return _blank_run(view, start)
+        self._buffers[id(base)] = base  # its id stays its own while it is held
+        key = (id(base), offset + start)
+        if key not in self._runs:
+            self._runs[key] = _blank_run(base, offset + start)
+        end, breaks, line_start = self._runs[key]
+        if end - offset > len(view):  # the text resumes past this entry: blank to its end
+            return len(view), breaks, line_start
+        return end - offset, breaks, line_start
+
+
 class _Lines:
     """The payload's lines, read one at a time where they are needed, and blank runs skipped in one scan: the
     work follows what the grammar reads, not the payload's size (entries may share one large payload)."""
 
-    def __init__(self, data: bytes | memoryview) -> None:
+    def __init__(self, data: bytes | memoryview, runs: BlankRuns | None = None) -> None:
         self.view = memoryview(data).cast("B") if isinstance(data, memoryview) else data
+        self.runs = runs
         self.position = 0  # the byte where the current line starts
         self.number = 0    # the current line, from 0
 
@@ -95,15 +135,15 @@ class _Lines:
 
     def skip_blank(self) -> None:
         """On to the first line holding text (or the end)."""
-        found = _NOT_BLANK.search(self.view, self.position)
-        end = len(self.view) if found is None else found.start()
-        blank = bytes(self.view[self.position:end])
-        line_start = max(blank.rfind(b) for b in _BREAKS) + 1  # 0 when the text is on the current line
-        if line_start:
-            self.number += sum(blank.count(b) for b in _BREAKS) - blank.count(b"\r\n")
-            self.position += line_start
-        if found is None:
+        if self.runs is not None and isinstance(self.view, memoryview):
+            end, breaks, line_start = self.runs.run(self.view, self.position)
+        else:
+            end, breaks, line_start = _blank_run(self.view, self.position)
+        if end >= len(self.view):
             self.position = len(self.view)
+        elif line_start:
+            self.number += breaks
+            self.position += line_start
 
 
 def parse_wear(data: bytes | memoryview, source: str = "") -> Wear:
@@ -111,10 +151,11 @@ def parse_wear(data: bytes | memoryview, source: str = "") -> Wear:
     return _parse(data, source)[0]
 
 
-def _parse(data: bytes | memoryview, source: str = "", keep: bool = True) -> tuple[Wear, int | None]:
+def _parse(data: bytes | memoryview, source: str = "", keep: bool = True,
+           runs: BlankRuns | None = None) -> tuple[Wear, int | None]:
     """The list, and the number (from 1) of a LIGHTMAPS line without a blank line before it, if any.
     ``keep``: the Wear keeps a copy of the bytes (to write them back unchanged)."""
-    lines = _Lines(data)
+    lines = _Lines(data, runs)
 
     def fail(message: str) -> FormatError:
         return FormatError.single(STREAM, lines.number + 1 if lines.current() is not None else None, message, source)
@@ -156,10 +197,11 @@ def _parse(data: bytes | memoryview, source: str = "", keep: bool = True) -> tup
     return Wear(materials, lightmaps, raw, (ids, lightmap_ids), newline), unseparated
 
 
-def validate_wear(data: bytes | memoryview) -> list[Finding]:
-    """Section 12.3: the grammar, and the blank line the buffer parser needs before LIGHTMAPS."""
+def validate_wear(data: bytes | memoryview, runs: BlankRuns | None = None) -> list[Finding]:
+    """Section 12.3: the grammar, and the blank line the buffer parser needs before LIGHTMAPS. ``runs``: shared
+    by the checks of one archive's entries (see BlankRuns)."""
     try:
-        _, unseparated = _parse(data, keep=False)
+        _, unseparated = _parse(data, keep=False, runs=runs)
     except FormatError as exc:
         return exc.findings
     if unseparated is not None:
