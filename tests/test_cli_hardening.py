@@ -287,3 +287,22 @@ def test_partly_overlapping_entries_do_not_read_the_shared_bytes_once_per_entry(
     findings = validate_container(read_container(data, "overlap.rlb"))
     assert sum(f.is_error for f in findings) == count  # each entry checked: text after the list
     assert sum(decoded) < 1000 * count  # a few lines each, not the rest of the 256 KB payload
+
+
+def test_entries_sharing_a_blank_tail_scan_it_once(monkeypatch):
+    """2,000 WEAR records from one start, each ending 8 bytes earlier, over a list and 256 KB of blank lines."""
+    from fixtures import nres
+
+    from core import wear
+
+    payload = b"1\r\n0 M\r\n" + b"\r\n" * (128 * 1024)
+    count = 2000
+    data = nres([(wear.WEAR_TYPE_ID, f"w{i}.wea", payload if i == 0 else b"", 0, 0, 1) for i in range(count)],
+                offsets=[16] * count, sizes=[len(payload) - 8 * i for i in range(count)])
+    scanned = []
+    original = wear._blank_run
+    monkeypatch.setattr(wear, "_blank_run", lambda buffer, start: scanned.append(start) or original(buffer, start))
+    findings = validate_container(read_container(data, "tail.rlb"))
+    assert [f for f in findings if f.stream == wear.STREAM] == []  # every one valid: a list, then blank lines
+    assert len(scanned) == 1
+    assert wear.validate_wear(payload + b"x") != [] and wear.validate_wear(payload) == []
