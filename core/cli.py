@@ -192,7 +192,18 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _not_the_input(output: str, source: str) -> None:
+    """-o must not name the file being read: it would be replaced by one of its entries."""
+    try:
+        same = os.path.samefile(output, source)
+    except OSError:  # no such output yet (or not comparable): the writer says what is wrong with it
+        return
+    if same:
+        raise UsageError(f"-o {output} is the file being read ({source}); name another file")
+
+
 def cmd_extract(args: argparse.Namespace) -> int:
+    _not_the_input(args.output, args.archive)
     container = open_container(args.archive)
     entry = container.find_entry(args.name)
     if entry is None:
@@ -208,6 +219,7 @@ def cmd_texture(args: argparse.Namespace) -> int:
         from PIL import Image
     except ImportError:
         raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
+    _not_the_input(args.output, args.library)
     container = open_container(args.library)
     entry = container.find_entry(args.name)
     if entry is None:

@@ -64,6 +64,18 @@ def test_an_output_that_is_a_folder_or_lies_under_a_file_is_a_clean_error(capsys
     assert not leftovers(tmp_path) and not list(folder.iterdir())
 
 
+@pytest.mark.parametrize("command", ["extract", "texture"])
+def test_an_output_that_is_the_input_is_refused(capsys, tmp_path, textures, command):
+    before = textures.read_bytes()
+    link = tmp_path / "link.lib"
+    link.symlink_to(textures)
+    for output in (textures, link):
+        code, _, err = run(capsys, command, textures, "BODY.0", "-o", output)
+        assert code == 2 and err == f"usage error: -o {output} is the file being read ({textures}); name another " \
+                                    "file\n"
+    assert textures.read_bytes() == before
+
+
 # --------------------------------------------------------------------- Ctrl-C (item 18)
 def test_ctrl_c_exits_130_without_a_traceback_or_a_temporary(capsys, tmp_path, monkeypatch, sample_rlb):
     from core import files
