@@ -19,6 +19,7 @@ from .errors import ERROR, FormatError, SelectionError, printable
 from .files import Container, open_container, read_input, validate_container, write_atomic
 from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
+from .nres import Entry
 from .roundtrip import describe_offset, first_difference, rewritten
 from .sampler import BRANCHES, AnimationData, blend, sample
 from .texm import TEXM_TYPE_ID, parse_texm
@@ -76,7 +77,16 @@ def _entries(container: Container) -> list[dict]:
         "index": i, "name": e.name_str, "type": e.type_id, "type_name": _type_name(e.type_id),
         "size": e.size, "attr1": e.attr1, "attr2": e.attr2, "attr3": e.attr3, "model": e.is_model,
         "alias_of": None if e.alias_of is None else index[id(e.alias_of)],
+        "unreadable": None if e.unreadable is None else e.unreadable.message,
     } for i, e in enumerate(container.archive.entries)]
+
+
+def _record_errors(container: Container, source: str) -> bool:
+    """Print the directory records a tolerant read could not read (one line each); True when there are any."""
+    errors = [f for f in container.archive.findings if f.is_error]
+    for finding in errors:
+        _emit(finding.format(source), file=sys.stderr)
+    return bool(errors)
 
 
 def _f32(value) -> float:
@@ -130,7 +140,7 @@ def _library_summaries(container: Container) -> tuple[list[dict], list[dict]]:
     textures, materials = [], []
     for entry in container.archive.entries:
         kind = {TEXM_TYPE_ID: textures, MAT0_TYPE_ID: materials}.get(entry.type_id)
-        if kind is None or entry.alias_of is not None:
+        if kind is None or entry.alias_of is not None or entry.unreadable is not None:
             continue
         try:
             decoded = parse_texm(entry.data) if entry.type_id == TEXM_TYPE_ID else material_of(entry)
@@ -153,23 +163,23 @@ def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
     return lines
 
 
-def _pick_models(container: Container, entry: str | None) -> tuple[list[Model], list[FormatError]]:
+def _pick_models(container: Container, entry: str | None) -> tuple[list[Model], list[tuple[Entry, FormatError]]]:
     """The models asked for, and an error for each model entry that does not read (the others still do)."""
     if container.is_model or entry is not None:
         return [container.open_model(entry)], []
     models, failures = container.open_models()
-    return [m for _, m in models], [exc for _, exc in failures]
+    return [m for _, m in models], failures
 
 
 # --------------------------------------------------------------------- commands
 def cmd_info(args: argparse.Namespace) -> int:
-    container = open_container(args.file)
+    container = open_container(args.file, tolerant=True)
     models, failures = _pick_models(container, args.entry)
     textures, materials = _library_summaries(container)
     payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
                "entries": _entries(container), "models": [_model_summary(m) for m in models],
-               "unreadable_models": [{"name": exc.findings[0].where, "findings": [f.as_dict() for f in exc.findings]}
-                                     for exc in failures],
+               "unreadable_models": [{"name": entry.name_str, "findings": [f.as_dict() for f in exc.findings]}
+                                     for entry, exc in failures],
                "textures": textures, "materials": materials}
     lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
     lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
@@ -178,18 +188,20 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines += _model_lines(summary)
     lines += _library_lines(textures, materials)
     _out(args, payload, lines)
-    for exc in failures:
-        _emit(exc.describe(args.file), file=sys.stderr)
-    return EXIT_BAD_DATA if failures else EXIT_OK
+    bad_records = _record_errors(container, args.file)
+    for entry, exc in failures:
+        if entry.unreadable is None:  # an unreadable record is named once, above
+            _emit(exc.describe(args.file), file=sys.stderr)
+    return EXIT_BAD_DATA if failures or bad_records else EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    container = open_container(args.archive)
+    container = open_container(args.archive, tolerant=True)
     entries = _entries(container)
     lines = [f"{e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {'model' if e['model'] else '':5}  {e['name']}"
-             for e in entries]
+             + ("  (unreadable)" if e["unreadable"] else "") for e in entries]
     _out(args, {"path": args.archive, "entries": entries}, lines)
-    return EXIT_OK
+    return EXIT_BAD_DATA if _record_errors(container, args.archive) else EXIT_OK
 
 
 def _not_the_input(output: str, source: str) -> None:
@@ -204,11 +216,11 @@ def _not_the_input(output: str, source: str) -> None:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     _not_the_input(args.output, args.archive)
-    container = open_container(args.archive)
+    container = open_container(args.archive, tolerant=True)
     entry = container.find_entry(args.name)
     if entry is None:
         raise SelectionError.single("entry", None, f"no entry named {args.name!r} (#N picks entry N)", args.archive)
-    write_atomic(args.output, bytes(entry.data), force=args.force)
+    write_atomic(args.output, bytes(container.payload(entry)), force=args.force)
     _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
 
@@ -220,7 +232,7 @@ def cmd_texture(args: argparse.Namespace) -> int:
     except ImportError:
         raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
     _not_the_input(args.output, args.library)
-    container = open_container(args.library)
+    container = open_container(args.library, tolerant=True)
     entry = container.find_entry(args.name)
     if entry is None:
         raise SelectionError.single("entry", None, f"no texture named {args.name!r} (#N picks entry N)", args.library)
@@ -228,8 +240,9 @@ def cmd_texture(args: argparse.Namespace) -> int:
         raise SelectionError.single("entry", container.archive.entries.index(entry),
                                     f"{entry.name_str} is a {_type_name(entry.type_id)} entry, not a texture (Texm)",
                                     args.library)
+    data = container.payload(entry)
     try:
-        texture = parse_texm(entry.data)
+        texture = parse_texm(data)
         if not 0 <= args.mip < texture.mip_count:
             raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
         rgba = texture.decode(args.mip)
@@ -247,7 +260,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
     for path in args.files:
         try:
-            findings = validate_container(open_container(path))
+            findings = validate_container(open_container(path, tolerant=True))
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
@@ -340,7 +353,7 @@ def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     """Streams: one node at a time, SAMPLE_CHUNK times at a time, so memory does not grow with the output."""
-    model = open_container(args.file).open_model(args.entry)
+    model = open_container(args.file, tolerant=True).open_model(args.entry)
     data = AnimationData.from_model(model)
     times = _times(args)
     nodes = _nodes(args, model)
@@ -388,7 +401,7 @@ def cmd_blend(args: argparse.Namespace) -> int:
     for option in ("ta", "tb", "weight"):
         if not np.isfinite(np.float32(getattr(args, option))):
             raise UsageError(f"--{option} {getattr(args, option)!r} is not a finite float32 number")
-    model = open_container(args.file).open_model(args.entry)
+    model = open_container(args.file, tolerant=True).open_model(args.entry)
     if not 0 <= args.node < model.node_count:
         raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
     matrix = blend(AnimationData.from_model(model), args.node, args.ta, args.tb, args.weight)

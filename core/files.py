@@ -58,6 +58,9 @@ class Container:
             if entry_name is not None:
                 raise SelectionError.single("entry", None, "--entry names a nested model, but this file is a model",
                                             self.path)
+            unreadable = [e.unreadable for e in self.archive.entries if e.unreadable is not None]
+            if unreadable:  # a model needs all its streams
+                raise FormatError(unreadable, self.path)
             return Model(self.archive, self.file_name)
         return self.open_entry(self._model_entry(entry_name))
 
@@ -68,6 +71,12 @@ class Container:
         if entry is None and name.startswith("#") and name[1:].isdigit() and int(name[1:]) < len(self.archive):
             entry = self.archive.entries[int(name[1:])]
         return entry
+
+    def payload(self, entry: Entry) -> bytes | memoryview:
+        """An entry's bytes; FormatError naming it when a tolerant read could not read them."""
+        if entry.unreadable is not None:
+            raise FormatError([entry.unreadable], self.path)
+        return entry.data
 
     def open_models(self, entries: list[Entry] | None = None) -> tuple[list[tuple[Entry, Model]],
                                                                        list[tuple[Entry, FormatError]]]:
@@ -84,6 +93,8 @@ class Container:
 
     def open_entry(self, entry: Entry) -> Model:
         """A nested model given by its entry (names may repeat: the entry, not its name, says which)."""
+        if entry.unreadable is not None:  # a tolerant read kept the record (its finding names it), not its bytes
+            raise FormatError([entry.unreadable], self.path)
         try:
             return Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
@@ -123,8 +134,9 @@ class Container:
         return self.archive.to_bytes()
 
 
-def read_container(data: bytes, path: str = "") -> Container:
-    archive = Archive.parse(data, source=path)
+def read_container(data: bytes, path: str = "", tolerant: bool = False) -> Container:
+    """``tolerant``: bad directory records are findings, not a refusal of the whole file (see Archive.parse)."""
+    archive = Archive.parse(data, source=path, tolerant=tolerant)
     return Container(path, archive, looks_like_model(archive))
 
 
@@ -146,10 +158,11 @@ def read_input(path: str | Path) -> bytes:
     return Path(path).read_bytes()
 
 
-def open_container(path: str | Path) -> Container:
+def open_container(path: str | Path, tolerant: bool = False) -> Container:
     """Read a file; OSError for I/O problems (InputError for what is not a readable file), FormatError for bad
-    data."""
-    return read_container(read_input(path), str(path))
+    data. ``tolerant``: a bad directory record is named in ``archive.findings`` and the other entries are read
+    (the archive is then not written back)."""
+    return read_container(read_input(path), str(path), tolerant)
 
 
 SETTLED_NS = 2_000_000_000  # a folder changed this recently may change again without a new mtime
@@ -192,8 +205,10 @@ def validate_container(container: Container) -> list[Finding]:
     """Every finding of the file: of the model, or of each nested model (located by entry name)."""
     if container.is_model:
         return validate_model(container.open_model())
-    findings = list(container.archive.findings)
+    findings = list(container.archive.findings)  # with the records a tolerant read could not read
     for entry in container.distinct_model_entries():
+        if entry.unreadable is not None:
+            continue
         try:
             model = Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
@@ -203,7 +218,7 @@ def validate_container(container: Container) -> list[Finding]:
     runs = BlankRuns()  # WEAR entries sharing payload bytes scan each blank run once
     for entry in container.archive.entries:
         check = _LIBRARY_CHECKS.get(entry.type_id)
-        if check is not None and entry.alias_of is None:
+        if check is not None and entry.alias_of is None and entry.unreadable is None:
             findings += [f.located(entry.name_str) for f in check(entry, runs)]
     return findings
 

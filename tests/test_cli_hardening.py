@@ -318,3 +318,48 @@ def test_entries_sharing_a_blank_tail_scan_it_once(monkeypatch):
     assert [f for f in findings if f.stream == wear.STREAM] == []  # every one valid: a list, then blank lines
     assert len(scanned) == 1
     assert wear.validate_wear(payload + b"x") != [] and wear.validate_wear(payload) == []
+
+
+@pytest.fixture
+def bad_record(tmp_path, sample_msh) -> Path:
+    """Entry 1's record points past the data area; entries 0 and 2 are good models, entry 3 a bad WEAR list."""
+    from fixtures import nres
+
+    from core.wear import WEAR_TYPE_ID
+
+    third = generated(4, node_count=2)
+    entries = [(MODEL_TYPE_ID, "sample.msh", sample_msh, 0, 0, 0), (MODEL_TYPE_ID, "broken.msh", b"", 0, 0, 0),
+               (MODEL_TYPE_ID, "third.msh", third, 0, 0, 0), (WEAR_TYPE_ID, "third.wea", b"0\r\n", 0, 0, 1)]
+    sizes = [len(sample_msh), 1 << 20, len(third), 3]
+    path = tmp_path / "bad_record.rlb"
+    path.write_bytes(nres(entries, sizes=sizes))
+    return path
+
+
+def test_a_bad_directory_record_is_named_and_the_other_entries_still_read(capsys, tmp_path, bad_record):
+    from core.errors import FormatError
+    from core.files import open_container
+
+    with pytest.raises(FormatError, match="lies outside the data area"):
+        open_container(bad_record)  # the default read (what writers use) still refuses the file
+    container = open_container(bad_record, tolerant=True)
+    assert [e.name_str for e in container.archive.entries] == ["sample.msh", "broken.msh", "third.msh", "third.wea"]
+    assert container.open_model("third.msh").node_count == 2
+    with pytest.raises(FormatError, match="cannot be written back"):
+        container.to_bytes()
+    code, out, err = run(capsys, "info", bad_record)
+    assert code == 1 and "model sample.msh: 6 nodes" in out and "model third.msh: 2 nodes" in out
+    assert err.startswith(f"{bad_record}:broken.msh: entry[1]: error: payload [") and "lies outside the data" in err
+    assert err.count("\n") == 1
+    code, out, err = run(capsys, "validate", bad_record)
+    assert code == 1 and "broken.msh: entry[1]: error: payload" in err and "third.wea: WEAR[1]: error: line 1" in err
+    assert run(capsys, "extract", bad_record, "#2", "-o", tmp_path / "third.msh")[0] == 0
+    assert (tmp_path / "third.msh").read_bytes() == generated(4, node_count=2)
+    code, _, err = run(capsys, "extract", bad_record, "broken.msh", "-o", tmp_path / "broken.msh")
+    assert code == 1 and err.startswith(f"{bad_record}:broken.msh: entry[1]: error: payload")
+    assert not (tmp_path / "broken.msh").exists()
+    code, _, err = run(capsys, "sample", bad_record, "--entry", "#1", "--times", "0")
+    assert code == 1 and "broken.msh: entry[1]: error" in err
+    assert run(capsys, "list", bad_record)[0] == 1
+    code, _, err = run(capsys, "rewrite", bad_record, tmp_path / "out.rlb")
+    assert code == 1 and "lies outside the data area" in err and not (tmp_path / "out.rlb").exists()
