@@ -6,9 +6,10 @@ Exit codes: 0 success, 1 bad data (or a failed check), 2 usage or I/O.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -18,11 +19,14 @@ from .errors import ERROR, FormatError, SelectionError, printable
 from .files import Container, open_container, read_input, validate_container, write_atomic
 from .mat0 import MAT0_TYPE_ID, material_of
 from .model import Model
+from .nres import Entry
 from .roundtrip import describe_offset, first_difference, rewritten
 from .sampler import BRANCHES, AnimationData, blend, sample
 from .texm import TEXM_TYPE_ID, parse_texm
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # as shells report SIGINT and SIGPIPE (128 + signal)
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # times are float32 in the runtime: larger ones become infinity
 MAX_TIMES = 1_000_000  # sample: the most times one call takes
 SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
 
@@ -73,7 +77,16 @@ def _entries(container: Container) -> list[dict]:
         "index": i, "name": e.name_str, "type": e.type_id, "type_name": _type_name(e.type_id),
         "size": e.size, "attr1": e.attr1, "attr2": e.attr2, "attr3": e.attr3, "model": e.is_model,
         "alias_of": None if e.alias_of is None else index[id(e.alias_of)],
+        "unreadable": None if e.unreadable is None else e.unreadable.message,
     } for i, e in enumerate(container.archive.entries)]
+
+
+def _record_errors(container: Container, source: str) -> bool:
+    """Print the directory records a tolerant read could not read (one line each); True when there are any."""
+    errors = [f for f in container.archive.findings if f.is_error]
+    for finding in errors:
+        _emit(finding.format(source), file=sys.stderr)
+    return bool(errors)
 
 
 def _f32(value) -> float:
@@ -127,7 +140,7 @@ def _library_summaries(container: Container) -> tuple[list[dict], list[dict]]:
     textures, materials = [], []
     for entry in container.archive.entries:
         kind = {TEXM_TYPE_ID: textures, MAT0_TYPE_ID: materials}.get(entry.type_id)
-        if kind is None or entry.alias_of is not None:
+        if kind is None or entry.alias_of is not None or entry.unreadable is not None:
             continue
         try:
             decoded = parse_texm(entry.data) if entry.type_id == TEXM_TYPE_ID else material_of(entry)
@@ -150,19 +163,23 @@ def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
     return lines
 
 
-def _pick_models(container: Container, entry: str | None) -> list[Model]:
+def _pick_models(container: Container, entry: str | None) -> tuple[list[Model], list[tuple[Entry, FormatError]]]:
+    """The models asked for, and an error for each model entry that does not read (the others still do)."""
     if container.is_model or entry is not None:
-        return [container.open_model(entry)]
-    return [container.open_entry(e) for e in container.distinct_model_entries()]
+        return [container.open_model(entry)], []
+    models, failures = container.open_models()
+    return [m for _, m in models], failures
 
 
 # --------------------------------------------------------------------- commands
 def cmd_info(args: argparse.Namespace) -> int:
-    container = open_container(args.file)
-    models = _pick_models(container, args.entry)
+    container = open_container(args.file, tolerant=True)
+    models, failures = _pick_models(container, args.entry)
     textures, materials = _library_summaries(container)
     payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
                "entries": _entries(container), "models": [_model_summary(m) for m in models],
+               "unreadable_models": [{"name": entry.name_str, "findings": [f.as_dict() for f in exc.findings]}
+                                     for entry, exc in failures],
                "textures": textures, "materials": materials}
     lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
     lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
@@ -171,24 +188,39 @@ def cmd_info(args: argparse.Namespace) -> int:
         lines += _model_lines(summary)
     lines += _library_lines(textures, materials)
     _out(args, payload, lines)
-    return EXIT_OK
+    bad_records = _record_errors(container, args.file)
+    for entry, exc in failures:
+        if entry.unreadable is None:  # an unreadable record is named once, above
+            _emit(exc.describe(args.file), file=sys.stderr)
+    return EXIT_BAD_DATA if failures or bad_records else EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    container = open_container(args.archive)
+    container = open_container(args.archive, tolerant=True)
     entries = _entries(container)
     lines = [f"{e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {'model' if e['model'] else '':5}  {e['name']}"
-             for e in entries]
+             + ("  (unreadable)" if e["unreadable"] else "") for e in entries]
     _out(args, {"path": args.archive, "entries": entries}, lines)
-    return EXIT_OK
+    return EXIT_BAD_DATA if _record_errors(container, args.archive) else EXIT_OK
+
+
+def _not_the_input(output: str, source: str) -> None:
+    """-o must not name the file being read: it would be replaced by one of its entries."""
+    try:
+        same = os.path.samefile(output, source)
+    except OSError:  # no such output yet (or not comparable): the writer says what is wrong with it
+        return
+    if same:
+        raise UsageError(f"-o {output} is the file being read ({source}); name another file")
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    container = open_container(args.archive)
-    entry = container.archive.find(args.name)
+    _not_the_input(args.output, args.archive)
+    container = open_container(args.archive, tolerant=True)
+    entry = container.find_entry(args.name)
     if entry is None:
-        raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
-    write_atomic(args.output, bytes(entry.data), force=args.force)
+        raise SelectionError.single("entry", None, f"no entry named {args.name!r} (#N picks entry N)", args.archive)
+    write_atomic(args.output, bytes(container.payload(entry)), force=args.force)
     _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
 
@@ -199,22 +231,28 @@ def cmd_texture(args: argparse.Namespace) -> int:
         from PIL import Image
     except ImportError:
         raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
-    container = open_container(args.library)
-    entry = container.archive.find(args.name)
-    if entry is None or entry.type_id != TEXM_TYPE_ID:
-        raise SelectionError.single("entry", None, f"no texture named {args.name!r}", args.library)
-    texture = parse_texm(entry.data, f"{args.library}:{entry.name_str}")
-    if not 0 <= args.mip < texture.mip_count:
-        raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
-    rgba = texture.decode(args.mip)
-    target = Path(args.output)
-    temporary = target.with_name(f".{target.name}.tmp")
+    _not_the_input(args.output, args.library)
+    container = open_container(args.library, tolerant=True)
+    entry = container.find_entry(args.name)
+    if entry is None:
+        raise SelectionError.single("entry", None, f"no texture named {args.name!r} (#N picks entry N)", args.library)
+    if entry.type_id != TEXM_TYPE_ID:
+        raise SelectionError.single("entry", container.archive.entries.index(entry),
+                                    f"{entry.name_str} is a {_type_name(entry.type_id)} entry, not a texture (Texm)",
+                                    args.library)
+    data = container.payload(entry)
     try:
-        Image.fromarray(rgba, "RGBA").save(temporary, format="PNG")
-        temporary.replace(target)
-    finally:
-        temporary.unlink(missing_ok=True)
-    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
+        texture = parse_texm(data)
+        if not 0 <= args.mip < texture.mip_count:
+            raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
+        rgba = texture.decode(args.mip)
+    except FormatError as exc:  # the entry named in every finding (a format the game does not read, ...)
+        raise FormatError([f.located(entry.name_str) for f in exc.findings], args.library) from None
+    png = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(png, format="PNG")
+    write_atomic(args.output, png.getvalue(), force=args.force)  # same rules as every other output
+    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) "
+          f"to {args.output}")
     return EXIT_OK
 
 
@@ -222,7 +260,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
     for path in args.files:
         try:
-            findings = validate_container(open_container(path))
+            findings = validate_container(open_container(path, tolerant=True))
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
@@ -283,8 +321,9 @@ def _parse_list(value: str | None, kind, what: str) -> list:
 def _times(args: argparse.Namespace) -> np.ndarray:
     if args.times is not None:
         times = _parse_list(args.times, float, "--times")
-        if not np.all(np.isfinite(times)):
-            raise UsageError(f"--times {args.times!r}: every time must be a finite number")
+        if not np.all(np.isfinite(np.asarray(times, np.float32))):
+            raise UsageError(f"--times {args.times!r}: every time must be a finite number (float32: "
+                             f"magnitude below {FLOAT32_MAX:.6g})")
         return np.asarray(times, np.float32)
     parts = args.frames.split(":")
     try:
@@ -297,7 +336,11 @@ def _times(args: argparse.Namespace) -> np.ndarray:
     if step <= 0 or (stop - start) / step > MAX_TIMES:
         raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most {MAX_TIMES} times")
     count = max(0, int(np.ceil((stop - start) / step - 1e-9)))
-    return (start + step * np.arange(count)).astype(np.float32)
+    times = (start + step * np.arange(count)).astype(np.float32)
+    if not np.all(np.isfinite(times)):
+        raise UsageError(f"--frames {args.frames!r}: every time must be finite in float32 "
+                         f"(magnitude below {FLOAT32_MAX:.6g})")
+    return times
 
 
 def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
@@ -310,7 +353,7 @@ def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     """Streams: one node at a time, SAMPLE_CHUNK times at a time, so memory does not grow with the output."""
-    model = open_container(args.file).open_model(args.entry)
+    model = open_container(args.file, tolerant=True).open_model(args.entry)
     data = AnimationData.from_model(model)
     times = _times(args)
     nodes = _nodes(args, model)
@@ -355,7 +398,10 @@ def _sample_lines(times: np.ndarray, result, as_json: bool) -> str:
 
 
 def cmd_blend(args: argparse.Namespace) -> int:
-    model = open_container(args.file).open_model(args.entry)
+    for option in ("ta", "tb", "weight"):
+        if not np.isfinite(np.float32(getattr(args, option))):
+            raise UsageError(f"--{option} {getattr(args, option)!r} is not a finite float32 number")
+    model = open_container(args.file, tolerant=True).open_model(args.entry)
     if not 0 <= args.node < model.node_count:
         raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
     matrix = blend(AnimationData.from_model(model), args.node, args.ta, args.tb, args.weight)
@@ -425,6 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--mip", type=int, default=0, help="mip level (0: full size)")
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
     p.set_defaults(func=cmd_texture)
 
     p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
@@ -459,10 +506,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         with np.errstate(all="ignore"):  # NaN or huge values in a file are data, not warnings on stderr
             return args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: no traceback; write_atomic has removed its temporary
+        _emit("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader left (``| head``): stop quietly, as other Unix tools do
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UsageError as exc:
         _emit(f"usage error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -475,10 +528,19 @@ def main(argv: list[str] | None = None) -> int:
         _emit(exc.describe(source), file=sys.stderr)
         return EXIT_BAD_DATA
     except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
+        where = f"{printable(os.fsdecode(exc.filename))}: " if exc.filename else ""
         _emit(f"{where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:
         _emit(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
         return EXIT_BAD_DATA
 
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout is not a file (captured in tests)
+        pass

@@ -21,7 +21,7 @@ from .model import Model, looks_like_model
 from .nres import Archive, Entry, fold, name_bytes
 from .texm import TEXM_TYPE_ID, validate_texm
 from .validate import validate_model
-from .wear import WEAR_TYPE_ID, validate_wear
+from .wear import WEAR_TYPE_ID, BlankRuns, validate_wear
 
 
 @dataclass
@@ -60,11 +60,43 @@ class Container:
             if entry_name is not None:
                 raise SelectionError.single("entry", None, "--entry names a nested model, but this file is a model",
                                             self.path)
+            unreadable = [e.unreadable for e in self.archive.entries if e.unreadable is not None]
+            if unreadable:  # a model needs all its streams
+                raise FormatError(unreadable, self.path)
             return Model(self.archive, self.file_name)
         return self.open_entry(self._model_entry(entry_name))
 
+    def find_entry(self, name: str) -> Entry | None:
+        """Any entry (model or not) named ``name`` (ASCII case-insensitive, the first of equal names), or
+        ``#N``: the archive's entry N, for names that repeat. None when there is no such entry."""
+        entry = self.archive.find(name)
+        if entry is None and name.startswith("#") and name[1:].isdigit() and int(name[1:]) < len(self.archive):
+            entry = self.archive.entries[int(name[1:])]
+        return entry
+
+    def payload(self, entry: Entry) -> bytes | memoryview:
+        """An entry's bytes; FormatError naming it when a tolerant read could not read them."""
+        if entry.unreadable is not None:
+            raise FormatError([entry.unreadable], self.path)
+        return entry.data
+
+    def open_models(self, entries: list[Entry] | None = None) -> tuple[list[tuple[Entry, Model]],
+                                                                       list[tuple[Entry, FormatError]]]:
+        """Each model entry opened on its own (default: the distinct ones): the models that read, and for each
+        one that does not, its entry and the error naming it. One bad model does not keep the others from
+        being read."""
+        models, failures = [], []
+        for entry in self.distinct_model_entries() if entries is None else entries:
+            try:
+                models.append((entry, self.open_entry(entry)))
+            except FormatError as exc:
+                failures.append((entry, exc))
+        return models, failures
+
     def open_entry(self, entry: Entry) -> Model:
         """A nested model given by its entry (names may repeat: the entry, not its name, says which)."""
+        if entry.unreadable is not None:  # a tolerant read kept the record (its finding names it), not its bytes
+            raise FormatError([entry.unreadable], self.path)
         try:
             return Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
@@ -87,11 +119,12 @@ class Container:
         for entry in models:
             if fold(entry.name) == key:
                 return entry
-        entry = self.archive.find(entry_name)
+        entry = self.find_entry(entry_name)
+        if entry is not None and not entry.is_model:
+            message = f"entry {entry_name!r} ({entry.name_str}) is not a model"
+            raise SelectionError.single("entry", self.archive.entries.index(entry), message, self.path)
         if entry is not None:
             return entry
-        if entry_name.startswith("#") and entry_name[1:].isdigit() and int(entry_name[1:]) < len(self.archive):
-            return self.archive.entries[int(entry_name[1:])]
         raise SelectionError.single("entry", None, f"no model named {entry_name!r} in the archive", self.path)
 
     def replace_model(self, entry_name: str, model: Model) -> None:
@@ -103,8 +136,9 @@ class Container:
         return self.archive.to_bytes()
 
 
-def read_container(data: bytes, path: str = "") -> Container:
-    archive = Archive.parse(data, source=path)
+def read_container(data: bytes, path: str = "", tolerant: bool = False) -> Container:
+    """``tolerant``: bad directory records are findings, not a refusal of the whole file (see Archive.parse)."""
+    archive = Archive.parse(data, source=path, tolerant=tolerant)
     return Container(path, archive, looks_like_model(archive))
 
 
@@ -130,10 +164,11 @@ def read_input(path: str | Path) -> bytes:
     return Path(path).read_bytes()
 
 
-def open_container(path: str | Path) -> Container:
+def open_container(path: str | Path, tolerant: bool = False) -> Container:
     """Read a file; OSError for I/O problems (InputError for what is not a readable file), FormatError for bad
-    data."""
-    return read_container(read_input(path), str(path))
+    data. ``tolerant``: a bad directory record is named in ``archive.findings`` and the other entries are read
+    (the archive is then not written back)."""
+    return read_container(read_input(path), str(path), tolerant)
 
 
 SETTLED_NS = 2_000_000_000  # a folder changed this recently may change again without a new mtime
@@ -176,26 +211,29 @@ def validate_container(container: Container) -> list[Finding]:
     """Every finding of the file: of the model, or of each nested model (located by entry name)."""
     if container.is_model:
         return validate_model(container.open_model())
-    findings = list(container.archive.findings)
+    findings = list(container.archive.findings)  # with the records a tolerant read could not read
     for entry in container.distinct_model_entries():
+        if entry.unreadable is not None:
+            continue
         try:
             model = Model.parse(entry.data, entry.name_str)
         except FormatError as exc:
             findings += [f.located(entry.name_str) for f in exc.findings]
             continue
         findings += [f.located(entry.name_str) for f in validate_model(model)]
+    runs = BlankRuns()  # WEAR entries sharing payload bytes scan each blank run once
     for entry in container.archive.entries:
         check = _LIBRARY_CHECKS.get(entry.type_id)
-        if check is not None and entry.alias_of is None:
-            findings += [f.located(entry.name_str) for f in check(entry)]
+        if check is not None and entry.alias_of is None and entry.unreadable is None:
+            findings += [f.located(entry.name_str) for f in check(entry, runs)]
     return findings
 
 
 # Entries of textures, materials and material lists are checked by materials-texm.md section 12.3.
 _LIBRARY_CHECKS = {
-    TEXM_TYPE_ID: lambda entry: validate_texm(entry.data),
-    MAT0_TYPE_ID: validate_mat0,
-    WEAR_TYPE_ID: lambda entry: validate_wear(entry.data),
+    TEXM_TYPE_ID: lambda entry, runs: validate_texm(entry.data),
+    MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
+    WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
 }
 
 
@@ -277,7 +315,6 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                 os.replace(temporaries[i], target)
                 replaced.append(i)
     except BaseException as exc:
-        known = {None, *temporaries, *backups.values(), *(str(t) for _p, t, _e, _d in planned)}
         unrestored = []
         for i in reversed(replaced):  # the earlier targets get their old contents back
             backup = backups.pop(i, None)
@@ -292,9 +329,11 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
         for leftover in [*temporaries[len(replaced):], *backups.values()]:
             with contextlib.suppress(OSError):
                 os.unlink(leftover)
-        if isinstance(exc, OSError) and (exc.filename in known or unrestored):
-            message = "; ".join([exc.strerror or str(exc), *unrestored])
-            raise type(exc)(exc.errno, message, current if exc.filename in known else exc.filename) from None
+        if isinstance(exc, OSError) and not isinstance(exc, InputError) and (exc.filename != current or unrestored):
+            # A failed write ("File too large", "No space left on device") carries no file name, mkstemp's the
+            # temporary's: the error names the file the caller gave, and what could not be put back.
+            message = "; ".join([exc.strerror or os.strerror(exc.errno or errno.EIO), *unrestored])
+            raise type(exc)(exc.errno or errno.EIO, message, current) from None
         raise
     for backup in backups.values():
         with contextlib.suppress(OSError):
@@ -308,6 +347,10 @@ def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | No
         existing = os.stat(target)
     except FileNotFoundError:
         existing = None
+    except OSError as exc:  # a path through a file, a folder that cannot be searched
+        raise _named(exc, path) from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise InputError(errno.EISDIR, "is a folder; name the file to write", str(path))
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         raise InputError(errno.EINVAL, "not a regular file", path)
     if existing is not None and not existing.st_mode & 0o222 and not force:
@@ -349,6 +392,13 @@ def _backup(target: Path) -> str:
                 os.unlink(backup)
             raise
     return backup
+
+
+def _named(exc: OSError, path: str | Path) -> OSError:
+    """The same error, naming ``path`` (errors without an errno keep their text)."""
+    if exc.errno is None:
+        return OSError(errno.EIO, f"{exc}", str(path))
+    return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
 
 
 def _umask() -> int:

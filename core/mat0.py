@@ -122,7 +122,7 @@ def phase(diffuse=(1.0, 1.0, 1.0, 1.0), texture: str = "", cell: int = -1) -> np
 def parse_mat0(data: bytes | memoryview, attr1: int = 0, attr2: int = RETAIL_VERSION, attr3: int = 0,
                source: str = "") -> Material:
     """Read a MAT0 payload laid out for header version ``attr2``; FormatError where it does not fit (15.1)."""
-    data = bytes(data)
+    data = memoryview(data).cast("B") if isinstance(data, memoryview) else memoryview(data)  # read, not copied
     cursor = 0
 
     def take(size: int, what: str) -> bytes:
@@ -130,7 +130,7 @@ def parse_mat0(data: bytes | memoryview, attr1: int = 0, attr2: int = RETAIL_VER
         if cursor + size > len(data):
             raise FormatError.single(STREAM, None, f"{what} at byte {cursor} runs past the {len(data)}-byte payload",
                                      source)
-        chunk = data[cursor:cursor + size]
+        chunk = bytes(data[cursor:cursor + size])
         cursor += size
         return chunk
 
@@ -167,10 +167,11 @@ def validate_mat0(entry: Entry) -> list[Finding]:
         return exc.findings
     out = []
     for i, record in enumerate(material.phases):
-        raw = bytes(record["texture"])
-        if len(raw) == TEXTURE_NAME_BYTES:  # numpy's S16 drops trailing NULs: 16 bytes means none
+        raw = bytes(record["texture"])  # numpy's S16 drops trailing NULs only: 16 bytes may still hold one
+        if b"\0" not in raw and len(raw) == TEXTURE_NAME_BYTES:
             out.append(warning(STREAM, i, "texture name fills all 16 bytes without a NUL"))
-        if raw and (problem := texture_name_problem(raw.decode("cp1251", "replace"))):
+        name = raw.split(b"\0", 1)[0]  # the runtime reads the name up to its NUL; bytes after it are unused
+        if name and (problem := texture_name_problem(name.decode("cp1251", "replace"))):
             out.append(warning(STREAM, i, problem))
     for i, block in enumerate(material.animations):
         if len(block.keys) and int(block.keys["k0"].max()) >= len(material.phases):

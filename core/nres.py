@@ -113,6 +113,9 @@ class Entry:
     read_sort_index: int | None = field(default=None, repr=False)
     # The first entry read with exactly the same payload bytes (offset and size), when records alias.
     alias_of: Entry | None = field(default=None, repr=False)
+    # A tolerant read keeps a record whose payload cannot be read, without data: why (the archive is then
+    # not written back).
+    unreadable: Finding | None = field(default=None, repr=False)
 
     @property
     def name(self) -> bytes:
@@ -157,8 +160,13 @@ class Archive:
 
     # ----------------------------------------------------------------- reading
     @classmethod
-    def parse(cls, data: bytes | bytearray | memoryview, source: str = "") -> Archive:
-        """Parse with every check of nres.md; raise FormatError listing all problems."""
+    def parse(cls, data: bytes | bytearray | memoryview, source: str = "", tolerant: bool = False) -> Archive:
+        """Parse with every check of nres.md; raise FormatError listing all problems.
+
+        ``tolerant``: a bad directory record (a payload outside the data area, a name without NUL) does not
+        refuse the others: it becomes an error in ``findings``, and an unreadable record stays in place
+        without data (``Entry.unreadable``), so that entry indices do not move; such an archive is not
+        written back (``to_bytes`` raises). A bad header still raises."""
         view = memoryview(data).cast("B") if not isinstance(data, bytes) else memoryview(data)
         size = len(view)
         if size < HEADER_SIZE:
@@ -197,13 +205,19 @@ class Archive:
                     "entry", i,
                     f"payload [{offset}, {offset + length}) lies outside the data area [{HEADER_SIZE}, {directory})",
                 ))
+                if tolerant:  # named, as the entry is kept: file:name: entry[i]: error: ...
+                    problems[-1] = problems[-1].located(name_text(name_raw.split(b"\0", 1)[0]))
+                    archive.entries.append(Entry(type_id, a1, a2, a3, name_raw, b"", offset, sort_index,
+                                                 unreadable=problems[-1]))
+                    sort_indices.append(sort_index)
                 continue
             payload = view[offset:offset + length]
             archive.entries.append(Entry(type_id, a1, a2, a3, name_raw, payload, offset, sort_index))
             sort_indices.append(sort_index)
-        if problems:
+        if problems and not tolerant:
             raise FormatError(problems, source)
         archive._remember_layout(view, sort_indices)
+        archive.findings[:0] = problems
         return archive
 
     def _remember_layout(self, view: memoryview, sort_indices: list[int]) -> None:
@@ -339,6 +353,10 @@ class Archive:
 
     def to_bytes(self) -> bytes:
         """The archive's bytes: identical to the input when nothing was edited."""
+        unreadable = [e.unreadable for e in self.entries if e.unreadable is not None]
+        if unreadable:  # writing would drop their bytes
+            raise FormatError([*unreadable, error(STREAM, None, "the archive has entries that could not be read; "
+                                                                "it cannot be written back")])
         if not self._read_canonical and self._layout_intact():
             return self._rewrite_in_place()
         return self.to_canonical_bytes()

@@ -36,6 +36,12 @@ def level_sizes(width: int, height: int, mip_count: int) -> list[tuple[int, int]
     return [(max(1, width >> i), max(1, height >> i)) for i in range(mip_count)]
 
 
+def max_mip_count(width: int, height: int) -> int:
+    """The longest mip chain of a width x height texture: floor(log2(max(width, height))) + 1 levels, the last
+    1x1 (a longer chain would repeat 1x1 levels, which Direct3D does not create)."""
+    return max(width, height, 1).bit_length()
+
+
 def pixel_count(width: int, height: int, mip_count: int) -> int:
     """Pixels of the whole chain, without materialising absurd mip counts (past level 63 every level is 1x1)."""
     head = sum(w * h for w, h in level_sizes(width, height, min(mip_count, 64)))
@@ -120,7 +126,7 @@ class Texture:
 # --------------------------------------------------------------------- reading
 def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
     """Read a Texm payload; FormatError for anything the runtime could not load (section 12.2)."""
-    data = bytes(data)
+    data = memoryview(data).cast("B") if isinstance(data, memoryview) else memoryview(data)  # copied: what is kept
     if len(data) < HEADER.size:
         raise FormatError.single(STREAM, None, f"{len(data)} bytes; a Texm header needs {HEADER.size}", source)
     magic, width, height, mips, flags4, flags5, unk6, fmt = HEADER.unpack_from(data, 0)
@@ -129,6 +135,9 @@ def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
         problems.append(error(STREAM, None, f"bad magic {magic!r}, expected b'Texm'"))
     if width == 0 or height == 0 or mips == 0:
         problems.append(error(STREAM, None, f"width {width}, height {height} and mip count {mips} must be above 0"))
+    elif mips > max_mip_count(width, height):
+        problems.append(error(STREAM, None, f"mip count {mips}: a {width}x{height} chain has at most "
+                                            f"{max_mip_count(width, height)} levels (halving down to 1x1)"))
     if problems:
         raise FormatError(problems, source)
     bpp = BYTES_PER_PIXEL.get(fmt, 4)
@@ -140,16 +149,16 @@ def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
     rects = None
     if core < len(data):
         tail = data[core:]
-        if len(tail) < 8 or tail[:4] != PAGE_MAGIC:
+        if len(tail) < 8 or bytes(tail[:4]) != PAGE_MAGIC:
             raise FormatError.single(STREAM, None, f"{len(tail)} bytes after the mip chain are not a Page chunk",
                                      source)
         (count,) = struct.unpack_from("<I", tail, 4)
         if 8 + count * PAGE_RECT.itemsize != len(tail):
             raise FormatError.single(STREAM, None, f"Page chunk of {count} rectangles needs "
                                                    f"{8 + count * PAGE_RECT.itemsize} bytes, has {len(tail)}", source)
-        rects = np.frombuffer(tail, PAGE_RECT, count=count, offset=8)
-    palette = data[HEADER.size:HEADER.size + palette_size] if fmt == 0 else None
-    pixels = data[HEADER.size + palette_size:core]
+        rects = np.frombuffer(bytes(tail), PAGE_RECT, count=count, offset=8)
+    palette = bytes(data[HEADER.size:HEADER.size + palette_size]) if fmt == 0 else None
+    pixels = bytes(data[HEADER.size + palette_size:core])
     return Texture(width, height, mips, fmt, pixels, palette, rects, flags4, flags5, unk6)
 
 

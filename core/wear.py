@@ -12,15 +12,19 @@ sharing the model's name stem, else the only one in the archive.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from .errors import Finding, FormatError, error, warning
+import numpy as np
+
+from .errors import Finding, FormatError, warning
 from .nres import Archive, Entry, fold
 
 WEAR_TYPE_ID = int.from_bytes(b"WEAR", "little")
 WEAR_ATTRS = {"attr1": 0, "attr2": 0, "attr3": 1}  # every retail WEAR entry (section 13.4)
 STREAM = "WEAR"
 LIGHTMAPS = "LIGHTMAPS"
+COUNT_LINE_BYTES = 64  # a count line is digits and a little blank space; a longer one cannot be a count
 NO_LIGHTMAP = 0xFF  # batch byte +5 without a lightmap (digest fact 18)
 
 
@@ -60,64 +64,150 @@ def _same_lists(a: Wear, b: Wear) -> bool:
     return a.materials == b.materials and (a.lightmaps or []) == (b.lightmaps or [])
 
 
+# Lines as str.splitlines() cuts cp1251 text, and the bytes str.strip() removes (cp1251 0xA0 is a no-break space).
+_LINE = re.compile(rb"([^\n\r\x0b\x0c\x1c-\x1e]*)(\r\n|[\n\r\x0b\x0c\x1c-\x1e])?")
+_BREAKS = (b"\n", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
+_NOT_BLANK = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f \xa0]")
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("cp1251", "replace")
+
+
+def _blank_run(buffer, start: int) -> tuple[int, int, int]:
+    """From ``start``: where text resumes (or the end), the line breaks before it, and where its line starts
+    (relative to ``start``; 0 when the text is on the first line)."""
+    found = _NOT_BLANK.search(buffer, start)
+    end = len(buffer) if found is None else found.start()
+    blank = bytes(buffer[start:end])
+    breaks = sum(blank.count(b) for b in _BREAKS) - blank.count(b"\r\n")
+    return end, breaks, max(blank.rfind(b) for b in _BREAKS) + 1
+
+
+class BlankRuns:
+    """Blank runs already scanned, by where they start in the bytes an archive was read from. The WEAR checks of
+    one archive share one, so that entries whose payloads share bytes scan each run once, not once per entry.
+    Holds the bytes it has seen: keep it for one validation."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[int, int], tuple[int, int, int]] = {}
+        self._buffers: dict[int, bytes] = {}
+
+    def run(self, view: memoryview, start: int) -> tuple[int, int, int]:
+        """``_blank_run(view, start)``, from the scan of the underlying bytes when ``view`` is a slice of them."""
+        base = view.obj
+        if not isinstance(base, bytes) or not len(view):
+            return _blank_run(view, start)
+        offset = np.frombuffer(view, np.uint8).ctypes.data - np.frombuffer(base, np.uint8).ctypes.data
+        if not 0 <= offset <= len(base) - len(view):
+            return _blank_run(view, start)
+        self._buffers[id(base)] = base  # its id stays its own while it is held
+        key = (id(base), offset + start)
+        if key not in self._runs:
+            self._runs[key] = _blank_run(base, offset + start)
+        end, breaks, line_start = self._runs[key]
+        if end - offset > len(view):  # the text resumes past this entry: blank to its end
+            return len(view), breaks, line_start
+        return end - offset, breaks, line_start
+
+
+class _Lines:
+    """The payload's lines, read one at a time where they are needed, and blank runs skipped in one scan: the
+    work follows what the grammar reads, not the payload's size (entries may share one large payload)."""
+
+    def __init__(self, data: bytes | memoryview, runs: BlankRuns | None = None) -> None:
+        self.view = memoryview(data).cast("B") if isinstance(data, memoryview) else data
+        self.runs = runs
+        self.position = 0  # the byte where the current line starts
+        self.number = 0    # the current line, from 0
+
+    def current(self, limit: int | None = None) -> str | None:
+        """The current line (None past the end); with ``limit``, at most that many bytes of it."""
+        if self.position >= len(self.view):
+            return None
+        end = len(self.view) if limit is None else min(len(self.view), self.position + limit)
+        return _decode(_LINE.match(self.view, self.position, end).group(1))
+
+    def advance(self) -> None:
+        if self.position < len(self.view):
+            self.position = _LINE.match(self.view, self.position).end()
+            self.number += 1
+
+    def skip_blank(self) -> None:
+        """On to the first line holding text (or the end)."""
+        if self.runs is not None and isinstance(self.view, memoryview):
+            end, breaks, line_start = self.runs.run(self.view, self.position)
+        else:
+            end, breaks, line_start = _blank_run(self.view, self.position)
+        if end >= len(self.view):
+            self.position = len(self.view)
+        elif line_start:
+            self.number += breaks
+            self.position += line_start
+
+
 def parse_wear(data: bytes | memoryview, source: str = "") -> Wear:
     """Read a WEAR text; FormatError naming the line where it breaks the grammar of section 8.1."""
-    raw = bytes(data)
-    text = raw.decode("cp1251", "replace")
-    lines = text.splitlines()
-    cursor = 0
+    return _parse(data, source)[0]
+
+
+def _parse(data: bytes | memoryview, source: str = "", keep: bool = True,
+           runs: BlankRuns | None = None) -> tuple[Wear, int | None]:
+    """The list, and the number (from 1) of a LIGHTMAPS line without a blank line before it, if any.
+    ``keep``: the Wear keeps a copy of the bytes (to write them back unchanged)."""
+    lines = _Lines(data, runs)
 
     def fail(message: str) -> FormatError:
-        return FormatError.single(STREAM, cursor + 1 if cursor < len(lines) else None, message, source)
+        return FormatError.single(STREAM, lines.number + 1 if lines.current() is not None else None, message, source)
 
     def count(what: str) -> int:
-        nonlocal cursor
-        value = lines[cursor].strip() if cursor < len(lines) else ""
-        if not value.lstrip("-").isdigit() or int(value) <= 0:
-            raise fail(f"line {cursor + 1}: {what} {value!r} is not a count above 0 (\"Illegal {what}.\")")
-        cursor += 1
+        value = (lines.current(COUNT_LINE_BYTES) or "").strip()  # a longer line is no count: not read whole
+        if not value.lstrip("-").isdigit() or len(value) > 18 or int(value) <= 0:  # 18 digits: Python's int()
+            raise fail(f"line {lines.number + 1}: {what} {value!r} is not a count above 0 (\"Illegal {what}.\")")
+        lines.advance()
         return int(value)
 
     def rows(n: int, what: str) -> tuple[list[int], list[str]]:
-        nonlocal cursor
         ids, names = [], []
         for _ in range(n):
-            head, _, name = (lines[cursor] if cursor < len(lines) else "").strip().partition(" ")
-            if not head.lstrip("-").isdigit() or not name.strip():
-                raise fail(f"line {cursor + 1}: expected '<id> <{what} name>', found {lines[cursor:cursor + 1]}")
+            line = lines.current()
+            head, _, name = (line or "").strip().partition(" ")
+            if not head.lstrip("-").isdigit() or len(head) > 18 or not name.strip():
+                found = [] if line is None else [line]
+                raise fail(f"line {lines.number + 1}: expected '<id> <{what} name>', found {found}")
             ids.append(int(head))
             names.append(name.strip())
-            cursor += 1
+            lines.advance()
         return ids, names
 
     ids, materials = rows(count("wear length"), "material")
-    while cursor < len(lines) and not lines[cursor].strip():
-        cursor += 1
-    lightmaps, lightmap_ids = None, []
-    if cursor < len(lines) and lines[cursor].strip().upper() == LIGHTMAPS:
-        cursor += 1
+    after_rows = lines.number
+    lines.skip_blank()
+    lightmaps, lightmap_ids, unseparated = None, [], None
+    if (lines.current() or "").strip().upper() == LIGHTMAPS:
+        if lines.number == after_rows:
+            unseparated = lines.number + 1
+        lines.advance()
         lightmap_ids, lightmaps = rows(count("lightmaps length"), "lightmap")
-    if any(line.strip() for line in lines[cursor:]):
-        raise fail(f"line {cursor + 1}: unexpected text after the lists: {lines[cursor].strip()!r}")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    return Wear(materials, lightmaps, raw, (ids, lightmap_ids), newline)
+        lines.skip_blank()
+    if lines.current() is not None:
+        raise fail(f"line {lines.number + 1}: unexpected text after the lists: {lines.current().strip()!r}")
+    raw = bytes(data) if keep else None
+    newline = "\r\n" if raw is None or b"\r\n" in raw else "\n"
+    return Wear(materials, lightmaps, raw, (ids, lightmap_ids), newline), unseparated
 
 
-def validate_wear(data: bytes | memoryview) -> list[Finding]:
-    """Section 12.3: the grammar, and the blank line the buffer parser needs before LIGHTMAPS."""
+def validate_wear(data: bytes | memoryview, runs: BlankRuns | None = None) -> list[Finding]:
+    """Section 12.3: the grammar, and the blank line the buffer parser needs before LIGHTMAPS. ``runs``: shared
+    by the checks of one archive's entries (see BlankRuns)."""
     try:
-        parse_wear(data)
+        _, unseparated = _parse(data, keep=False, runs=runs)
     except FormatError as exc:
         return exc.findings
-    lines = bytes(data).decode("cp1251", "replace").splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        if line.strip().upper() == LIGHTMAPS and (i == 0 or lines[i - 1].strip()):
-            out.append(warning(STREAM, i + 1, "no blank line before LIGHTMAPS: the runtime's buffer parser "
-                                              "misreads the lightmap count"))
-    if not out and not lines:
-        out.append(error(STREAM, None, "empty material list"))
-    return out
+    if unseparated is not None:
+        return [warning(STREAM, unseparated, "no blank line before LIGHTMAPS: the runtime's buffer parser "
+                                             "misreads the lightmap count")]
+    return []
 
 
 def _stem(name: bytes) -> bytes:

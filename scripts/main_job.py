@@ -6,11 +6,14 @@ headless in Blender (the bpy wheel), through io_msh/batch.py: import every
 model to a .blend with its game materials and textures, render a textured
 thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
-what it came from. Writes into out/ and prints a summary.
+what it came from. Writes into out/main_job/ (or --out FOLDER) and prints a
+summary. Each run replaces only the four folders it writes there (blend,
+thumbnails, msh, textures); nothing else is removed.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -21,17 +24,36 @@ sys.path.insert(0, str(ROOT))
 
 from core.appearance import find_libraries  # noqa: E402
 from core.cli import main as core_cli  # noqa: E402
+from core.errors import FormatError  # noqa: E402
 from core.files import open_container  # noqa: E402
 from core.wear import wear_entry  # noqa: E402
 
 DEFAULT = ROOT / "samples" / "sample.rlb"
-OUT = ROOT / "out"
+OUT = ROOT / "out" / "main_job"
+JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures")  # what a run makes in its output folder
+
+
+def sample_steps(target: str) -> list[list[str]]:
+    """A ``sample`` step for each model of the file (archives: each distinct model entry, by index), of its
+    first two nodes. A file or model that does not read gets a step too: it reports why."""
+    times = ["--times", "0,10.5,20,40"]
+    try:
+        container = open_container(target)
+    except (OSError, FormatError):
+        return [["sample", target, *times]]
+    if container.is_model:
+        return [["sample", target, *times, "--nodes", "0,1"]]
+    index = {id(e): i for i, e in enumerate(container.archive.entries)}
+    models, failures = container.open_models()
+    steps = [(index[id(e)], ["--nodes", ",".join(map(str, range(min(2, m.node_count))))]) for e, m in models]
+    steps += [(index[id(e)], []) for e, _ in failures]
+    return [["sample", target, "--entry", f"#{i}", *times, *nodes] for i, nodes in sorted(steps)]
 
 
 def core_steps(target: str, libraries: list[str]) -> int:
     worst = 0
     for step in (["info", target], ["validate", target, *libraries], ["roundtrip", target, *libraries],
-                 ["sample", target, "--times", "0,10.5,20,40", "--nodes", "0,1"]):
+                 *sample_steps(target)):
         print(f"\n$ python -m core {' '.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
@@ -61,18 +83,29 @@ def originals(target: Path) -> dict[str, tuple[bytes, bytes | None]]:
 
 
 def main(argv: list[str]) -> int:
-    target = Path(argv[0] if argv else DEFAULT).resolve()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("file", nargs="?", default=str(DEFAULT), help="a model or archive (default: the sample)")
+    parser.add_argument("--out", default=str(OUT), help=f"output folder (default: {OUT.relative_to(ROOT)})")
+    args = parser.parse_args(argv)
+    target = Path(args.file).resolve()
+    out = Path(args.out).resolve()
     libraries = find_libraries(target)
     worst = core_steps(str(target), [str(p) for p in libraries.values()])
-    shutil.rmtree(OUT, ignore_errors=True)
-    blends, thumbs, exported, textures = OUT / "blend", OUT / "thumbnails", OUT / "msh", OUT / "textures"
+    for folder in JOB_FOLDERS:  # the previous run's outputs; anything else in the folder is the user's
+        shutil.rmtree(out / folder, ignore_errors=True)
+    blends, thumbs, exported, textures = (out / folder for folder in JOB_FOLDERS)
     worst = max(worst, batch("import", str(target), "-o", str(blends)))
     worst = max(worst, batch("thumbnails", str(target), "-o", str(thumbs)))
     if "textures" in libraries:
         worst = max(worst, batch("textures", str(libraries["textures"]), "-o", str(textures)))
     worst = max(worst, batch("export", str(blends), "-o", str(exported)))
     summary = [f"libraries: {', '.join(str(p) for p in libraries.values()) or 'none found'}"]
-    for name, (data, wear) in originals(target).items():
+    try:
+        sources = originals(target)
+    except (OSError, FormatError) as exc:
+        sources, worst = {}, 1
+        summary.append(f"{target}: cannot read: {exc}")
+    for name, (data, wear) in sources.items():
         written = exported / f"{name}.msh"
         same = written.exists() and written.read_bytes() == data
         if wear is not None:
