@@ -320,7 +320,8 @@ def _convert_all(args, pool: WorkerPool, interrupt: _Interrupt, items: list[Item
     failed = [r for r in results if not r.ok]
     warned = sum(len(r.warnings) for r in results)
     print(f"summary: {len(results) - len(failed)} of {len(results)} converted, {len(failed)} failed, "
-          f"{warned} warning{'s' * (warned != 1)}, {time.perf_counter() - start:.1f} s")
+          f"{warned} warning{'s' * (warned != 1)}, {pool.spawned} Blender process{'es' * (pool.spawned != 1)}, "
+          f"{time.perf_counter() - start:.1f} s")
     by_label = {item.label: item for item in items}
     for result in failed:
         lines = _lines(result.message, by_label.get(result.label))
@@ -478,6 +479,7 @@ class WorkerPool:
         self.stopping = False
         self.live: set[_WorkerProcess] = set()
         self.staged = 0
+        self.spawned = 0  # worker processes started
         self.started: queue.Queue = queue.Queue()  # workers started ahead of the first item
 
     def start(self, count: int) -> None:
@@ -492,6 +494,7 @@ class WorkerPool:
             if self.stopping:
                 return None
             worker = _WorkerProcess(self.args, self.temp)
+            self.spawned += 1
             self.live.add(worker)
             return worker
 
@@ -737,15 +740,23 @@ class Worker:
         elif isinstance(exc, OSError) and exc.filename:
             text = f"{exc.filename}: {exc.strerror or exc}"
         else:
-            text = str(exc).strip() or type(exc).__name__
-        if "Traceback (most recent call last)" in text:
-            tail = [line for line in text.split("Traceback (most recent call last)", 1)[1].splitlines()
-                    if line.strip() and not line.startswith((" ", "\t", "location:", "):"))]
-            text = f"Blender: {tail[-1]}" if tail else "Blender: an operator failed"
-        text = text.removeprefix("Error: ")
+            text = operator_error(str(exc)) or type(exc).__name__
         for folder in {self.stage, item.stage} - {""}:
             text = re.sub(re.escape(folder) + r"/[^\s'\"]*", lambda _: item.output, text)
         return text
+
+    @contextlib.contextmanager
+    def _writing(self, name: str, output: str):
+        """Around a Blender writer: its failure, or a file it left incomplete (Blender's own writers do not
+        all report a full disk), becomes "cannot write OUTPUT: reason"."""
+        try:
+            yield
+            incomplete = _incomplete(self._staged(name))
+        except Exception as exc:  # an operator's RuntimeError, an OSError of a Python writer
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else operator_error(str(exc))
+            raise ValueError(f"cannot write {output}: {reason}") from None
+        if incomplete:
+            raise ValueError(f"cannot write {output}: {incomplete}")
 
     def blender_path(self, path: str | Path) -> str:
         """``path`` as Blender can take it: itself, or an ASCII symbolic link to it when it is not UTF-8."""
@@ -790,19 +801,21 @@ class Worker:
 
     def _import(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
-        self.bpy.ops.wm.save_as_mainfile(filepath=self._staged("0.blend"), copy=True)
+        with self._writing("0.blend", item.output):
+            self.bpy.ops.wm.save_as_mainfile(filepath=self._staged("0.blend"), copy=True)
         return [("0.blend", item.output)]
 
     def _convert(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
         ops = self.bpy.ops
         name = f"0.{self.args.format}"
-        if self.args.format == "glb":
-            ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
-        elif self.args.format == "fbx":
-            ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True)
-        else:
-            ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
+        with self._writing(name, item.output):
+            if self.args.format == "glb":
+                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
+            elif self.args.format == "fbx":
+                ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True)
+            else:
+                ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
         return [(name, item.output)]
 
     def _export(self, item: Item) -> list[tuple[str, str]]:
@@ -839,12 +852,14 @@ class Worker:
 
     def _sheet(self, item: Item) -> list[tuple[str, str]]:
         pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]
-        contact_sheet(pictures, Path(self._staged("0.png")), self.args.size)
+        with self._writing("0.png", item.output):
+            contact_sheet(pictures, Path(self._staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
     def _thumbnails(self, item: Item) -> list[tuple[str, str]]:
         self._load(item, animation="NONE", slots="CHOSEN")
-        render_thumbnail(self.bpy, Path(self._staged("0.png")), self.args.size)
+        with self._writing("0.png", item.output):
+            render_thumbnail(self.bpy, Path(self._staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
     def _textures(self, item: Item) -> list[tuple[str, str]]:
@@ -853,8 +868,41 @@ class Worker:
 
         entry = open_container(item.source).archive.entries[item.index]
         rgba = parse_texm(entry.data, item.label).decode()
-        save_png(self.bpy, rgba, Path(self._staged("0.png")))
+        with self._writing("0.png", item.output):
+            save_png(self.bpy, rgba, Path(self._staged("0.png")))
         return [("0.png", item.output)]
+
+
+def operator_error(text: str) -> str:
+    """An operator's error as one line: of a Python traceback (``Error: Python: Traceback ...``) its last line,
+    the exception (``OSError: [Errno 27] File too large``), without Blender's ``Location:`` line."""
+    text = text.strip().removeprefix("Error: ")
+    marker = "Traceback (most recent call last):"
+    if marker in text:
+        tail = [line for line in text.split(marker, 1)[1].splitlines()
+                if line.strip() and not line.startswith((" ", "\t")) and not line.lower().startswith("location:")]
+        text = tail[-1] if tail else "an exporter failed"
+    return text
+
+
+def _incomplete(path: str) -> str:
+    """Why a file Blender wrote is incomplete, or "" (a .blend ends with its ENDB block, or the zstd
+    seek table when compressed; a PNG with its IEND chunk). Other formats are written by Python, which raises."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(max(0, size - 32))
+            tail = handle.read()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if path.endswith(".blend"):
+        complete = tail.endswith(b"\xb1\xea\x92\x8f") if head == b"\x28\xb5\x2f\xfd" else b"ENDB" in tail
+    elif path.endswith(".png"):
+        complete = tail.endswith(b"IEND\xaeB`\x82")
+    else:
+        return ""
+    return "" if complete else "the file was left incomplete (is the disk full, or a file size limit reached?)"
 
 
 FAULT_VARIABLE = "IO_MSH_BATCH_FAULT"
