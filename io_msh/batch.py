@@ -242,11 +242,8 @@ def run(args) -> int:
 
     start = time.perf_counter()
     out = Path(args.output)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        reason = "not a folder" if isinstance(exc, FileExistsError) else exc.strerror or str(exc)
-        print(printable(f"batch.py: error: -o {out}: {reason}"), file=sys.stderr)
+    if out.exists() and not out.is_dir():
+        print(printable(f"batch.py: error: -o {out}: not a folder"), file=sys.stderr)
         return 2
     temp = Path(tempfile.mkdtemp(prefix="io_msh_batch_run_"))  # the workers' TMPDIR, removed whatever happens
     pool = WorkerPool(args, args.jobs, temp, out)
@@ -264,6 +261,11 @@ def run(args) -> int:
         if not items:
             wanted = {"export": ".blend files", "textures": "texture"}.get(args.command, ".msh/.rlb models")
             print(printable(f"nothing to convert: no {wanted} found in {', '.join(args.inputs)}"), file=sys.stderr)
+            return 2
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(printable(f"batch.py: error: -o {out}: {exc.strerror or exc}"), file=sys.stderr)
             return 2
         return _convert_all(args, pool, interrupt, items, done, start)
     except KeyboardInterrupt:
@@ -300,6 +302,7 @@ def _convert_all(args, pool: WorkerPool, interrupt: _Interrupt, items: list[Item
             print(f"    {line}", flush=True)
         for line in result.warnings:
             print(f"    warning: {_lines(line, item)[0]}", flush=True)
+        interrupt.check()
 
     todo = []
     for item in items:
@@ -314,6 +317,7 @@ def _convert_all(args, pool: WorkerPool, interrupt: _Interrupt, items: list[Item
         outcome: list[Result] = []
         if pictures:
             pool.run([sheet], lambda item, result: outcome.append(_finish(args, item, result, set(), interrupt)))
+            interrupt.check()
         state = (f"{sheet.output} ({len(pictures)} models)" if outcome and outcome[0].ok else
                  f"FAILED: {outcome[0].message}" if outcome else "not made: no thumbnail was made")
         print(printable(f"contact sheet: {state}"))  # a convenience: the thumbnails are written either way
@@ -443,11 +447,14 @@ class _Interrupt:
 
     @contextlib.contextmanager
     def held(self):
+        """Signals wait (``check`` raises them once the item is reported)."""
         self.holding = True
         try:
             yield
         finally:
             self.holding = False
+
+    def check(self) -> None:
         if self.signum is not None:
             raise KeyboardInterrupt
 

@@ -185,7 +185,7 @@ def test_textures_skip_libraries_without_textures_and_take_entries_by_index(tmp_
     for command in ("textures", "import"):
         result = batch(command, empty, "-o", tmp_path / "nothing")
         assert result.returncode == 2 and "nothing to convert" in result.stderr, result.stdout + result.stderr
-        assert "0 of 0" not in result.stdout
+        assert "0 of 0" not in result.stdout and not (tmp_path / "nothing").exists()
 
 
 # --------------------------------------------------------------------- items 18 and 19: names, usage, jobs
