@@ -549,7 +549,14 @@ class WorkerPool:
             try:
                 worker = self.started.get_nowait()
             except queue.Empty:
-                worker = self._new_worker()
+                try:
+                    worker = self._new_worker()
+                except OSError as exc:  # no Blender to start: every item left fails with the reason
+                    while item is not None:
+                        self.results.put((item, Result(item.label, False, f"cannot start a Blender process: "
+                                                                          f"{exc.strerror or exc}", 0.0)))
+                        item = self._next()
+                    return
             if worker is None:  # stopping
                 return
             done_here = 0
@@ -593,6 +600,10 @@ class _WorkerProcess:
         try:
             self.popen = subprocess.Popen(_worker_command(), stdin=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                           env=env, **options)
+        except OSError:
+            if write_fd is not None:
+                os.close(read_fd)
+            raise
         finally:
             if write_fd is not None:
                 os.close(write_fd)

@@ -301,6 +301,12 @@ def test_a_full_disk_gives_one_clean_failure_line_per_item(tmp_path):
         (failed,) = [line for line in progress_lines(result) if "FAILED" in line]
         assert "cannot write" in failed or "ended unexpectedly" in failed, failed
         assert not list(out.iterdir())  # nothing half-written, no stage folder
+    nan = tmp_path / "nan.msh"  # a NaN position: the glTF exporter fails on it
+    nan.write_bytes(triangle_model([(0, 0xFFFF, 0xFFFF, 0)], [(float("nan"), 0, 0, 0, 32767, 0, 0, 0)], [], 1))
+    result = batch("convert", nan, "-o", tmp_path / "nan", "--format", "glb")
+    (failed,) = [line for line in progress_lines(result) if "FAILED" in line]
+    assert f"cannot write {tmp_path / 'nan' / 'nan.glb'}: ValueError: " in failed, failed
+    assert not list((tmp_path / "nan").iterdir())
 
 
 def test_ctrl_c_stops_the_batch_cleanly(tmp_path):
