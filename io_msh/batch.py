@@ -274,6 +274,7 @@ def run(args) -> int:
               file=sys.stderr, flush=True)
         return 128 + (interrupt.signum or signal.SIGINT)
     finally:
+        interrupt.holding = True  # a second Ctrl-C does not cut the clean-up short
         pool.stop()
         for stage in out.glob(f"{STAGE_PREFIX}{os.getpid()}.*"):  # items of workers that were stopped
             shutil.rmtree(stage, ignore_errors=True)
