@@ -350,7 +350,7 @@ def _finish(args, item: Item, result: Result, taken: set[str], interrupt: _Inter
             result.message = "-> " + ", ".join(result.outputs)
     except OSError as exc:
         result.ok = False
-        result.message = f"{exc.filename}: cannot write: {exc.strerror or exc}"
+        result.message = f"{exc.filename or item.output}: cannot write: {exc.strerror or exc}"
     finally:
         if item.stage:
             shutil.rmtree(item.stage, ignore_errors=True)
