@@ -10,17 +10,21 @@ Commands:
     convert INPUT... -o DIR --format glb|fbx|blend [import options]       through Blender's exporters
     thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
     textures LIB... -o DIR                                                a PNG per texture of a library
-Every command takes --jobs N (N Blender processes). A bad file is skipped
-with its reason; the run goes on; exit 1 when any file failed, else 0.
+Every command takes --jobs N (at most N Blender processes, never more than items) and --warnings-as-errors.
+A bad file is skipped with its reason; the run goes on; exit 1 when any file failed (or warned, with
+--warnings-as-errors), 2 for usage errors and when the inputs hold nothing to convert, 130 on Ctrl-C, else 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import queue
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +35,10 @@ from pathlib import Path
 
 MODEL_SUFFIXES = (".msh", ".rlb")
 RESULT_TAG = "@@io_msh "
+RESULT_FD_VARIABLE = "IO_MSH_RESULT_FD"  # the pipe a worker writes its result lines to (POSIX)
+MAX_SIZE = 4096  # --size: a 4096 px thumbnail is 64 MB of pixels; the contact sheet is capped at this width too
+SHEET_NAME = "contact_sheet.png"
+STAGE_PREFIX = ".io_msh_stage."
 
 
 @dataclass
@@ -42,6 +50,7 @@ class Item:
     error: str | None = None  # known before any work: the input cannot be read
     index: int | None = None  # the archive entry (by index: names may repeat)
     kind: str = ""         # the work: the command's, or "sheet" for the contact sheet
+    stage: str = ""        # the folder the worker writes the item's files to; the parent moves them into place
 
 
 @dataclass
@@ -51,6 +60,8 @@ class Result:
     message: str
     seconds: float
     outputs: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    staged: tuple[tuple[str, str], ...] = ()  # (file written in the stage folder, the output it becomes)
 
 
 # --------------------------------------------------------------------- arguments
@@ -66,6 +77,14 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def picture_size(text: str) -> int:
+    """An argparse type: a picture size in pixels, 1 to MAX_SIZE."""
+    size = positive(text)
+    if size > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large: at most {MAX_SIZE} pixels")
+    return size
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="batch.py", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -76,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
         p.add_argument("--timeout", type=positive, default=600,
                        help="seconds one item may take before its worker is stopped (default 600)")
+        p.add_argument("--warnings-as-errors", action="store_true",
+                       help="an item with warnings counts as failed (exit code 1)")
 
     def import_options(p):
         p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
@@ -97,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     import_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
     common(p, ".msh/.rlb files or folders")
-    p.add_argument("--size", type=positive, default=256)
+    p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
     p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
@@ -117,20 +138,22 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[Path, Pat
     return found
 
 
-def plan_items(args) -> list[Item]:
+def plan_items(args, notes: list[str] | None = None) -> list[Item]:
+    """The items of the run, each with a unique output name. ``notes`` receives what was skipped and why."""
+    notes = [] if notes is None else notes
     out = Path(args.output)
     if args.command == "textures":
-        return _texture_items(args.inputs, out)
+        return _texture_items(args.inputs, out, notes)
     if args.command == "export":
         items = []
         taken: set[str] = set()
         for path, base in _files(args.inputs, (".blend",)):
             target = _unique(out / path.relative_to(base).with_suffix(".msh"), taken)
             items.append(Item(str(path), None, str(target), str(path),
-                              None if path.is_file() else "no such file"))
+                              None if path.is_file() else f"{path}: no such file"))
         return items
     suffix = {"import": ".blend", "thumbnails": ".png"}.get(args.command) or f".{args.format}"
-    taken: set[str] = set()
+    taken: set[str] = {str(out / SHEET_NAME).lower()} if args.command == "thumbnails" else set()
     from ..core.errors import FormatError
     from ..core.files import open_container
 
@@ -140,8 +163,7 @@ def plan_items(args) -> list[Item]:
         try:
             container = open_container(path)
         except (FormatError, OSError) as exc:
-            reason = exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
-            items.append(Item(str(path), None, "", str(path), reason))
+            items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
             continue
         if container.is_model:
             items.append(Item(str(path), None, str(_unique(out / stem.with_suffix(suffix), taken)), str(path)))
@@ -153,15 +175,29 @@ def plan_items(args) -> list[Item]:
         for entry in entries:
             if entry.alias_of is not None:  # the same bytes as an earlier entry: converted once
                 continue
-            name = stem.with_name(f"{stem.name}_{_safe(Path(entry.name_str).with_suffix('').as_posix())}")
-            items.append(Item(str(path), entry.name_str, str(_unique(out / name.with_suffix(suffix), taken)),
+            name = stem.with_name(f"{stem.name}_{_safe(_without_suffix(entry.name_str))}")
+            items.append(Item(str(path), entry.name_str, str(_unique(out / f"{name}{suffix}", taken)),
                               f"{path}:{entry.name_str}", index=index_of[id(entry)]))
     return items
 
 
+def _read_error(exc: Exception, path: Path) -> str:
+    from ..core.errors import FormatError
+
+    return exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
+
+
+def _without_suffix(name: str) -> str:
+    """An entry name without its suffix (``d0/m.msh`` -> ``d0/m``); any text, even ``''``, ``.`` or ``/``."""
+    suffix = Path(name).suffix
+    return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
+
+
 def _safe(name: str) -> str:
-    """A name usable as (part of) a file name: what a file system may not hold becomes '_'."""
-    return "".join(c if c.isalnum() or c in "._-+" else "_" for c in name) or "_"
+    """A name usable as (part of) a file name: what a file system may not hold becomes '_', and so does a name
+    of dots only (``.``, ``..`` would name a folder)."""
+    safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name) or "_"
+    return "_" * len(safe) if not safe.strip(".") else safe
 
 
 def _unique(path: Path, taken: set[str]) -> Path:
@@ -174,8 +210,10 @@ def _unique(path: Path, taken: set[str]) -> Path:
     return candidate
 
 
-def _texture_items(inputs: list[str], out: Path) -> list[Item]:
-    """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_')."""
+def _texture_items(inputs: list[str], out: Path, notes: list[str]) -> list[Item]:
+    """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_'),
+    the entry chosen by its index (names may repeat, or differ only in case). Archives without a texture
+    (Material.lib, model archives) are skipped, each with a note."""
     from ..core.errors import FormatError
     from ..core.files import open_container
     from ..core.texm import TEXM_TYPE_ID
@@ -184,58 +222,242 @@ def _texture_items(inputs: list[str], out: Path) -> list[Item]:
     taken: set[str] = set()
     for path, _base in _files(inputs, (".lib", ".rlb")):
         try:
-            entries = [e for e in open_container(path).archive.entries if e.type_id == TEXM_TYPE_ID]
+            entries = [(i, e) for i, e in enumerate(open_container(path).archive.entries)
+                       if e.type_id == TEXM_TYPE_ID]
         except (FormatError, OSError) as exc:
-            reason = exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
-            items.append(Item(str(path), None, "", str(path), reason))
+            items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
             continue
         if not entries:
-            items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no texture"))
-        for entry in entries:
-            target = _unique(out / path.stem / f"{_safe(entry.name_str)}.png", taken)
-            items.append(Item(str(path), entry.name_str, str(target), f"{path}:{entry.name_str}"))
+            notes.append(f"skipped {path}: the archive holds no texture")
+        folder = path.stem if path.stem.strip(".") else _safe(path.stem)  # "...lib" must not write to out/..
+        for index, entry in entries:
+            target = _unique(out / folder / f"{_safe(entry.name_str)}.png", taken)
+            items.append(Item(str(path), entry.name_str, str(target), f"{path}:{entry.name_str}", index=index))
     return items
 
 
 # --------------------------------------------------------------------- running
 def run(args) -> int:
-    start = time.perf_counter()
-    pool = WorkerPool(args, args.jobs)
-    pool.start()  # Blender starts in the workers while the inputs are listed here
     from ..core.errors import printable
 
-    items = plan_items(args)
-    Path(args.output).mkdir(parents=True, exist_ok=True)
-    total = len(items)
-    results: list[Result] = []
+    start = time.perf_counter()
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        print(printable(f"batch.py: error: -o {out}: not a folder"), file=sys.stderr)
+        return 2
+    temp = Path(tempfile.mkdtemp(prefix="io_msh_batch_run_"))  # the workers' TMPDIR, removed whatever happens
+    pool = WorkerPool(args, args.jobs, temp, out)
+    interrupt = _Interrupt()
+    previous = interrupt.install()
+    done: list[Result] = []
+    total = 0
+    try:
+        pool.start(1)  # Blender starts in a worker while the inputs are listed here
+        notes: list[str] = []
+        items = plan_items(args, notes)
+        total = len(items)
+        for note in notes:
+            print(printable(note), flush=True)
+        if not items:
+            wanted = {"export": ".blend files", "textures": "texture"}.get(args.command, ".msh/.rlb models")
+            print(printable(f"nothing to convert: no {wanted} found in {', '.join(args.inputs)}"), file=sys.stderr)
+            return 2
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(printable(f"batch.py: error: -o {out}: {exc.strerror or exc}"), file=sys.stderr)
+            return 2
+        return _convert_all(args, pool, interrupt, items, done, start)
+    except KeyboardInterrupt:
+        pool.stop()
+        print(f"interrupted: {len(done)} of {total} items finished; nothing of the others was written",
+              file=sys.stderr, flush=True)
+        return 128 + (interrupt.signum or signal.SIGINT)
+    finally:
+        interrupt.holding = True  # a second Ctrl-C does not cut the clean-up short
+        pool.stop()
+        for stage in out.glob(f"{STAGE_PREFIX}{os.getpid()}.*"):  # items of workers that were stopped
+            shutil.rmtree(stage, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
+        interrupt.restore(previous)
 
-    def report(result: Result) -> None:
+
+def _convert_all(args, pool: WorkerPool, interrupt: _Interrupt, items: list[Item], results: list[Result],
+                 start: float) -> int:
+    from ..core.errors import printable
+
+    out = Path(args.output)
+    total = len(items)
+    taken = {str(Path(item.output)).lower() for item in items if item.output}
+    if args.command == "thumbnails":
+        taken.add(str(out / SHEET_NAME).lower())
+
+    def report(item: Item, result: Result) -> None:
+        _finish(args, item, result, taken, interrupt)
         results.append(result)
         state = "ok" if result.ok else "FAILED"
-        print(printable(f"[{len(results)}/{total}] {state:6} {result.label}: {result.message} "
+        lines = _lines(result.message, item)
+        print(printable(f"[{len(results)}/{total}] {state:6} {item.label}: {lines[0]} "
                         f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
+        for line in lines[1:]:
+            print(f"    {line}", flush=True)
+        for line in result.warnings:
+            print(f"    warning: {_lines(line, item)[0]}", flush=True)
+        interrupt.check()
 
     todo = []
     for item in items:
         if item.error:
-            report(Result(item.label, False, item.error, 0.0))
+            report(item, Result(item.label, False, item.error, 0.0))
         else:
             todo.append(item)
     pool.run(todo, report)
     if args.command == "thumbnails":
-        sheet = Path(args.output) / "contact_sheet.png"
         pictures = [(r.outputs[0], r.label) for r in results if r.ok]
+        sheet = Item(json.dumps(pictures), None, str(out / SHEET_NAME), "contact sheet", kind="sheet")
         outcome: list[Result] = []
-        WorkerPool(args, 1).run([Item(json.dumps(pictures), None, str(sheet), "contact sheet", kind="sheet")],
-                                outcome.append)
-        state = f"{sheet} ({len(pictures)} models)" if outcome[0].ok else f"FAILED: {outcome[0].message}"
+        if pictures:
+            pool.run([sheet], lambda item, result: outcome.append(_finish(args, item, result, set(), interrupt)))
+            interrupt.check()
+        state = (f"{sheet.output} ({len(pictures)} models)" if outcome and outcome[0].ok else
+                 f"FAILED: {outcome[0].message}" if outcome else "not made: no thumbnail was made")
         print(printable(f"contact sheet: {state}"))  # a convenience: the thumbnails are written either way
     failed = [r for r in results if not r.ok]
+    warned = sum(len(r.warnings) for r in results)
     print(f"summary: {len(results) - len(failed)} of {len(results)} converted, {len(failed)} failed, "
+          f"{warned} warning{'s' * (warned != 1)}, {pool.spawned} Blender process{'es' * (pool.spawned != 1)}, "
           f"{time.perf_counter() - start:.1f} s")
+    by_label = {item.label: item for item in items}
     for result in failed:
-        print(printable(f"  failed: {result.label}: {result.message}"))
+        lines = _lines(result.message, by_label.get(result.label))
+        print(printable(f"  failed: {result.label}: {lines[0]}"))
+        for line in lines[1:]:
+            print(f"      {line}")
     return 1 if failed else 0
+
+
+def _finish(args, item: Item, result: Result, taken: set[str], interrupt: _Interrupt) -> Result:
+    """Move the item's staged files onto their outputs (all or none), then remove its stage folder."""
+    try:
+        if result.ok and result.warnings and getattr(args, "warnings_as_errors", False):
+            count = len(result.warnings)
+            result.ok = False
+            result.message = (f"{count} warning{'s' * (count != 1)}, treated as errors (--warnings-as-errors): "
+                              f"nothing written")
+        elif result.ok:
+            with interrupt.held():  # Ctrl-C waits until the item's files are all in place (or all restored)
+                result.outputs = tuple(_commit(_targets(item, result, taken)))
+            result.message = "-> " + ", ".join(result.outputs)
+    except OSError as exc:
+        result.ok = False
+        result.message = f"{exc.filename or item.output}: cannot write: {exc.strerror or exc}"
+    finally:
+        if item.stage:
+            shutil.rmtree(item.stage, ignore_errors=True)
+    return result
+
+
+def _targets(item: Item, result: Result, taken: set[str]) -> list[tuple[Path, Path]]:
+    """(staged file, output) pairs. The planned output is the item's own; further outputs (an export of a .blend
+    holding several models) get names no other output has (``a.blend``'s model ``x`` is ``a_x.msh``, or
+    ``a_x_2.msh`` when ``a_x.blend`` gives ``a_x.msh``). Files staged under one stem (``0.msh``, ``0.wea``)
+    keep one stem."""
+    stems: dict[str, Path] = {}
+    pairs = []
+    for staged, wanted in result.staged:
+        staged, wanted = Path(staged), Path(wanted)
+        if staged.stem not in stems:
+            stems[staged.stem] = wanted if str(wanted) == item.output else _unique(wanted, taken)
+        pairs.append((staged, stems[staged.stem].with_suffix(wanted.suffix)))
+    return pairs
+
+
+def _commit(pairs: list[tuple[Path, Path]]) -> list[str]:
+    """Move staged files onto their targets as one transaction: when one cannot be replaced, those already
+    replaced get their previous content back (or are removed, when new). OSError names the failed target.
+
+    (A local form of the write-to-temporary-then-rename transaction; the exporter's is in core/files.py.)"""
+    replaced: list[tuple[Path, Path | None]] = []
+    try:
+        for staged, target in pairs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            backup = None
+            if os.path.lexists(target):
+                if target.is_dir() and not target.is_symlink():
+                    raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(target))
+                backup = staged.with_name(staged.name + ".previous")  # in the stage folder: same file system
+                try:
+                    os.link(target, backup, follow_symlinks=False)
+                except OSError:
+                    shutil.copy2(target, backup, follow_symlinks=False)
+            try:
+                os.replace(staged, target)
+            except OSError as exc:
+                raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+            replaced.append((target, backup))
+    except BaseException:
+        for target, backup in reversed(replaced):
+            with contextlib.suppress(OSError):
+                if backup is None:
+                    os.unlink(target)
+                else:
+                    os.replace(backup, target)
+        raise
+    return [str(target) for _, target in pairs]
+
+
+def _lines(message: str, item: Item | None) -> list[str]:
+    """A message as printable lines, one finding each, without the item's path (its progress line names it)."""
+    from ..core.errors import printable
+
+    prefixes = [printable(f"{text}: ") for text in ((item.label, item.source) if item else ()) if text]
+    lines = []
+    for line in message.splitlines() or [""]:
+        line = printable(line)
+        for prefix in prefixes:
+            if line.startswith(prefix):
+                line = line[len(prefix):]
+                break
+        lines.append(line)
+    return lines
+
+
+class _Interrupt:
+    """SIGINT (Ctrl-C) and SIGTERM raise KeyboardInterrupt in the main thread, except while an item's files
+    are moved into place: then they wait until that is done."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.signum: int | None = None
+
+    def __call__(self, signum, frame) -> None:
+        self.signum = signum
+        if not self.holding:
+            raise KeyboardInterrupt
+
+    def install(self) -> dict:
+        previous = {}
+        with contextlib.suppress(ValueError):  # not the main thread: signals stay as they are
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous[signum] = signal.signal(signum, self)
+        return previous
+
+    def restore(self, previous: dict) -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    @contextlib.contextmanager
+    def held(self):
+        """Signals wait (``check`` raises them once the item is reported)."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
 
 
 def _worker_command() -> list[str]:
@@ -249,42 +471,76 @@ def _worker_command() -> list[str]:
 
 
 class WorkerPool:
-    """``jobs`` worker processes taking items one at a time from a shared queue.
+    """At most ``jobs`` worker processes (never more than items) taking items one at a time from a shared queue.
 
     A worker that dies (a crash, a kill) or overruns ``--timeout`` on an item fails that item alone, named
     with the reason; a fresh worker takes the items still queued. Three workers in a row that die before
-    finishing any item end the run's remaining items (Blender cannot start).
+    finishing any item end the run's remaining items (Blender cannot start). Workers get ``temp`` as their
+    TMPDIR, and write each item into its own stage folder in ``stage_root``; ``stop`` ends them all.
     """
 
-    def __init__(self, args, jobs: int) -> None:
+    def __init__(self, args, jobs: int, temp: Path | None = None, stage_root: Path | None = None) -> None:
         self.args, self.jobs = args, max(1, jobs)
+        self.temp, self.stage_root = temp, stage_root
         self.lock = threading.Lock()
         self.dead_starts = 0
+        self.stopping = False
+        self.live: set[_WorkerProcess] = set()
+        self.staged = 0
+        self.spawned = 0  # worker processes started
         self.started: queue.Queue = queue.Queue()  # workers started ahead of the first item
 
-    def start(self) -> None:
-        """Start the workers now, so that Blender loads while the caller prepares the items."""
-        for _ in range(self.jobs):
-            self.started.put(_WorkerProcess(self.args))
+    def start(self, count: int) -> None:
+        """Start ``count`` workers now, so that Blender loads while the caller prepares the items."""
+        for _ in range(min(count, self.jobs)):
+            worker = self._new_worker()
+            if worker is not None:
+                self.started.put(worker)
+
+    def _new_worker(self) -> _WorkerProcess | None:
+        with self.lock:
+            if self.stopping:
+                return None
+            worker = _WorkerProcess(self.args, self.temp)
+            self.spawned += 1
+            self.live.add(worker)
+            return worker
+
+    def _close(self, worker: _WorkerProcess) -> None:
+        worker.close()
+        with self.lock:
+            self.live.discard(worker)
+
+    def stop(self) -> None:
+        """End every worker now (Ctrl-C); items in flight are not finished."""
+        with self.lock:
+            self.stopping = True
+            workers = list(self.live)
+        for worker in workers:
+            worker.kill()
 
     def run(self, items: list[Item], report) -> None:
+        """Do ``items``; ``report(item, result)`` is called in this thread as each one ends."""
         self.queue: queue.Queue = queue.Queue()
         for item in items:
+            if self.stage_root is not None and item.output:
+                self.staged += 1
+                item.stage = str(self.stage_root / f"{STAGE_PREFIX}{os.getpid()}.{self.staged}")
             self.queue.put(item)
         self.results: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=self._slot, daemon=True) for _ in range(min(self.jobs, len(items)))]
         for thread in threads:
             thread.start()
         for _ in items:
-            report(self.results.get())
+            report(*self.results.get())
         for thread in threads:
             thread.join()
         while not self.started.empty():  # started, but more than the items needed
-            self.started.get().close()
+            self._close(self.started.get())
 
     def _next(self) -> Item | None:
         try:
-            return self.queue.get_nowait()
+            return None if self.stopping else self.queue.get_nowait()
         except queue.Empty:
             return None
 
@@ -294,55 +550,92 @@ class WorkerPool:
             try:
                 worker = self.started.get_nowait()
             except queue.Empty:
-                worker = _WorkerProcess(self.args)
+                try:
+                    worker = self._new_worker()
+                except OSError as exc:  # no Blender to start: every item left fails with the reason
+                    while item is not None:
+                        self.results.put((item, Result(item.label, False, f"cannot start a Blender process: "
+                                                                          f"{exc.strerror or exc}", 0.0)))
+                        item = self._next()
+                    return
+            if worker is None:  # stopping
+                return
             done_here = 0
             try:
                 while item is not None:
                     result = worker.process(item, self.args.timeout)
-                    self.results.put(result)
+                    self.results.put((item, result))
                     if not worker.alive:
                         break
                     done_here += 1
                     item = self._next()
             finally:
-                worker.close()
+                self._close(worker)
             with self.lock:
                 self.dead_starts = 0 if done_here else self.dead_starts + 1
                 give_up = self.dead_starts >= 3
             item = self._next()
             while give_up and item is not None:
-                self.results.put(Result(item.label, False, "not converted: Blender worker processes keep ending "
-                                                           "before they finish an item", 0.0))
+                self.results.put((item, Result(item.label, False, "not converted: Blender worker processes keep "
+                                                                  "ending before they finish an item", 0.0)))
                 item = self._next()
 
 
 class _WorkerProcess:
-    """One worker process: items go in on its stdin, results come back on its stdout."""
+    """One worker process: items go in on its stdin; results come back on a pipe of their own (POSIX; elsewhere
+    on its stdout), so that nothing Blender or an exporter prints can hide or split a result line. The worker
+    runs in a session of its own: Ctrl-C reaches the parent, which stops the workers."""
 
-    def __init__(self, args) -> None:
-        self.popen = subprocess.Popen(
-            _worker_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, env=os.environ.copy())
+    def __init__(self, args, temp: Path | None = None) -> None:
+        env = os.environ.copy()
+        if temp is not None:
+            env["TMPDIR"] = str(temp)  # Blender's session folder, and anything else a worker leaves, goes there
+        options: dict = {}
+        write_fd = None
+        if os.name == "posix":
+            read_fd, write_fd = os.pipe()
+            env[RESULT_FD_VARIABLE] = str(write_fd)
+            options = {"pass_fds": (write_fd,), "start_new_session": True, "stdout": subprocess.DEVNULL}
+        else:
+            options = {"stdout": subprocess.PIPE}
+        try:
+            self.popen = subprocess.Popen(_worker_command(), stdin=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          env=env, **options)
+        except OSError:
+            if write_fd is not None:
+                os.close(read_fd)
+            raise
+        finally:
+            if write_fd is not None:
+                os.close(write_fd)
+        self.results = os.fdopen(read_fd, "rb") if write_fd is not None else self.popen.stdout
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        self.popen.stdin.write(json.dumps(vars(args)) + "\n")
+        self.popen.stdin.write((json.dumps(vars(args)) + "\n").encode("ascii"))
+        with contextlib.suppress(OSError):
+            self.popen.stdin.flush()
         self.alive = True
 
     def _read(self) -> None:
-        for line in self.popen.stdout:
-            if line.startswith(RESULT_TAG):
-                self.lines.put(line[len(RESULT_TAG):])
+        """Result lines: bytes (not text, which any byte a file name or Blender prints could break), the tag
+        anywhere in a line (a message without a final newline may come before it)."""
+        tag = RESULT_TAG.encode("ascii")
+        with self.results:
+            for line in self.results:
+                at = line.find(tag)
+                if at >= 0:
+                    self.lines.put(line[at + len(tag):].decode("ascii", "replace"))
         self.lines.put(None)  # the process ended
 
     def process(self, item: Item, timeout: float) -> Result:
         start = time.perf_counter()
         try:
-            self.popen.stdin.write(json.dumps(asdict(item)) + "\n")
+            self.popen.stdin.write((json.dumps(asdict(item)) + "\n").encode("ascii"))
             self.popen.stdin.flush()
             line = self.lines.get(timeout=timeout)
         except queue.Empty:
             self.alive = False
-            self.popen.kill()
+            self.kill()
             return Result(item.label, False, f"timed out after {timeout:g} s (--timeout); the worker was stopped",
                           time.perf_counter() - start)
         except OSError:
@@ -352,8 +645,17 @@ class _WorkerProcess:
             code = self.popen.wait()
             return Result(item.label, False, f"the Blender process (pid {self.popen.pid}) ended unexpectedly "
                                              f"(exit code {code}) while converting it", time.perf_counter() - start)
-        raw = json.loads(line)
-        return Result(**{**raw, "outputs": tuple(raw.get("outputs", ()))})
+        try:
+            raw = json.loads(line)
+            return Result(**{**raw, "outputs": tuple(raw.get("outputs", ())), "warnings": tuple(raw["warnings"]),
+                             "staged": tuple(tuple(pair) for pair in raw["staged"])})
+        except (ValueError, KeyError, TypeError):
+            return Result(item.label, False, "the worker's result could not be read", time.perf_counter() - start)
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+        self.popen.wait()
 
     def close(self) -> None:
         if self.popen.poll() is None:
@@ -362,18 +664,26 @@ class _WorkerProcess:
             try:
                 self.popen.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+                self.kill()
 
 
 def worker_main() -> int:
-    """The worker side of WorkerPool: the arguments, then one item per line on stdin."""
+    """The worker side of WorkerPool: the arguments, then one item per line on stdin; a result line for each
+    on the result pipe (or stdout), always starting on a fresh line."""
     args = argparse.Namespace(**json.loads(sys.stdin.readline()))
+    fd = os.environ.pop(RESULT_FD_VARIABLE, "")
     worker = Worker(args)
     try:
         for line in sys.stdin:
             result = worker.process(Item(**json.loads(line)))
-            print(RESULT_TAG + json.dumps(asdict(result)), flush=True)
+            data = ("\n" + RESULT_TAG + json.dumps(asdict(result)) + "\n").encode("ascii")
+            if fd:
+                while data:
+                    data = data[os.write(int(fd), data):]
+            else:
+                sys.stdout.flush()
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
     finally:
         worker.close()
     return 0
@@ -381,13 +691,20 @@ def worker_main() -> int:
 
 # --------------------------------------------------------------------- per-item work in Blender
 class Worker:
-    """Does the items of one command in this Blender process, one clean scene each."""
+    """Does the items of one command in this Blender process, one clean scene each.
+
+    Each item's files are written into its stage folder under plain ASCII names (Blender's file paths are
+    UTF-8: a file name that is not is reached through a symbolic link of an ASCII name); the parent then
+    moves them onto their outputs."""
 
     def __init__(self, args) -> None:
         import bpy
 
         self.args = args
         self.bpy = bpy
+        self.warnings: list[str] = []
+        self.stage = ""
+        self.links = tempfile.mkdtemp(prefix="io_msh_names_")
         bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups next to the outputs
         self.registered = not hasattr(bpy.types, "IMPORT_SCENE_OT_parkan_msh")
         if self.registered:
@@ -401,6 +718,7 @@ class Worker:
 
     def close(self) -> None:
         clean_scene(self.bpy)
+        shutil.rmtree(self.links, ignore_errors=True)
         if self.registered:
             from .. import unregister
 
@@ -409,17 +727,70 @@ class Worker:
 
     def process(self, item: Item) -> Result:
         start = time.perf_counter()
+        self.warnings = []
         try:
             _injected_fault(item)
             clean_scene(self.bpy)  # nothing of the start-up scene (its cube, camera, light) or the last item
-            Path(item.output).parent.mkdir(parents=True, exist_ok=True)
-            outputs = getattr(self, f"_{item.kind or self.args.command}")(item)
-            return Result(item.label, True, "-> " + ", ".join(outputs), time.perf_counter() - start, tuple(outputs))
+            Path(item.stage).mkdir(parents=True, exist_ok=True)
+            self.stage = self.blender_path(item.stage)
+            staged = getattr(self, f"_{item.kind or self.args.command}")(item)
+            pairs = tuple((str(Path(item.stage) / name), wanted) for name, wanted in staged)
+            for (path, wanted) in pairs:
+                if not Path(path).is_file():
+                    raise ValueError(f"nothing was written to {wanted}")
+            return Result(item.label, True, "", time.perf_counter() - start, (), tuple(self.warnings), pairs)
         except Exception as exc:  # one bad file must not stop the run
-            reason = str(exc).strip().replace("\n", "; ") or type(exc).__name__
-            return Result(item.label, False, reason.removeprefix("Error: "), time.perf_counter() - start)
+            return Result(item.label, False, self._reason(exc, item), time.perf_counter() - start,
+                          warnings=tuple(self.warnings))
         finally:
             clean_scene(self.bpy)
+            for link in os.listdir(self.links):
+                os.unlink(os.path.join(self.links, link))
+
+    def _reason(self, exc: Exception, item: Item) -> str:
+        """The failure in plain words: a core error's findings, one per line; of a Python traceback (an operator
+        such as the glTF exporter failing) only its last line; the stage folder's files named as the outputs."""
+        import re
+
+        from ..core.errors import FormatError
+
+        if isinstance(exc, FormatError):
+            text = exc.describe(item.source)
+        elif isinstance(exc, OSError) and exc.filename:
+            text = f"{exc.filename}: {exc.strerror or exc}"
+        else:
+            text = operator_error(str(exc)) or type(exc).__name__
+        for folder in {self.stage, item.stage} - {""}:
+            text = re.sub(re.escape(folder) + r"/[^\s'\"]*", lambda _: item.output, text)
+        return text
+
+    @contextlib.contextmanager
+    def _writing(self, name: str, output: str):
+        """Around a Blender writer: its failure, or a file it left incomplete (Blender's own writers do not
+        all report a full disk), becomes "cannot write OUTPUT: reason"."""
+        try:
+            yield
+            incomplete = _incomplete(self._staged(name))
+        except Exception as exc:  # an operator's RuntimeError, an OSError of a Python writer
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else operator_error(str(exc))
+            raise ValueError(f"cannot write {output}: {reason}") from None
+        if incomplete:
+            raise ValueError(f"cannot write {output}: {incomplete}")
+
+    def blender_path(self, path: str | Path) -> str:
+        """``path`` as Blender can take it: itself, or an ASCII symbolic link to it when it is not UTF-8."""
+        text = str(path)
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            suffix = Path(text).suffix if Path(text).suffix.isascii() else ""
+            link = os.path.join(self.links, f"{len(os.listdir(self.links))}{suffix}")
+            os.symlink(os.path.abspath(text), link)
+            return link
+
+    def _staged(self, name: str) -> str:
+        return os.path.join(self.stage, name)
 
     def _load(self, item: Item, **overrides) -> None:
         """Import the item's model (an archive's entry by its index: names may repeat or look like patterns)."""
@@ -444,74 +815,113 @@ class Worker:
             plans = plan_file(item.source, options)
         except FormatError as exc:
             raise ValueError(exc.describe(item.source)) from None
+        self.warnings += [warning for plan in plans for warning in plan.warnings]
         import_plans(self.bpy.context, plans, Matrix.Identity(4))
 
-    def _import(self, item: Item) -> list[str]:
+    def _import(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
-        return [_written(item.output, lambda tmp: self.bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True))]
+        with self._writing("0.blend", item.output):
+            self.bpy.ops.wm.save_as_mainfile(filepath=self._staged("0.blend"), copy=True)
+        return [("0.blend", item.output)]
 
-    def _convert(self, item: Item) -> list[str]:
+    def _convert(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
         ops = self.bpy.ops
-        if self.args.format == "glb":
-            write = lambda tmp: ops.export_scene.gltf(filepath=tmp, export_format="GLB", export_animations=True)  # noqa: E731
-        elif self.args.format == "fbx":
-            write = lambda tmp: ops.export_scene.fbx(filepath=tmp, bake_anim=True)  # noqa: E731
-        else:
-            write = lambda tmp: ops.wm.save_as_mainfile(filepath=tmp, copy=True)  # noqa: E731
-        return [_written(item.output, write)]
+        name = f"0.{self.args.format}"
+        with self._writing(name, item.output):
+            if self.args.format == "glb":
+                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
+            elif self.args.format == "fbx":
+                ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True)
+            else:
+                ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
+        return [(name, item.output)]
 
-    def _export(self, item: Item) -> list[str]:
+    def _export(self, item: Item) -> list[tuple[str, str]]:
+        """Every model root of the .blend (several: one file each, named after the model), with the material
+        list the exporter writes beside it; the exporter's warnings are the item's."""
+        from ..core.errors import FormatError, printable
+        from .export_plan import ExportOptions
+        from .exporter import export_to_file
+
         bpy = self.bpy
-        bpy.ops.wm.open_mainfile(filepath=item.source)
+        bpy.ops.wm.open_mainfile(filepath=self.blender_path(item.source))
         roots = [o for o in bpy.data.objects if "msh_model" in o]
         if not roots:
             raise ValueError("the .blend holds no model root (an object with msh_model)")
-        outputs: list[str] = []
-        taken: set[str] = set()
-        for root in sorted(roots, key=lambda o: o.name):
+        staged: list[tuple[str, str]] = []
+        for n, root in enumerate(sorted(roots, key=lambda o: o.name)):
             target = Path(item.output)
-            if len(roots) > 1:  # several models (even of one name): one file each
-                target = _unique(target.with_name(f"{target.stem}_{_safe(Path(str(root['msh_model'])).stem)}.msh"),
-                                 taken)
+            model = printable(str(root["msh_model"]))
+            if len(roots) > 1:  # several models (even of one name): one file each; the parent makes names unique
+                target = target.with_name(f"{target.stem}_{_safe(_without_suffix(model))}.msh")
             for obj in bpy.context.view_layer.objects:
                 obj.select_set(obj == root)
             bpy.context.view_layer.objects.active = root
-            bpy.ops.export_scene.parkan_msh(filepath=str(target), keys=self.args.keys)
-            outputs.append(str(target))
-        return outputs
+            where = f"{model}: " if len(roots) > 1 else ""
+            try:
+                result = export_to_file(bpy.context, self._staged(f"{n}.msh"), ExportOptions(keys=self.args.keys))
+            except FormatError as exc:
+                raise ValueError("\n".join(where + line for line in exc.describe("").splitlines())) from None
+            self.warnings += [where + warning for warning in result.warnings]
+            staged.append((f"{n}.msh", str(target)))
+            if os.path.exists(self._staged(f"{n}.wea")):
+                staged.append((f"{n}.wea", str(target.with_suffix(".wea"))))
+        return staged
 
-    def _sheet(self, item: Item) -> list[str]:
-        pictures = [tuple(p) for p in json.loads(item.source)]
-        _written(item.output, lambda tmp: contact_sheet(pictures, Path(tmp), self.args.size))
-        return [item.output]
+    def _sheet(self, item: Item) -> list[tuple[str, str]]:
+        pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]
+        with self._writing("0.png", item.output):
+            contact_sheet(pictures, Path(self._staged("0.png")), self.args.size)
+        return [("0.png", item.output)]
 
-    def _thumbnails(self, item: Item) -> list[str]:
+    def _thumbnails(self, item: Item) -> list[tuple[str, str]]:
         self._load(item, animation="NONE", slots="CHOSEN")
-        return [_written(item.output, lambda tmp: render_thumbnail(self.bpy, Path(tmp), self.args.size))]
+        with self._writing("0.png", item.output):
+            render_thumbnail(self.bpy, Path(self._staged("0.png")), self.args.size)
+        return [("0.png", item.output)]
 
-    def _textures(self, item: Item) -> list[str]:
+    def _textures(self, item: Item) -> list[tuple[str, str]]:
         from ..core.files import open_container
         from ..core.texm import parse_texm
 
-        entry = open_container(item.source).archive.find(item.entry)
+        entry = open_container(item.source).archive.entries[item.index]
         rgba = parse_texm(entry.data, item.label).decode()
-        return [_written(item.output, lambda tmp: save_png(self.bpy, rgba, Path(tmp)))]
+        with self._writing("0.png", item.output):
+            save_png(self.bpy, rgba, Path(self._staged("0.png")))
+        return [("0.png", item.output)]
 
 
-def _written(output: str, write) -> str:
-    """Call ``write`` with a temporary name beside ``output``, then rename it into place: a run stopped midway, or
-    two runs into one folder, never leave a half-written output (the last complete one wins)."""
-    target = Path(output)
-    tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp{target.suffix}")
+def operator_error(text: str) -> str:
+    """An operator's error as one line: of a Python traceback (``Error: Python: Traceback ...``) its last line,
+    the exception (``OSError: [Errno 27] File too large``), without Blender's ``Location:`` line."""
+    text = text.strip().removeprefix("Error: ")
+    marker = "Traceback (most recent call last):"
+    if marker in text:
+        tail = [line for line in text.split(marker, 1)[1].splitlines()
+                if line.strip() and not line.startswith((" ", "\t")) and not line.lower().startswith("location:")]
+        text = tail[-1] if tail else "an exporter failed"
+    return text
+
+
+def _incomplete(path: str) -> str:
+    """Why a file Blender wrote is incomplete, or "" (a .blend ends with its ENDB block, or the zstd
+    seek table when compressed; a PNG with its IEND chunk). Other formats are written by Python, which raises."""
     try:
-        write(str(tmp))
-        if not tmp.exists():
-            raise ValueError(f"nothing was written to {target}")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return output
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(max(0, size - 32))
+            tail = handle.read()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if path.endswith(".blend"):
+        complete = tail.endswith(b"\xb1\xea\x92\x8f") if head == b"\x28\xb5\x2f\xfd" else b"ENDB" in tail
+    elif path.endswith(".png"):
+        complete = tail.endswith(b"IEND\xaeB`\x82")
+    else:
+        return ""
+    return "" if complete else "the file was left incomplete (is the disk full, or a file size limit reached?)"
 
 
 FAULT_VARIABLE = "IO_MSH_BATCH_FAULT"
@@ -534,7 +944,7 @@ def clean_scene(bpy) -> None:
     if active is not None and active.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
     blocks = [block for kind in ("objects", "meshes", "materials", "armatures", "actions", "collections", "cameras",
-                                 "lights", "images", "curves") for block in getattr(bpy.data, kind)]
+                                 "lights", "images", "curves", "fonts") for block in getattr(bpy.data, kind)]
     bpy.data.batch_remove(blocks + [world for world in bpy.data.worlds if world.users == 0])  # one pass: half the time
 
 
@@ -608,10 +1018,13 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
 
     import bpy
 
+    from ..core.errors import printable
+
     clean_scene(bpy)
     if not pictures:
         return
     scene = bpy.context.scene
+    font = label_font(bpy)
     columns = max(1, math.ceil(math.sqrt(len(pictures))))
     rows = math.ceil(len(pictures) / columns)
     for n, (path, name) in enumerate(pictures):
@@ -629,8 +1042,9 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
         tile = bpy.data.objects.new(f"sheet {n}", mesh)
         scene.collection.objects.link(tile)
         curve = bpy.data.curves.new(f"label {n}", "FONT")
-        label = Path(name).name  # FILE or FILE:ENTRY, without the folders
+        label = printable(Path(name).name)  # FILE or FILE:ENTRY, without the folders
         curve.body = label if len(label) < 32 else "..." + label[-29:]
+        curve.font = font or curve.font
         curve.size = 0.09
         curve.align_x = "CENTER"
         label = bpy.data.objects.new(f"label {n}", curve)
@@ -649,6 +1063,18 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
     scene.display.shading.color_type = "TEXTURE"
     _render(bpy, scene, target)
     clean_scene(bpy)
+
+
+LABEL_FONT = "DejaVuSansMono.woff2"
+
+
+def label_font(bpy):
+    """The font of the contact sheet's labels: DejaVu Sans Mono from Blender's own fonts, which draws Cyrillic
+    (the game's names are code page 1251) where the text objects' built-in font fills some letters (н, ы) as
+    blocks; None (the built-in font) if this Blender lacks it."""
+    folder = bpy.utils.system_resource("DATAFILES", path="fonts")
+    path = os.path.join(folder, LABEL_FONT) if folder else ""
+    return bpy.data.fonts.load(path, check_existing=True) if path and os.path.isfile(path) else None
 
 
 # --------------------------------------------------------------------- entry point
@@ -704,7 +1130,10 @@ def _exit_with_blender_loaded(code: int) -> None:
 
 
 if __name__ == "__main__":
-    code = _load_package_and_run()
+    try:
+        code = _load_package_and_run()
+    except KeyboardInterrupt:  # Ctrl-C before the run could take it: no traceback
+        code = 130
     if "bpy" in sys.modules:
         _exit_with_blender_loaded(code)
     sys.exit(code)
