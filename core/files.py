@@ -356,8 +356,8 @@ def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | No
     if existing is not None and not existing.st_mode & 0o222 and not force:
         raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", path)
     if not target.parent.is_dir():
-        raise FileNotFoundError(errno.ENOENT, f"{os.strerror(errno.ENOENT)} (no folder {printable(str(target.parent))})",
-                                path)
+        folder = printable(str(target.parent))
+        raise FileNotFoundError(errno.ENOENT, f"{os.strerror(errno.ENOENT)} (no folder {folder})", path)
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise PermissionError(errno.EACCES, f"its folder {printable(str(target.parent))} is not writable", path)
     return existing
