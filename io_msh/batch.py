@@ -832,7 +832,11 @@ class Worker:
             if self.args.format == "glb":
                 ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
             elif self.args.format == "fbx":
-                ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True)
+                from .materials import textures_for_fbx
+
+                with textures_for_fbx(self.bpy.data.materials):  # FBX follows no Mix node: textures go straight in
+                    ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True, embed_textures=True,
+                                         path_mode="COPY")
             else:
                 ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
         return [(name, item.output)]

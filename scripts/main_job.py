@@ -65,7 +65,7 @@ def batch(*args: str) -> int:
     print(f"\n$ {' '.join(Path(c).name if i < 2 else c for i, c in enumerate(command))}", flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     for line in result.stdout.splitlines():
-        if line.startswith(("[", "summary", "  failed", "contact")):
+        if line.startswith(("[", " ", "summary", "contact")):  # progress, its findings and warnings, summary
             print(line)
     return result.returncode
 

@@ -180,6 +180,8 @@ def test_convert_to_fbx_and_blend(game_folder, tmp_path, fmt):
     assert result.returncode == 1
     assert sorted(p.name for p in tmp_path.rglob(f"*.{fmt}")) == [f"units_tank.{fmt}", f"units_tower.{fmt}"]
     assert all(p.stat().st_size > 1000 for p in tmp_path.rglob(f"*.{fmt}"))
+    if fmt == "fbx":  # the game's textures are carried (embedded), as the .glb and the .blend show them
+        assert all(b".png" in p.read_bytes() for p in tmp_path.rglob("*.fbx"))
 
 
 def test_thumbnails_and_contact_sheet(blender, game_folder, tmp_path):
