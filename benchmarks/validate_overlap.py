@@ -28,10 +28,10 @@ PAYLOAD_BYTES = 2 << 20
 
 def payloads() -> dict[str, tuple[int, bytes, bool]]:
     """label: (entry type, payload, whether the records share the start rather than the end)"""
-    from core.mat0 import MAT0_TYPE_ID
-    from core.nres import MODEL_TYPE_ID
-    from core.texm import TEXM_TYPE_ID
-    from core.wear import WEAR_TYPE_ID
+    from core.appearance.mat0 import MAT0_TYPE_ID
+    from core.appearance.texm import TEXM_TYPE_ID
+    from core.appearance.wear import WEAR_TYPE_ID
+    from core.container.nres import MODEL_TYPE_ID
 
     noise = np.random.default_rng(19).integers(0, 256, PAYLOAD_BYTES, dtype=np.uint8).tobytes()
     rows = b"".join(b"%d MATERIAL_%d\r\n" % (i, i) for i in range(100_000))
@@ -65,7 +65,7 @@ def child(path: str) -> None:
     import contextlib
     import io
 
-    from core import cli
+    from core.cli import main as cli
 
     sink = io.StringIO()
     start = time.perf_counter()

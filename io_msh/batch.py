@@ -214,9 +214,9 @@ def _texture_items(inputs: list[str], out: Path, notes: list[str]) -> list[Item]
     """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_'),
     the entry chosen by its index (names may repeat, or differ only in case). Archives without a texture
     (Material.lib, model archives) are skipped, each with a note."""
+    from ..core.appearance.texm import TEXM_TYPE_ID
     from ..core.errors import FormatError
     from ..core.files import open_container
-    from ..core.texm import TEXM_TYPE_ID
 
     items = []
     taken: set[str] = set()
@@ -797,9 +797,9 @@ class Worker:
         from mathutils import Matrix
 
         from ..core.errors import FormatError
-        from . import compat
-        from .importer import import_plans
-        from .plan import ImportOptions, plan_file
+        from .com import compat
+        from .imp.build import import_plans
+        from .imp.plan import ImportOptions, plan_file
 
         options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
                    "animation": getattr(self.args, "animation", "FAITHFUL"),
@@ -832,7 +832,7 @@ class Worker:
             if self.args.format == "glb":
                 ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
             elif self.args.format == "fbx":
-                from .materials import textures_for_fbx
+                from .imp.materials import textures_for_fbx
 
                 with textures_for_fbx(self.bpy.data.materials):  # FBX follows no Mix node: textures go straight in
                     ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True, embed_textures=True,
@@ -845,8 +845,8 @@ class Worker:
         """Every model root of the .blend (several: one file each, named after the model), with the material
         list the exporter writes beside it; the exporter's warnings are the item's."""
         from ..core.errors import FormatError, printable
-        from .export_plan import ExportOptions
-        from .exporter import export_to_file
+        from .exp.export import export_to_file
+        from .exp.plan import ExportOptions
 
         bpy = self.bpy
         bpy.ops.wm.open_mainfile(filepath=self.blender_path(item.source))
@@ -886,8 +886,8 @@ class Worker:
         return [("0.png", item.output)]
 
     def _textures(self, item: Item) -> list[tuple[str, str]]:
+        from ..core.appearance.texm import parse_texm
         from ..core.files import open_container
-        from ..core.texm import parse_texm
 
         entry = open_container(item.source).archive.entries[item.index]
         rgba = parse_texm(entry.data, item.label).decode()

@@ -17,9 +17,9 @@ import numpy as np
 from fixtures import EXTENSION_PACKAGE, generated, load_extension, nres, static_model, triangle_model
 from PIL import Image
 
-from core.nres import MODEL_TYPE_ID, Archive
-from core.synth import checker, sample_libraries
-from core.texm import TEXM_TYPE_ID, encode_texm
+from core.appearance.texm import TEXM_TYPE_ID, encode_texm
+from core.authoring.synth import checker, sample_libraries
+from core.container.nres import MODEL_TYPE_ID, Archive
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = ROOT / "io_msh" / "batch.py"

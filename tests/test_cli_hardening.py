@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from fixtures import generated
 
-from core import cli
+from core.appearance.mat0 import MAT0_TYPE_ID, Material, phase, validate_mat0
+from core.appearance.texm import HEADER, TEXM_TYPE_ID, encode_texm, parse_texm, validate_texm
+from core.authoring.synth import checker, sample_libraries
+from core.cli import main as cli
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import read_container, validate_container
-from core.mat0 import MAT0_TYPE_ID, Material, phase, validate_mat0
-from core.nres import MODEL_TYPE_ID, Archive
-from core.synth import checker, sample_libraries
-from core.texm import HEADER, TEXM_TYPE_ID, encode_texm, parse_texm, validate_texm
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -286,7 +286,7 @@ def test_partly_overlapping_entries_do_not_read_the_shared_bytes_once_per_entry(
     and the work stays bounded by what each check needs (the benchmark has the 8,000 x 2 MB case)."""
     from fixtures import nres
 
-    from core import wear
+    from core.appearance import wear
 
     payload = (b"1\r\n0 M\r\n" + b"x" * 200 + b"\r\n") * 1000
     payload = payload[:256 * 1024]
@@ -305,7 +305,7 @@ def test_entries_sharing_a_blank_tail_scan_it_once(monkeypatch):
     """2,000 WEAR records from one start, each ending 8 bytes earlier, over a list and 256 KB of blank lines."""
     from fixtures import nres
 
-    from core import wear
+    from core.appearance import wear
 
     payload = b"1\r\n0 M\r\n" + b"\r\n" * (128 * 1024)
     count = 2000
@@ -325,7 +325,7 @@ def bad_record(tmp_path, sample_msh) -> Path:
     """Entry 1's record points past the data area; entries 0 and 2 are good models, entry 3 a bad WEAR list."""
     from fixtures import nres
 
-    from core.wear import WEAR_TYPE_ID
+    from core.appearance.wear import WEAR_TYPE_ID
 
     third = generated(4, node_count=2)
     entries = [(MODEL_TYPE_ID, "sample.msh", sample_msh, 0, 0, 0), (MODEL_TYPE_ID, "broken.msh", b"", 0, 0, 0),

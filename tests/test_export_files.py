@@ -9,9 +9,9 @@ from fixtures import generated
 from test_export import export_file, import_file, write
 from test_materials_blender import model_archive, wear_of
 
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import changed_since, read_with_state, write_files
-from core.model import Model
-from core.nres import MODEL_TYPE_ID, Archive
+from core.msh.model import Model
 
 
 def leftovers(folder):
@@ -128,7 +128,7 @@ def move_a_vertex(root, by=0.25):
 
 
 def test_an_entry_is_replaced_by_its_index_where_names_differ_only_in_case(blender, tmp_path):
-    from core.wear import WEAR_ATTRS, WEAR_TYPE_ID
+    from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID
 
     bpy = blender.bpy
     archive = Archive()
@@ -199,7 +199,7 @@ def test_two_exports_into_one_archive_at_once_lose_no_entry(blender, tmp_path, m
             select(bpy, first)
         return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(__import__("blender_env").ext.io_msh.exporter, "write_files", other_export_meanwhile)
+    monkeypatch.setattr(__import__("blender_env").ext.io_msh.exp.export, "write_files", other_export_meanwhile)
     select(bpy, first)
     with pytest.raises(RuntimeError, match=r"units\.rlb: cannot write: it changed on disk after the export "
                                            r"read it"):

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from test_export import export_file, import_file, write
 
-from core.build import ModelDef, NodeDef, Part, build_model
-from core.model import Model
-from core.synth import box, box_uvs
-from core.validate import validate_model
+from core.authoring.build import ModelDef, NodeDef, Part, build_model
+from core.authoring.synth import box, box_uvs
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 # (node, slot position, scale): intact LOD 0 and 1, damage 1 LOD 0, damage 2 first-person
 LAYOUT = [(0, 0, 1.0), (0, 1, 0.5), (0, 5, 0.8), (1, 0, 1.0), (1, 1, 0.3), (1, 14, 0.6), (2, 0, 0.7),

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from test_export import export_file, import_file, write
 
-from core.build import build_model
-from core.synth import random_model
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 
 
 def scaled_model(scale: float) -> bytes:
@@ -60,8 +60,8 @@ def test_an_unedited_import_warns_of_no_keyframes_outside_the_range(blender, tmp
 def test_editing_one_node_of_a_keys_import_keeps_the_other_tracks(blender, tmp_path, kind, node_mode):
     from test_export import MODELS, edit_rotation
 
-    from core.anim import read_animation
-    from core.model import Model
+    from core.animation.tracks import read_animation
+    from core.msh.model import Model
 
     bpy = blender.bpy
     data = MODELS[kind]()
@@ -94,7 +94,7 @@ def test_a_scaled_node_is_exported_as_it_shows(blender, tmp_path, capfd, node_mo
     from fixtures import generated
     from test_authoring import assert_same_view, round_trip
 
-    from core.model import Model
+    from core.msh.model import Model
 
     bpy = blender.bpy
     data = generated(63, node_count=5, frame_count=14, animated=1.0)

@@ -7,9 +7,9 @@ import pytest
 from fixtures import generated
 from test_import import import_file, node_matrices, write
 
-from core.keys import Tolerance, author_tracks, rotation_error
-from core.model import Model
-from core.sampler import AnimationData, sample
+from core.animation.keys import Tolerance, author_tracks, rotation_error
+from core.animation.sampler import AnimationData, sample
+from core.msh.model import Model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sample.msh"
@@ -39,7 +39,7 @@ def node_keys(root) -> dict[int, int]:
 def _fcurves(action, owner):
     import blender_env
 
-    return blender_env.ext.io_msh.compat.assigned_fcurves(owner) if owner.animation_data.action == action else []
+    return blender_env.ext.io_msh.com.compat.assigned_fcurves(owner) if owner.animation_data.action == action else []
 
 
 def local_poses(bpy, root, parents) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -99,7 +99,7 @@ def test_for_editing_has_about_the_reduced_keys_and_the_pose_within_the_export_t
 
 # --------------------------------------------------------------------- item 10: no material list
 def game_folder(folder: Path, names=("Material.lib", "Textures.lib", "LightMap.lib")) -> Path:
-    from core.synth import sample_libraries
+    from core.authoring.synth import sample_libraries
 
     folder.mkdir(parents=True, exist_ok=True)
     for name, archive in sample_libraries().items():
@@ -129,8 +129,8 @@ def test_a_loose_model_without_its_material_list_says_why_its_materials_are_plac
 
 # --------------------------------------------------------------------- item 11: a stage or LOD the model lacks
 def slotted_model() -> bytes:
-    from core.build import ModelDef, NodeDef, Part, build_model
-    from core.synth import box
+    from core.authoring.build import ModelDef, NodeDef, Part, build_model
+    from core.authoring.synth import box
 
     pos, tris = box()
     parts = [Part(0, pos, tris), Part(0, pos * 0.5, tris, slot=1), Part(1, pos, tris, slot=5),
@@ -178,9 +178,9 @@ def tinted_game(folder: Path, textures: bool = True) -> Path:
     and TINT2 naming the same (missing) texture MISSING.0 as TINT3; a unit.rlb using TINT."""
     from test_materials_blender import model_archive, wear_of
 
-    from core.nres import Archive
-    from core.synth import library, material_entry
-    from core.texm import TEXM_TYPE_ID, encode_texm
+    from core.appearance.texm import TEXM_TYPE_ID, encode_texm
+    from core.authoring.synth import library, material_entry
+    from core.container.nres import Archive
 
     folder.mkdir(parents=True, exist_ok=True)
     grey = np.full((4, 4, 4), (200, 200, 200, 255), np.uint8)
@@ -224,7 +224,7 @@ def baked_base_colour(bpy, obj) -> np.ndarray:
     target.pixels.foreach_get(flat)
     texels = flat.reshape(-1, 4)[:, :3]
     linear = np.median(texels[texels.max(axis=1) > 0], axis=0)  # the texels the faces cover
-    from io_msh_ext.io_msh.colours import linear_to_srgb
+    from io_msh_ext.io_msh.com.colours import linear_to_srgb
 
     return np.rint(linear_to_srgb(linear) * 255)
 
@@ -256,8 +256,8 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
     the import showed writes the source's diffuse bytes."""
     from test_export import export_file
 
-    from core.mat0 import material_of
-    from core.nres import Archive
+    from core.appearance.mat0 import material_of
+    from core.container.nres import Archive
 
     bpy = blender.bpy
     path = tinted_game(tmp_path / "game")
@@ -265,7 +265,7 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
     tint = bpy.data.materials["TINT"]
     copy = bpy.data.materials.new("TINT_COPY")
     copy.diffuse_color = tint.diffuse_color  # the colour the import shows: linear
-    tree = blender.ext.io_msh.compat.material_node_tree(copy)
+    tree = blender.ext.io_msh.com.compat.material_node_tree(copy)
     bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
     bsdf.inputs["Base Color"].default_value = tint.diffuse_color
     obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.materials[0] == tint)
@@ -280,8 +280,8 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
 # --------------------------------------------------------------------- item 18: deep parent chains
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path, node_mode):
-    from core.build import ModelDef, NodeDef, Part, build_model
-    from core.synth import box
+    from core.authoring.build import ModelDef, NodeDef, Part, build_model
+    from core.authoring.synth import box
 
     bpy = blender.bpy
     pos, tris = box()
@@ -290,7 +290,7 @@ def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path
     data = build_model(ModelDef(nodes, [Part(count - 1, pos, tris)])).to_bytes()
     (root,) = import_file(bpy, write(tmp_path, "chain.msh", data), node_mode=node_mode)
     assert len(node_matrices(bpy, root)) == count
-    importer = blender.ext.io_msh.importer
+    importer = blender.ext.io_msh.imp.build
     below = importer.descendants(root)
     assert len(below) == len(set(below)) == len(bpy.data.objects) - 1
     if node_mode == "EMPTIES":  # depth first: each Empty right after its parent
@@ -303,7 +303,7 @@ def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path
 def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
     bpy = blender.bpy
     end_frame = bpy.ops.export_scene.parkan_msh.get_rna_type().properties["end_frame"]
-    assert end_frame.hard_max == blender.ext.io_msh.plan.BLENDER_LAST_FRAME == 1_048_574
+    assert end_frame.hard_max == blender.ext.io_msh.imp.plan.BLENDER_LAST_FRAME == 1_048_574
     assert "1,048,574" in end_frame.description
 
 
@@ -311,7 +311,7 @@ def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
 def test_fbx_output_after_textures_for_fbx_carries_the_base_textures(blender, tmp_path):
     bpy = blender.bpy
     folder = game_folder(tmp_path / "game")
-    from core.synth import sample_archive
+    from core.authoring.synth import sample_archive
 
     path = folder / "units.rlb"
     path.write_bytes(sample_archive((SAMPLE).read_bytes()).to_bytes())
@@ -319,7 +319,7 @@ def test_fbx_output_after_textures_for_fbx_carries_the_base_textures(blender, tm
     plain = tmp_path / "plain.fbx"
     assert bpy.ops.export_scene.fbx(filepath=str(plain), embed_textures=True, path_mode="COPY") == {"FINISHED"}
     assert b"METAL.0.png" not in plain.read_bytes()  # the Mix node hides the texture from the exporter
-    materials = blender.ext.io_msh.materials
+    materials = blender.ext.io_msh.imp.materials
     metal = bpy.data.materials["SAMPLE_METAL"]
     bsdf = next(n for n in metal.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     out = tmp_path / "textured.fbx"
@@ -346,8 +346,8 @@ def test_for_editing_plans_in_bounded_memory_within_the_tolerance():
     load_extension()
     import importlib
 
-    plan = importlib.import_module("io_msh_ext.io_msh.plan")
-    C = importlib.import_module("io_msh_ext.io_msh.conversion")
+    plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
+    C = importlib.import_module("io_msh_ext.io_msh.com.conversion")
     data = shared_map_model(12, 65535)
     tracemalloc.start()
     try:

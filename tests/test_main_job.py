@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fixtures import generated
 
-from core.nres import Archive
+from core.container.nres import Archive
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,13 +1,13 @@
-"""core.splice: replacing some slots of a model and keeping the others byte for byte."""
+"""core.authoring.splice: replacing some slots of a model and keeping the others byte for byte."""
 
 import numpy as np
 
-from core.anim import read_animation
-from core.build import ModelDef, NodeDef, Part, build_model
-from core.model import Model
-from core.splice import NewPart, splice_slots
-from core.synth import box
-from core.validate import validate_model
+from core.animation.tracks import read_animation
+from core.authoring.build import ModelDef, NodeDef, Part, build_model
+from core.authoring.splice import NewPart, splice_slots
+from core.authoring.synth import box
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 
 def shared_record_model() -> Model:

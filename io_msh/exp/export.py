@@ -1,0 +1,216 @@
+"""Export driver: read the scene back, decide the model, and write it safely to a model or an archive."""
+
+from __future__ import annotations
+
+import errno
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import bpy
+
+from ...core.appearance.mat0 import MAT0_TYPE_ID
+from ...core.appearance.texm import TEXM_TYPE_ID
+from ...core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
+from ...core.container.nres import MODEL_TYPE_ID, Archive, Entry
+from ...core.errors import FormatError, printable
+from ...core.files import FileState, read_container, read_with_state, write_files
+from ...core.msh.model import Model
+from ..com import props as P
+from .materials import MaterialExport
+from .plan import ExportOptions, ExportResult, export_model, exported_frames
+from .readback import action_end, find_root, keyframe_frames, read_curves, read_scene
+
+
+def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
+                   collection: str | None = None) -> ExportResult:
+    """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
+    root = _root_in_collection(collection) if collection else find_root(context)
+    result = _legacy_copy(root)
+    if result is None:
+        with _object_mode(context):
+            curves = read_curves(root)
+            frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
+                                                context.scene.frame_end)
+            read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
+        result = export_model(read, options)
+        # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
+        edited = set(result.edited_nodes)
+        rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
+        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), action_end(root),
+                                              context.scene.frame_end)[1]
+        if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
+            result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
+                                   f"{result.model.frame_count}); the {options.frame_range.lower()} range "
+                                   f"0..{int(frames[-1])} is not applied")
+    # Every file's bytes are made (and every check done) before the first one is written; then all are
+    # written as one transaction (core.files.write_files): all of them, or none.
+    read_as: dict[str, FileState | None] = {}
+    files = _library_files(result.materials, options, read_as)
+    wear = result.materials.wear if result.materials else None
+    data = result.model.to_bytes()
+    if Path(path).suffix.lower() == ".rlb":
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as)
+    elif wear is not None:
+        files.append((_side_file(path), wear.to_bytes()))
+    write_files([*files, (path, data)], force=options.force, read_as=read_as)
+    return result
+
+
+def _side_file(path: str) -> str:
+    """The ``.wea`` beside a model file. A symbolic link there that leads out of the model's folder is refused:
+    the export writes only into the folder the artist chose (a link within it is written through)."""
+    side = Path(path).with_suffix(".wea")
+    if side.is_symlink():
+        real = Path(os.path.realpath(side))
+        if real.parent != Path(os.path.realpath(Path(path).parent)):
+            raise PermissionError(errno.EPERM, f"a symbolic link to {printable(str(real))}, outside the model's "
+                                               "folder; the material list is not written through it: remove the "
+                                               "link, or export to another folder", str(side))
+    return str(side)
+
+
+def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
+    """The archive entry to replace: the one the model was imported from (by its index, while it still holds
+    that name: names may differ only in case), else the entry named ``entry`` or after the model."""
+    name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
+    index = root.get(P.ENTRY_INDEX)
+    source = root.get(P.SOURCE_PATH)
+    if entry is None and index is not None and source is not None \
+            and os.path.realpath(str(source)) == os.path.realpath(path):
+        return _ImportedEntry(int(index), name)
+    return name
+
+
+@dataclass
+class _ImportedEntry:
+    """The archive entry a model was imported from: its index, and the model's name there."""
+
+    index: int
+    name: str
+
+
+@contextmanager
+def _object_mode(context):
+    """Object Mode while the scene is read: Edit Mode keeps its changes (bones, vertices) out of the data
+    until it is left. The mode the user was in is restored afterwards."""
+    active = context.view_layer.objects.active
+    if active is None or active.mode != "EDIT":
+        yield
+        return
+    bpy.ops.object.mode_set(mode="OBJECT")
+    try:
+        yield
+    finally:
+        if context.view_layer.objects.active == active:
+            bpy.ops.object.mode_set(mode="EDIT")
+
+
+def _library_files(materials: MaterialExport | None, options: ExportOptions,
+                   read_as: dict) -> list[tuple[str, bytes]]:
+    """Material.lib and Textures.lib with the new entries added (or replacing entries of the same name)."""
+    if materials is None:
+        return []
+    out = []
+    for path, entries in (
+            (options.materials.material_library,
+             [(name, m.to_bytes(), MAT0_TYPE_ID, {"attr1": m.attr1, "attr2": m.attr2, "attr3": m.attr3})
+              for name, m in materials.new_materials]),
+            (options.materials.texture_library,
+             [(name, t.to_bytes(), TEXM_TYPE_ID, {}) for name, t in materials.new_textures])):
+        if path and entries:
+            archive = _existing_archive(path, read_as)
+            for name, payload, type_id, attrs in entries:
+                _put(archive, name, payload, type_id, attrs)
+            out.append((path, archive.to_bytes()))
+    return out
+
+
+def _existing_archive(path: str, read_as: dict) -> Archive:
+    """The archive at ``path``, or a new one when the file does not exist; a model is refused. ``read_as``
+    records the file's state as read, so that the write can tell whether something else wrote it meanwhile."""
+    target = Path(path)
+    if not target.exists():
+        read_as[path] = None
+        return Archive()
+    data, read_as[path] = read_with_state(target)
+    container = read_container(data, str(target))
+    if container.is_model:
+        raise FormatError.single("entry", None, "the target is a model, not an archive", str(target))
+    return container.archive
+
+
+def _put(archive: Archive, name: str, payload: bytes, type_id: int, attrs: dict) -> None:
+    """Replace the library entry of that name (with its type and attrs), or add one."""
+    existing = archive.find(name)
+    if existing is None:
+        archive.add(name, payload, type_id, **attrs)
+        return
+    existing.data, existing.type_id = payload, type_id
+    for key, value in attrs.items():
+        setattr(existing, key, value)
+
+
+def _legacy_copy(root) -> ExportResult | None:
+    """A legacy stride-24 model is copied through unchanged (digest fact 12)."""
+    source = root.get(P.SOURCE)
+    if source is None:
+        return None
+    model = Model.parse(bytes(source), str(root.get(P.MODEL, "")))
+    if not model.is_legacy:
+        return None
+    return ExportResult(model, ["legacy 24-byte node table: the model is written back unchanged"], [], False)
+
+
+def _root_in_collection(name: str):
+    collection = bpy.data.collections.get(name)
+    roots = [o for o in (collection.all_objects if collection else []) if P.MODEL in o]
+    if len(roots) != 1:
+        raise FormatError.single("scene", None, f"collection {name!r} holds {len(roots)} model roots; it needs one")
+    return roots[0]
+
+
+def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict) -> bytes:
+    """The archive at ``path`` with ``entry`` (and its WEAR list) replaced or added."""
+    archive = _existing_archive(path, read_as)
+    name = entry.name if isinstance(entry, _ImportedEntry) else entry
+    existing = _entry_named(archive, entry)
+    if existing is not None:
+        existing.data = model
+    else:
+        existing = archive.add(name, model, MODEL_TYPE_ID)
+    # Another model whose name differs only in case (a.msh beside A.msh) has its own list: never take that one.
+    twins = [e for e in archive.models() if e is not existing and _stem(e.name_str) == _stem(name)]
+    if wear is not None:
+        listed = _exact(archive, f"{Path(name).stem}.wea", WEAR_TYPE_ID) or (None if twins else
+                                                                              wear_entry(archive, name))
+        # The archive's only list is this model's only when it is the list the model was imported with.
+        if listed is not None and _stem(listed.name_str) != _stem(name) and bytes(listed.data) != wear.raw:
+            listed = None
+        if listed is not None:
+            listed.data = wear.to_bytes()
+        else:
+            archive.add(f"{Path(name).stem if twins else _stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID,
+                        **WEAR_ATTRS)
+    return archive.to_bytes()
+
+
+def _entry_named(archive: Archive, entry: _ImportedEntry | str) -> Entry | None:
+    """The imported entry (by index, while it holds the model's name exactly), else the entry of exactly that
+    name, else the first of that name in any case (the game's lookup)."""
+    if isinstance(entry, _ImportedEntry):
+        if 0 <= entry.index < len(archive) and archive.entries[entry.index].name_str == entry.name \
+                and archive.entries[entry.index].is_model:
+            return archive.entries[entry.index]
+        entry = entry.name
+    return _exact(archive, entry, None) or archive.find(entry)
+
+
+def _exact(archive: Archive, name: str, type_id: int | None) -> Entry | None:
+    return next((e for e in archive.entries if e.name_str == name and (type_id is None or e.type_id == type_id)),
+                None)
+
+
+def _stem(name: str) -> str:
+    return Path(name).stem.lower()

@@ -1,0 +1,324 @@
+"""Import planning of animation: the F-curve keys of every node, in the node mode's terms.
+
+KEYS: one key per MSH key of every node with a frame map.
+
+FAITHFUL and EDITING, in bounded memory: the runtime is sampled (core.animation.sampler,
+msh-animation.md section 3) at every frame 0 .. frame_count + 1, one block of
+at most ``BLOCK_SAMPLES`` node-frames at a time. Of those frames only the ones
+Blender's linear F-curves cannot reproduce within a tolerance are keyed:
+FAITHFUL to float32 precision per channel (constant runs, linear position
+runs and slerps close to a straight line collapse to a few keys); EDITING
+within the export's key tolerance measured as the export measures it
+(core.animation.keys: the rotation angle after Blender normalises the interpolated
+quaternion, and the position distance), keys chosen greedily as far apart as
+that allows, as the export's *Reduced* does. Nodes without a frame map show their fallback key at every frame
+(section 3.2) and are sampled once. Memory is bounded by the block and the
+keys kept, never by nodes x frames.
+
+No bpy: pure numpy on top of core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.animation.keys import Tolerance
+from ...core.animation.sampler import AnimationData, sample
+from ...core.animation.tracks import canonical_words, read_animation, track_starts
+from ...core.msh import streams as S
+from ...core.msh.model import Model
+from ..com import conversion as C
+
+BLOCK_SAMPLES = 1 << 18  # node-frames sampled and reduced at once
+CHUNK_FRAMES = 1 << 16   # frames per block; every chunk's last frame is kept as a key
+
+
+@dataclass(frozen=True)
+class KeyTolerance:
+    """How far a dropped frame may lie from the linear interpolation of the kept keys."""
+
+    rotation: float  # quaternion components; with ``angular`` the rotation angle (radians)
+    location: float  # per component; with ``angular`` the distance
+    relative: bool   # location relative to max(1, |location|) of the node over the chunk
+    angular: bool = False  # measured as the export measures (core.animation.keys), keys chosen by ``greedy_keys``
+
+
+# FAITHFUL: about two float32 steps, the precision an F-curve stores anyway.
+FAITHFUL_TOLERANCE = KeyTolerance(2.5e-7, 2.5e-7, relative=True)
+# EDITING: the export's default key tolerance (core.animation.keys.Tolerance: 0.1 mm, 0.05 degree), less 5% for the
+# float32 values an F-curve stores and evaluates, so that few keys remain to edit.
+EDITING_MARGIN = 0.95
+EDITING_TOLERANCE = KeyTolerance(np.radians(Tolerance().rotation_deg) * EDITING_MARGIN,
+                                 Tolerance().position * EDITING_MARGIN, relative=False, angular=True)
+GREEDY_WINDOW = 8          # key candidates tried at once from each key
+GREEDY_PAIRS = 1 << 18     # (segment, frame) pairs tested at once
+
+
+@dataclass
+class ChannelPlan:
+    """One node's keyed values, already in the node mode's terms (local, or pose basis for bones)."""
+
+    node: int
+    frames: np.ndarray         # (k,) Blender frames
+    location: np.ndarray       # (k, 3)
+    rotation: np.ndarray       # (k, 4) Blender quaternions, sign-continuous
+
+
+def plan_channels(model: Model, nodes: list, animation: str, node_mode: str) -> list[ChannelPlan]:
+    """Keys for ``nodes`` (NodePlans). ``animation`` FAITHFUL, EDITING (FAITHFUL within the export's
+    tolerance: few keys) or KEYS; ``node_mode`` EMPTIES keys the local pose, ARMATURE the pose relative to
+    the bone's rest."""
+    if animation in ("FAITHFUL", "EDITING"):
+        return bake(model, nodes, node_mode, FAITHFUL_TOLERANCE if animation == "FAITHFUL" else EDITING_TOLERANCE)
+    tracks = read_animation(model).tracks
+    return [_keys(n, tracks[n.index].times.astype(np.float64), tracks[n.index].rotations, tracks[n.index].pos,
+                  node_mode) for n in nodes if tracks[n.index].has_map]
+
+
+def has_non_canonical_maps(model: Model) -> bool:
+    words, frame_count = model.map_words, model.frame_count
+    for start, node in zip(track_starts(model), model.nodes):
+        map_start = int(node["map_start"])
+        if map_start == S.NO_INDEX:
+            continue
+        expected = canonical_words(model.keys["time"][start:int(node["fallback_key"]) + 1], start, frame_count)
+        if not np.array_equal(words[map_start:map_start + frame_count], expected):
+            return True
+    return False
+
+
+def bake(model: Model, nodes: list, node_mode: str, tolerance: KeyTolerance = FAITHFUL_TOLERANCE
+         ) -> list[ChannelPlan]:
+    """Keys for every node whose pose at some frame differs from its first key (its rest), reproducing the
+    runtime's pose at every integer frame within ``tolerance``."""
+    data = AnimationData.from_model(model)
+    first = model.keys[track_starts(model)]
+    first_rot, first_pos = S.decode_rotations(first["rot"]), first["pos"]
+    mapped = [n for n in nodes if data.map_start[n.index] != S.NO_INDEX]
+    unmapped = [n for n in nodes if data.map_start[n.index] == S.NO_INDEX]
+    baked = []
+    if unmapped:  # section 3.2: every frame shows the fallback key
+        ids = [n.index for n in unmapped]
+        still = sample(data, [0.0], ids)
+        for row, node in enumerate(unmapped):
+            rot, pos = still.rot[row], still.pos[row]
+            if (rot != first_rot[node.index]).any() or (pos != first_pos[node.index]).any():
+                baked.append(_keys(node, np.zeros(1), rot, pos, node_mode))
+    last_frame = data.frame_count + 1  # frames frame_count and frame_count + 1 show the fallback key
+    chunk = min(CHUNK_FRAMES, last_frame)
+    group = max(1, BLOCK_SAMPLES // (chunk + 1))
+    for g in range(0, len(mapped), group):
+        baked += _bake_group(data, mapped[g:g + group], first_rot, first_pos, last_frame, chunk, node_mode,
+                             tolerance)
+    return sorted(baked, key=lambda b: b.node)
+
+
+def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_frame: int, chunk: int,
+                node_mode: str, tolerance: KeyTolerance) -> list[ChannelPlan]:
+    ids = np.array([n.index for n in nodes])
+    moving = np.zeros(len(nodes), bool)
+    kept: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in nodes]
+    previous_rot = None
+    for start in range(0, max(last_frame, 1), chunk):
+        end = min(start + chunk, last_frame)
+        frames = np.arange(start, end + 1, dtype=np.float32)
+        s = sample(data, frames, ids)
+        moving |= ((s.rot != first_rot[ids][:, None]).any(axis=(1, 2))
+                   | (s.pos != first_pos[ids][:, None]).any(axis=(1, 2)))
+        location, rotation = _node_terms(nodes, C.blender_quaternions(s.rot), s.pos.astype(np.float64), node_mode)
+        rotation = C.continuous(rotation, axis=1)
+        if previous_rot is not None:  # the chunk's first frame is the previous chunk's last: same sign
+            flip = (rotation[:, 0] * previous_rot).sum(-1) < 0
+            rotation[flip] *= -1
+        previous_rot = rotation[:, -1]
+        values = np.concatenate([location, rotation], axis=2)
+        if tolerance.angular:  # Blender shows the normalised quaternion: key unit quaternions
+            values[..., 3:] /= np.linalg.norm(values[..., 3:], axis=2, keepdims=True)
+            keep = greedy_keys(values, tolerance.location, tolerance.rotation)
+        else:
+            keep = linear_keys(values, _tolerance(location, tolerance))
+        if start > 0:
+            keep[:, 0] = False  # already kept as the previous chunk's last frame
+        for row in range(len(nodes)):
+            at = np.flatnonzero(keep[row])
+            kept[row].append((start + at, values[row, at]))
+    out = []
+    for row, node in enumerate(nodes):
+        if moving[row]:
+            frames = np.concatenate([f for f, _ in kept[row]]).astype(np.float64)
+            values = np.concatenate([v for _, v in kept[row]])
+            count = _without_trailing_repeats(values)
+            out.append(ChannelPlan(node.index, frames[:count], values[:count, :3], values[:count, 3:]))
+    return out
+
+
+def _keys(node, frames: np.ndarray, file_rot: np.ndarray, pos: np.ndarray, node_mode: str) -> ChannelPlan:
+    location, rotation = _node_terms([node], C.blender_quaternions(file_rot)[None], pos.astype(np.float64)[None],
+                                     node_mode)
+    return ChannelPlan(node.index, frames, location[0], C.continuous(rotation[0]))
+
+
+def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mode: str):
+    """Empties take the local pose; pose bones take it relative to the bone's rest (rest^-1 @ local).
+
+    ``rotation`` (nodes, frames, 4) Blender quaternions and ``location`` (nodes, frames, 3).
+    """
+    if node_mode == "EMPTIES":
+        return location, rotation
+    inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))[:, None]
+    rest = np.array([n.rest_location for n in nodes])[:, None]
+    return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
+
+
+def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:
+    """Per node and channel (nodes, 1, 7)."""
+    scale = np.maximum(1.0, np.abs(location).max(axis=(1, 2)))[:, None, None] if tolerance.relative else \
+        np.ones((len(location), 1, 1))
+    return np.concatenate([np.broadcast_to(tolerance.location * scale, (len(location), 1, 3)),
+                           np.full((len(location), 1, 4), tolerance.rotation)], axis=2)
+
+
+def linear_keys(values: np.ndarray, tolerance: np.ndarray) -> np.ndarray:
+    """Which frames to key so that linear interpolation reproduces every frame within ``tolerance``.
+
+    ``values`` (rows, frames, channels) at consecutive frames; returns a (rows, frames) mask that keeps
+    the first and last frame. The range is cut into power-of-two pieces (their ends are kept), each
+    searched by ``_power_of_two_keys``.
+    """
+    rows, count, _ = values.shape
+    keep = np.zeros((rows, count), bool)
+    keep[:, [0, count - 1]] = True
+    scaled = values / tolerance
+    start = 0
+    while count - 1 - start >= 2:
+        size = 1 << int(np.log2(count - 1 - start))
+        keep[:, start:start + size + 1] |= _power_of_two_keys(scaled[:, start:start + size + 1])
+        start += size
+    return keep
+
+
+def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
+    """``linear_keys`` for 2^p + 1 frames of values already divided by their tolerance.
+
+    Blocks of 2^k frames are tried from the whole range down to single steps, all rows and blocks of
+    one size in one vectorised pass; a block whose interior lies within 1 of the line between its two
+    ends, and that no larger block already covers, keeps only its ends.
+    """
+    rows, count, channels = scaled.shape
+    last = count - 1
+    keep = np.zeros((rows, count), bool)
+    covered = np.zeros((rows, 1), bool)  # per block of the previous (twice larger) size
+    size = last
+    while size >= 1:
+        blocks = last // size
+        inherited = np.repeat(covered, 2, axis=1) if size < last else covered
+        active = ~inherited
+        if not active.any():
+            break
+        starts, ends = scaled[:, :last:size][active], scaled[:, size::size][active]  # (m, channels)
+        inside = scaled[:, :last].reshape(rows, blocks, size, channels)[active]    # (m, size, channels)
+        fraction = (np.arange(size) / size)[None, :, None]
+        line = starts[:, None] + (ends - starts)[:, None] * fraction
+        fits = np.zeros((rows, blocks), bool)
+        fits[active] = np.abs(inside - line).max(axis=(1, 2)) <= 1.0
+        keep[:, :last:size] |= fits
+        keep[:, size::size] |= fits
+        covered = inherited | fits
+        size //= 2
+    return keep
+
+
+def greedy_keys(values: np.ndarray, distance: float, angle: float) -> np.ndarray:
+    """Which frames to key so that Blender's linear F-curves reproduce every frame within ``distance`` (the
+    location, channels 0-2) and ``angle`` (radians, between the normalised quaternion of channels 3-6 and
+    the frame's unit quaternion): a (rows, frames) mask keeping the first and last frame.
+
+    From each key, every row tries the next ``GREEDY_WINDOW`` frames at once and takes the farthest that
+    fits; when all of them fit it doubles its reach until an end fails, then bisects between the farthest
+    end that fitted and the nearest that failed (to within 1/256 of the segment: a long segment may end
+    that much early, for fewer tests). All rows take one step per
+    round, in one vectorised test; every accepted segment has been tested on all of its frames.
+    """
+    rows, count, _ = values.shape
+    last = count - 1
+    keep = np.zeros((rows, count), bool)
+    keep[:, [0, last]] = True
+    start = np.zeros(rows, np.int64)
+    good = np.minimum(start + 1, last)  # the farthest end known to fit (the next frame always does)
+    bad = np.full(rows, -1)             # the nearest end known to fail past ``good``; -1: none yet
+    opening = np.ones(rows, bool)       # the first step from a key: the window
+    every = np.arange(rows)
+    while True:
+        close = (bad >= 0) & (bad - good <= np.maximum(1, (good - start) // 256))
+        settled = (start < last) & ~opening & ((good == last) | close)
+        keep[settled, good[settled]] = True
+        start[settled] = good[settled]
+        good[settled] = np.minimum(start[settled] + 1, last)
+        bad[settled], opening[settled] = -1, True
+        active = start < last
+        if not active.any():
+            return keep
+        window = every[active & opening]
+        galloping = every[active & ~opening]
+        ends = np.minimum(start[window, None] + np.arange(2, GREEDY_WINDOW + 2), last)
+        reach = np.where(bad[galloping] < 0, np.minimum(last, 2 * good[galloping] - start[galloping]),
+                         (good[galloping] + bad[galloping]) // 2)
+        fits = _segments_fit(values, np.concatenate([np.repeat(window, GREEDY_WINDOW), galloping]),
+                             np.concatenate([np.repeat(start[window], GREEDY_WINDOW), start[galloping]]),
+                             np.concatenate([ends.ravel(), reach]), distance, angle)
+        opened = fits[:ends.size].reshape(-1, GREEDY_WINDOW)
+        farthest = np.where(opened.any(axis=1),
+                            ends[np.arange(len(window)), GREEDY_WINDOW - 1 - np.argmax(opened[:, ::-1], axis=1)],
+                            good[window])
+        good[window] = farthest
+        onward = opened.all(axis=1) & (ends[:, -1] < last)
+        bad[window] = np.where(onward, -1, good[window] + 1)  # a window that did not all fit ends the search
+        opening[window] = False
+        grown = fits[ends.size:]
+        good[galloping[grown]] = reach[grown]
+        bad[galloping[~grown]] = reach[~grown]
+
+
+COARSE_STEP = 64  # long segments are first tested at every 64th frame: most that fail, fail there
+
+
+def _segments_fit(values: np.ndarray, rows: np.ndarray, starts: np.ndarray, ends: np.ndarray, distance: float,
+                  angle: float) -> np.ndarray:
+    """For each segment (row, start, end), whether linear interpolation between its two ends (the quaternion
+    normalised afterwards, as Blender does) lies within ``distance`` and ``angle`` of every frame between.
+    The rotations of ``values`` are unit quaternions."""
+    fits = np.ones(len(rows), bool)
+    origin = values[rows, starts].astype(np.float32).astype(np.float64)  # the keys as an F-curve stores them
+    slope = values[rows, ends].astype(np.float32).astype(np.float64) - origin
+    cos_half = np.cos(angle / 2) ** 2
+    long = np.flatnonzero(ends - starts > 4 * COARSE_STEP)
+    for step, candidates in ((COARSE_STEP, long), (1, None)):
+        chosen = np.flatnonzero(fits) if candidates is None else candidates
+        lengths = np.maximum((ends[chosen] - starts[chosen] - 1) // step, 0)  # tested frames strictly between
+        stops = np.cumsum(lengths)
+        total = int(stops[-1]) if len(stops) else 0
+        for first in range(0, total, GREEDY_PAIRS):
+            flat = np.arange(first, min(first + GREEDY_PAIRS, total))
+            local = np.searchsorted(stops, flat, side="right")
+            owner = chosen[local]
+            offset = (flat - (stops - lengths)[local]) * step + 1
+            a = (offset / (ends[owner] - starts[owner]))[:, None]
+            line = origin[owner] + slope[owner] * a
+            target = values[rows[owner], starts[owner] + offset]
+            miss = line[:, :3] - target[:, :3]
+            near = np.einsum("ij,ij->i", miss, miss) <= distance * distance
+            q = line[:, 3:]
+            dot = np.einsum("ij,ij->i", q, target[:, 3:])
+            turned = dot * dot >= cos_half * np.einsum("ij,ij->i", q, q)  # the angle to the unit target
+            fits[owner[~(near & turned)]] = False
+    return fits
+
+
+def _without_trailing_repeats(values: np.ndarray) -> int:
+    """How many keys to keep: trailing keys equal to the one before them add nothing."""
+    keep = len(values)
+    while keep > 1 and np.array_equal(values[keep - 1], values[keep - 2]):
+        keep -= 1
+    return keep
