@@ -22,8 +22,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.build import build_model  # noqa: E402
-from core.synth import random_model  # noqa: E402
+from core.authoring.build import build_model  # noqa: E402
+from core.authoring.synth import random_model  # noqa: E402
 
 
 def make_models(folder: Path, count: int) -> None:

@@ -12,8 +12,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import blender_env  # noqa: E402  (imports bpy with an isolated user folder)
 
-from core.build import build_model  # noqa: E402
-from core.synth import random_model  # noqa: E402
+from core.authoring.build import build_model  # noqa: E402
+from core.authoring.synth import random_model  # noqa: E402
 
 bpy = blender_env.bpy
 

@@ -41,7 +41,7 @@ CASES = {
 def build_inputs(folder: Path) -> None:
     from fixtures import aliasing_archive, generated, shared_map_model
 
-    from core import synth
+    from core.authoring import synth
 
     for count in (1_048_576, 10_000_000, 0xFFFFFFFF):
         (folder / f"unmapped_{count}.msh").write_bytes(synth.unmapped_model(count))
@@ -78,13 +78,13 @@ def _work(kind: str, path: str):
             bpy.ops.import_scene.parkan_msh(filepath=path)
             return f"{len(bpy.data.objects)} objects"
     elif kind == "plan":
-        plan = importlib.import_module("io_msh_ext.io_msh.plan")
+        plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
 
         def work():
             plans = plan.plan_file(path, plan.ImportOptions())
             return f"{sum(len(c.frames) for p in plans for c in p.channels):,} keys"
     else:
-        from core import cli
+        from core.cli import main as cli
 
         def work():
             return f"exit {cli.main(['info', path])}"

@@ -1,6 +1,6 @@
 """CLI ``sample`` against the library call it formats: 64k samples (one node x 65,536 times), text and JSON.
 
-Prints each time and its ratio to ``core.sampler.sample`` on the same times (one process, best of 3).
+Prints each time and its ratio to ``core.animation.sampler.sample`` on the same times (one process, best of 3).
 Run: .venv/bin/python benchmarks/cli_sample.py
 """
 
@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from core import cli
-from core.build import build_model
-from core.sampler import AnimationData, sample
-from core.synth import sample_model
+from core.animation.sampler import AnimationData, sample
+from core.authoring.build import build_model
+from core.authoring.synth import sample_model
+from core.cli import main as cli
 
 COUNT = 65536
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from blender_bench import blender_env, bpy
 from test_load import rss_mb
 
-from core.build import build_model
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 from core.files import open_container, validate_container
-from core.synth import random_model
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     blender_env.register()
     blender_env.clean_scene()
-    remove_models = blender_env.ext.io_msh.importer.remove_models
+    remove_models = blender_env.ext.io_msh.imp.build.remove_models
     folder = Path(tempfile.mkdtemp(prefix="io_msh_load_"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     paths = []

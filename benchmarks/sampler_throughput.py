@@ -14,9 +14,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.build import build_model
-from core.sampler import AnimationData, sample, sample_node
-from core.synth import random_model
+from core.animation.sampler import AnimationData, sample, sample_node
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 
 
 def main() -> None:

@@ -23,10 +23,10 @@ import numpy as np
 from blender_bench import blender_env, bpy, timed
 from mathutils import Matrix
 
-from core.build import build_model
-from core.model import Model
-from core.nres import Archive
-from core.synth import random_model
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
+from core.container.nres import Archive
+from core.msh.model import Model
 
 GOALS = {"scene": 1.5, "archive": 1.5, "unedited": 10.0, "edited": 0.1}
 REPEATS = 15  # best of: short runs on a shared machine
@@ -57,7 +57,7 @@ def scene_part(folder: Path, models: int) -> None:
     print(f"  of one more import: our code {ours:.3f} s, then Blender's view layer update {update:.3f} s "
           "(it rebuilds the relations of every object in the scene when objects are added)")
     start = time.perf_counter()
-    importer = blender_env.ext.io_msh.importer
+    importer = blender_env.ext.io_msh.imp.build
     roots = [o for o in bpy.data.objects if "msh_model" in o]
     importer.remove_models(roots)
     print(f"  removing the {models} models: {time.perf_counter() - start:.2f} s")
@@ -124,7 +124,7 @@ def export_part(folder: Path) -> None:
 
 def keyframe_floor(root, path: Path) -> None:
     """The least an unedited export must do: read every keyframe, and write the model's bytes."""
-    compat = blender_env.ext.io_msh.compat
+    compat = blender_env.ext.io_msh.com.compat
     for fcurve in compat.assigned_fcurves(root):
         values = np.empty(2 * len(fcurve.keyframe_points), np.float32)
         fcurve.keyframe_points.foreach_get("co", values)
@@ -133,7 +133,7 @@ def keyframe_floor(root, path: Path) -> None:
 
 def edit_tracks(root, count: int) -> int:
     """Move every key of the first ``count`` animated bones' Z location by 1 cm."""
-    compat = blender_env.ext.io_msh.compat
+    compat = blender_env.ext.io_msh.com.compat
     bones = []
     for fcurve in compat.assigned_fcurves(root):
         bone = fcurve.data_path.split('"')[1]

@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.texm import FORMATS, encode_texm, parse_texm
+from core.appearance.texm import FORMATS, encode_texm, parse_texm
 
 SIZE = 1024
 

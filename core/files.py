@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .appearance.mat0 import MAT0_TYPE_ID, validate_mat0
+from .appearance.texm import TEXM_TYPE_ID, validate_texm
+from .appearance.wear import WEAR_TYPE_ID, validate_wear
+from .container.nres import Archive, Entry, fold, name_bytes
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
-from .mat0 import MAT0_TYPE_ID, validate_mat0
-from .model import Model, looks_like_model
-from .nres import Archive, Entry, fold, name_bytes
-from .texm import TEXM_TYPE_ID, validate_texm
-from .validate import validate_model
-from .wear import WEAR_TYPE_ID, validate_wear
+from .msh.model import Model, looks_like_model
+from .msh.validate import validate_model
 
 
 @dataclass

@@ -1,18 +1,18 @@
-"""Blender side of the extension: operators, and the mapping of MSH data to Blender data.
+"""Blender side of the extension: the mapping of MSH data to Blender data and back.
 
-``plan`` decides everything in plain Python; ``importer`` creates the Blender
-data; ``conversion`` holds the MSH-to-Blender value mapping; ``compat`` the
-Blender version differences; ``operators`` the UI entry points.
+Subpackages, as glTF-Blender-IO's ``blender/imp``, ``exp`` and ``com``: ``imp`` (import),
+``exp`` (export), ``com`` (what both share), ``ui`` (operators and preferences); ``batch``
+is the headless batch tool.
 """
 
 
 def register() -> None:
-    from . import operators
+    from .ui import operators
 
     operators.register()
 
 
 def unregister() -> None:
-    from . import operators
+    from .ui import operators
 
     operators.unregister()

@@ -176,9 +176,9 @@ def _unique(path: Path, taken: set[str]) -> Path:
 
 def _texture_items(inputs: list[str], out: Path) -> list[Item]:
     """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_')."""
+    from ..core.appearance.texm import TEXM_TYPE_ID
     from ..core.errors import FormatError
     from ..core.files import open_container
-    from ..core.texm import TEXM_TYPE_ID
 
     items = []
     taken: set[str] = set()
@@ -426,9 +426,9 @@ class Worker:
         from mathutils import Matrix
 
         from ..core.errors import FormatError
-        from . import compat
-        from .importer import import_plans
-        from .plan import ImportOptions, plan_file
+        from .com import compat
+        from .imp.build import import_plans
+        from .imp.plan import ImportOptions, plan_file
 
         options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
                    "animation": getattr(self.args, "animation", "FAITHFUL"),
@@ -491,8 +491,8 @@ class Worker:
         return [_written(item.output, lambda tmp: render_thumbnail(self.bpy, Path(tmp), self.args.size))]
 
     def _textures(self, item: Item) -> list[str]:
+        from ..core.appearance.texm import parse_texm
         from ..core.files import open_container
-        from ..core.texm import parse_texm
 
         entry = open_container(item.source).archive.find(item.entry)
         rgba = parse_texm(entry.data, item.label).decode()

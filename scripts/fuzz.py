@@ -3,7 +3,7 @@
     .venv/bin/python scripts/fuzz.py TARGET [--seconds N] [extra libFuzzer flags]
     TARGET: nres | model | sampler
 
-Seeds come from generated models (core.synth and the test fixtures). An input
+Seeds come from generated models (core.authoring.synth and the test fixtures). An input
 that breaks the contract (any exception but FormatError, a lossy rewrite, more
 than 1 s, a single allocation over 64 MB) is saved under
 tests/fuzz_corpus/TARGET/, where tests/test_fuzz_corpus.py replays it forever.
@@ -33,8 +33,8 @@ with atheris.instrument_imports():
 def write_seeds(folder: Path, target: str) -> None:
     from fixtures import generated, non_canonical, static_model, triangle_model
 
-    from core.build import build_model
-    from core.synth import sample_archive, sample_model
+    from core.authoring.build import build_model
+    from core.authoring.synth import sample_archive, sample_model
 
     sample = build_model(sample_model()).to_bytes()
     seeds = [sample, sample_archive(sample).to_bytes(), generated(1, node_count=4, frame_count=9),

@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.appearance import find_libraries  # noqa: E402
-from core.cli import main as core_cli  # noqa: E402
+from core.appearance.resolve import find_libraries  # noqa: E402
+from core.appearance.wear import wear_entry  # noqa: E402
+from core.cli.main import main as core_cli  # noqa: E402
 from core.files import open_container  # noqa: E402
-from core.wear import wear_entry  # noqa: E402
 
 DEFAULT = ROOT / "samples" / "sample.rlb"
 OUT = ROOT / "out"

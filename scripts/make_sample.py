@@ -8,8 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.build import build_model  # noqa: E402
-from core.synth import sample_archive, sample_libraries, sample_model  # noqa: E402
+from core.authoring.build import build_model  # noqa: E402
+from core.authoring.synth import sample_archive, sample_libraries, sample_model  # noqa: E402
 
 
 def main() -> None:

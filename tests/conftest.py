@@ -1,7 +1,7 @@
 import pytest
 
-from core.build import build_model
-from core.synth import sample_archive, sample_model
+from core.authoring.build import build_model
+from core.authoring.synth import sample_archive, sample_model
 
 
 @pytest.fixture(scope="session")

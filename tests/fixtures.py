@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.build import build_model
-from core.nres import MODEL_TYPE_ID
-from core.synth import random_model
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
+from core.container.nres import MODEL_TYPE_ID
 
 ROT_IDENTITY = (32767, 0, 0, 0)
 
@@ -130,7 +130,7 @@ def static_model(node_count: int = 1) -> bytes:
 
 
 def generated(seed: int = 1, **kw) -> bytes:
-    """A generated model (core.synth) written by the project's writer."""
+    """A generated model (core.authoring.synth) written by the project's writer."""
     return build_model(random_model(seed, **kw)).to_bytes()
 
 
@@ -141,7 +141,7 @@ def as_array(data: bytes, dtype) -> np.ndarray:
 def non_canonical(data: bytes) -> bytes:
     """The model with every map made non-canonical but valid: fallback frames hold words above the
     fallback key, and every third mapped frame points one key back within the node's own track."""
-    from core.model import Model
+    from core.msh.model import Model
 
     model = Model.parse(data)
     words = model.map_words.copy()

@@ -11,12 +11,12 @@ import struct
 
 import numpy as np
 
-from core.anim import read_animation, write_animation
+from core.animation.sampler import AnimationData, blend, sample, world_matrices_at
+from core.animation.tracks import read_animation, write_animation
+from core.cli.roundtrip import rewritten
+from core.container.nres import Archive
 from core.errors import FormatError
 from core.files import read_container, validate_container
-from core.nres import Archive
-from core.roundtrip import rewritten
-from core.sampler import AnimationData, blend, sample, world_matrices_at
 
 
 def nres_target(data: bytes) -> None:

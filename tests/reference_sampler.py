@@ -1,7 +1,7 @@
-"""An independent scalar transcription of msh-animation.md section 11, for cross-checking core.sampler.
+"""An independent scalar transcription of msh-animation.md section 11, for cross-checking core.animation.sampler.
 
 Plain Python over numpy float32 scalars, one branch per line of the spec's
-pseudocode. Deliberately written apart from core.sampler.
+pseudocode. Deliberately written apart from core.animation.sampler.
 """
 
 from __future__ import annotations

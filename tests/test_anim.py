@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 from fixtures import generated, static_model, triangle_model
 
-from core.anim import Animation, Track, canonical_words, pack, read_animation, write_animation
-from core.build import build_model
+from core.animation.sampler import AnimationData, sample
+from core.animation.tracks import Animation, Track, canonical_words, pack, read_animation, write_animation
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 from core.errors import FormatError
-from core.model import Model
-from core.sampler import AnimationData, sample
-from core.synth import random_model
-from core.validate import validate_model
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 I = (32767, 0, 0, 0)  # noqa: E741
 NONE = 0xFFFF

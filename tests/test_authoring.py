@@ -6,9 +6,9 @@ from fixtures import generated
 from test_export import build_rig, export_file, import_file, write
 from test_import import node_matrices
 
-from core.anim import read_animation
-from core.model import Model
-from core.sampler import AnimationData, world_matrices_at
+from core.animation.sampler import AnimationData, world_matrices_at
+from core.animation.tracks import read_animation
+from core.msh.model import Model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
@@ -199,7 +199,7 @@ def test_an_unedited_import_ignores_a_range_and_says_so(blender, tmp_path, capfd
 def key_count(bpy, root) -> int:
     import blender_env
 
-    compat = blender_env.ext.io_msh.compat
+    compat = blender_env.ext.io_msh.com.compat
     holders = [root] if root.type == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]
     return sum(len(c.keyframe_points) for h in holders for c in compat.assigned_fcurves(h))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fixtures import generated, nres, triangle_model
 
-from core.nres import MODEL_TYPE_ID, Archive
+from core.container.nres import MODEL_TYPE_ID, Archive
 
 ROOT = Path(__file__).resolve().parent.parent
 I = (32767, 0, 0, 0)  # noqa: E741

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from fixtures import generated, static_model, triangle_model
 
+from core.appearance.texm import TEXM_TYPE_ID, encode_texm, parse_texm
+from core.authoring.synth import checker, material_entry, sample_archive, sample_libraries
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import open_container, validate_container
-from core.nres import MODEL_TYPE_ID, Archive
-from core.synth import checker, material_entry, sample_archive, sample_libraries
-from core.texm import TEXM_TYPE_ID, encode_texm, parse_texm
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = ROOT / "io_msh" / "batch.py"

@@ -8,15 +8,15 @@ import pytest
 from fixtures import generated, load_extension, shared_map_model
 from test_import import import_file, node_matrices
 
-from core import synth
+from core.animation.sampler import AnimationData, sample, world_matrices_at
+from core.authoring import synth
 from core.files import read_container
-from core.model import Model
-from core.sampler import AnimationData, sample, world_matrices_at
+from core.msh.model import Model
 
 load_extension()
-plan = importlib.import_module("io_msh_ext.io_msh.plan")
-animation_plan = importlib.import_module("io_msh_ext.io_msh.animation_plan")
-C = importlib.import_module("io_msh_ext.io_msh.conversion")
+plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
+animation_plan = importlib.import_module("io_msh_ext.io_msh.imp.animation")
+C = importlib.import_module("io_msh_ext.io_msh.com.conversion")
 MB = 2 ** 20
 
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from fixtures import generated, nres, triangle_model
 
-from core import cli, roundtrip
-from core.model import Model
-from core.nres import Archive
+from core.cli import main as cli
+from core.cli import roundtrip
+from core.container.nres import Archive
+from core.msh.model import Model
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -170,8 +171,8 @@ def test_usage_errors_exit_2(capsys, files):
 
 
 def test_archive_without_models_reports_it(capsys, tmp_path):
-    from core.synth import checker
-    from core.texm import encode_texm
+    from core.appearance.texm import encode_texm
+    from core.authoring.synth import checker
 
     path = tmp_path / "textures.rlb"
     path.write_bytes(nres([(0x6D786554, "a.tex", encode_texm(checker(4, (0, 0, 0, 255), (9, 9, 9, 255))).to_bytes(),
@@ -191,8 +192,8 @@ def test_archive_without_models_reports_it(capsys, tmp_path):
 def test_texture_writes_a_png_of_any_mip_level_and_info_lists_textures_and_materials(capsys, tmp_path):
     from PIL import Image
 
-    from core.synth import sample_libraries
-    from core.texm import parse_texm
+    from core.appearance.texm import parse_texm
+    from core.authoring.synth import sample_libraries
 
     libraries = sample_libraries()
     for name, archive in libraries.items():

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from fixtures import triangle_model
 
-from core import cli
-from core.model import Model
-from core.sampler import AnimationData, blend, sample
+from core.animation.sampler import AnimationData, blend, sample
+from core.cli import main as cli
+from core.msh.model import Model
 
 ROOT = Path(__file__).resolve().parent.parent
 I = (32767, 0, 0, 0)  # noqa: E741

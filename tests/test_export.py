@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from fixtures import generated, non_canonical, static_model, triangle_model
 
-from core.anim import read_animation
+from core.animation.sampler import AnimationData, world_matrices_at
+from core.animation.tracks import read_animation
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import read_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID, Archive
-from core.sampler import AnimationData, world_matrices_at
-from core.validate import validate_model
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
@@ -41,8 +41,8 @@ def with_extra_streams():
 
 
 def with_lod_slots():
-    from core.build import ModelDef, NodeDef, Part, build_model
-    from core.synth import box
+    from core.authoring.build import ModelDef, NodeDef, Part, build_model
+    from core.authoring.synth import box
 
     pos, tris = box()
     parts = [Part(0, pos, tris), Part(0, pos * 0.5, tris, slot=1), Part(1, pos, tris), Part(1, pos * 0.3, tris, slot=5)]
@@ -97,7 +97,7 @@ def pose_bone_worlds(bpy, root, frames, blender):
 
 def edit_rotation(bpy, root, node_index, frames, angle):
     """Turn one node further about its local Z at the given frames (F-curve values edited in place)."""
-    io_compat = __import__("blender_env").ext.io_msh.compat
+    io_compat = __import__("blender_env").ext.io_msh.com.compat
     if root.type == "ARMATURE":
         bone = next(b.name for b in root.data.bones if b["msh_node_index"] == node_index)
         path = f'pose.bones["{bone}"].rotation_quaternion'

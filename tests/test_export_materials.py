@@ -5,13 +5,13 @@ import shutil
 import numpy as np
 import pytest
 
+from core.appearance.mat0 import BLEND, material_of
+from core.appearance.texm import parse_texm
+from core.appearance.wear import parse_wear, wear_entry
+from core.authoring.synth import WEAR_TEXT, sample_archive, sample_libraries
+from core.container.nres import Archive
 from core.files import open_container
-from core.mat0 import BLEND, material_of
-from core.model import Model
-from core.nres import Archive
-from core.synth import WEAR_TEXT, sample_archive, sample_libraries
-from core.texm import parse_texm
-from core.wear import parse_wear, wear_entry
+from core.msh.model import Model
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_new_materials_and_images_go_into_the_chosen_libraries_and_import_again(
     image = bpy.data.images.new("paint.png", 8, 4, alpha=True)
     image.pixels.foreach_set((np.flipud(pixels).astype(np.float32) / 255).ravel())
     paint = bpy.data.materials.new("GLASS_PAINT")
-    tree = blender.ext.io_msh.compat.material_node_tree(paint)
+    tree = blender.ext.io_msh.com.compat.material_node_tree(paint)
     bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
     texture = tree.nodes.new("ShaderNodeTexImage")
     texture.image = image

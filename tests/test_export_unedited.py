@@ -6,15 +6,15 @@ import pytest
 from fixtures import generated, non_canonical
 from test_export import export_file, import_file, write
 
-from core.anim import read_animation
-from core.model import Model
+from core.animation.tracks import read_animation
+from core.msh.model import Model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
 
 def scene_read(blender, root):
     bpy = blender.bpy
-    readback = blender.ext.io_msh.readback
+    readback = blender.ext.io_msh.exp.readback
     scene = bpy.context.scene
     frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=np.float64)
     return readback.read_scene(bpy.context, root, frames)
@@ -64,7 +64,7 @@ def _edit_key(bpy, root, node):
 def blender_fcurves(bpy, root, node):
     import blender_env
 
-    compat = blender_env.ext.io_msh.compat
+    compat = blender_env.ext.io_msh.com.compat
     if root.type == "ARMATURE":
         name = node_handle(root, node)
         return [c for c in compat.assigned_fcurves(root) if f'["{name}"]' in c.data_path]

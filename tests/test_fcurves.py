@@ -1,4 +1,4 @@
-"""Blender's F-curve evaluation in numpy (io_msh.fcurves), and the export taking every frame's pose from
+"""Blender's F-curve evaluation in numpy (io_msh.exp.fcurves), and the export taking every frame's pose from
 the curves instead of stepping Blender through the frames (issue 13)."""
 
 import numpy as np
@@ -8,8 +8,8 @@ from test_authoring import assert_same_view, round_trip
 from test_export import export_file, import_file, write
 from test_export_unedited import animated_node, blender_fcurves, node_handle
 
-from core.anim import read_animation
-from core.model import Model
+from core.animation.tracks import read_animation
+from core.msh.model import Model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
@@ -17,7 +17,7 @@ NODE_MODES = ["ARMATURE", "EMPTIES"]
 def fcurves_module(blender):
     import importlib
 
-    return importlib.import_module(f"{blender.ext.__name__}.io_msh.fcurves")
+    return importlib.import_module(f"{blender.ext.__name__}.io_msh.exp.fcurves")
 
 
 def evaluable_curves(readback, root):
@@ -52,8 +52,8 @@ def random_curve(bpy, compat, obj, rng):
 def test_the_numpy_evaluation_gives_blenders_values_bit_for_bit(blender):
     bpy = blender.bpy
     fcurves = fcurves_module(blender)
-    compat = blender.ext.io_msh.compat
-    readback = blender.ext.io_msh.readback
+    compat = blender.ext.io_msh.com.compat
+    readback = blender.ext.io_msh.exp.readback
     enum = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
     assert (enum["CONSTANT"].value, enum["LINEAR"].value, enum["BEZIER"].value) == (
         fcurves.CONSTANT, fcurves.LINEAR, fcurves.BEZIER)
@@ -92,8 +92,8 @@ def test_the_numpy_evaluation_gives_blenders_values_bit_for_bit(blender):
 @pytest.mark.parametrize("change", ["modifier", "mute", "easing", "long handles", "keys too close"])
 def test_curves_it_cannot_reproduce_are_left_to_blender(blender, change):
     bpy = blender.bpy
-    compat = blender.ext.io_msh.compat
-    readback = blender.ext.io_msh.readback
+    compat = blender.ext.io_msh.com.compat
+    readback = blender.ext.io_msh.exp.readback
     root = bpy.data.objects.new("root", None)
     obj = bpy.data.objects.new("node", None)
     bpy.context.scene.collection.objects.link(root)
@@ -136,7 +136,7 @@ def bezier_edit(bpy, root, node):
 def exported_both_ways(blender, tmp_path, monkeypatch):
     """The export's bytes taking poses from the curves, and stepping through the frames; and how many frames
     each stepped through."""
-    readback = blender.ext.io_msh.readback
+    readback = blender.ext.io_msh.exp.readback
     stepped = []
     world_at = readback._world_at
     monkeypatch.setattr(readback, "_world_at", lambda *args: stepped.append(1) or world_at(*args))

@@ -6,10 +6,10 @@ import os
 import pytest
 from fixtures import aliasing_archive, nres
 
-from core import cli
+from core.cli import main as cli
+from core.container.nres import MODEL_TYPE_ID, Archive, name_bytes, name_text
 from core.files import read_container, validate_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID, Archive, name_bytes, name_text
+from core.msh.model import Model
 
 
 def run(capsys, *args):
@@ -147,7 +147,7 @@ def test_sample_streams_a_million_times(tmp_path):
     # The peak is read from VmHWM: ru_maxrss would carry over the (Blender-sized) test process's peak at the fork.
     command = [sys.executable, "-c", "import sys, re; sys.argv = ['core', 'sample', 'samples/sample.msh',"
                " '--frames', '0:1000000', '--nodes', '1', '--json']; "
-               "import core.cli as c; code = c.main(sys.argv[1:]); "
+               "import core.cli.main as c; code = c.main(sys.argv[1:]); "
                "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1], file=sys.stderr); "
                "sys.exit(code)"]
     out = tmp_path / "out.json"

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from fixtures import generated, non_canonical, static_model
 
+from core.animation.sampler import AnimationData, world_matrices_at
+from core.authoring.synth import sample_archive
+from core.container.nres import MODEL_TYPE_ID
 from core.files import open_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID
-from core.sampler import AnimationData, world_matrices_at
-from core.synth import sample_archive
-from core.validate import validate_model
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
@@ -123,7 +123,7 @@ def test_hierarchy_names_and_custom_properties(blender, tmp_path, sample_msh):
 
 def test_long_and_duplicate_names_keep_the_original(blender, tmp_path):
     bpy = blender.bpy
-    from core.build import ModelDef, NodeDef, build_model
+    from core.authoring.build import ModelDef, NodeDef, build_model
 
     long = "x" * 31
     spec = ModelDef([NodeDef("same"), NodeDef("same", 0), NodeDef(long, 0)])
@@ -161,8 +161,8 @@ def test_materials_without_wear_are_named_by_index(blender, tmp_path, sample_msh
 
 def test_every_slot_goes_to_its_own_hidden_collection(blender, tmp_path):
     bpy = blender.bpy
-    from core.build import ModelDef, NodeDef, Part, build_model
-    from core.synth import box
+    from core.authoring.build import ModelDef, NodeDef, Part, build_model
+    from core.authoring.synth import box
 
     pos, tris = box()
     parts = [Part(0, pos, tris), Part(0, pos * 0.5, tris, slot=1), Part(1, pos, tris, slot=5), Part(1, pos, tris)]
@@ -212,13 +212,13 @@ def test_multi_file_import(blender, tmp_path, sample_msh):
 
 def test_keys_mode_puts_one_keyframe_per_msh_key(blender, tmp_path, animated_models):
     bpy = blender.bpy
-    from core.anim import read_animation
+    from core.animation.tracks import read_animation
 
     data = animated_models["fractional"]
     model = Model.parse(data)
     (_root,) = import_file(bpy, write(tmp_path, "k.msh", data), animation="KEYS", node_mode="EMPTIES")
     tracks = read_animation(model).tracks
-    io_compat = blender.ext.io_msh.compat
+    io_compat = blender.ext.io_msh.com.compat
     for obj in bpy.data.objects:
         if obj.type == "EMPTY" and "msh_node_index" in obj:
             track = tracks[obj["msh_node_index"]]
@@ -270,7 +270,7 @@ def test_an_invalid_model_reports_the_cores_reason(blender, tmp_path):
 
 def test_a_failure_while_building_removes_everything(blender, tmp_path, sample_msh, monkeypatch):
     bpy = blender.bpy
-    importer = blender.ext.io_msh.importer
+    importer = blender.ext.io_msh.imp.build
 
     def broken(*args, **kwargs):
         raise ValueError("injected failure")

@@ -5,13 +5,13 @@ import zlib
 import numpy as np
 import pytest
 
-from core.anim import Animation
-from core.build import build_model
-from core.keys import Tolerance, author_animation, author_tracks, quantize_rotations, reproduction_error
-from core.model import Model
-from core.sampler import AnimationData, sample
-from core.synth import axis_quat
-from core.validate import validate_model
+from core.animation.keys import Tolerance, author_animation, author_tracks, quantize_rotations, reproduction_error
+from core.animation.sampler import AnimationData, sample
+from core.animation.tracks import Animation
+from core.authoring.build import build_model
+from core.authoring.synth import axis_quat
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 FRAMES = 200
 TOL = Tolerance()
@@ -39,7 +39,7 @@ def static(rng, n=4):
 
 def sparse(rng, n=4):
     """What the runtime plays from sparse keys: slerp and lerp between keys every 5 to 15 frames."""
-    from core.anim import Track
+    from core.animation.tracks import Track
 
     tracks = []
     for _ in range(n):
@@ -87,7 +87,7 @@ def test_every_frame_mode_keys_each_frame_and_samples_back_exactly():
 def test_authored_animation_writes_a_valid_model():
     rot, pos = jerky(np.random.default_rng(5), 3)
     anim = author_animation(rot, pos)
-    from core.build import ModelDef, NodeDef
+    from core.authoring.build import ModelDef, NodeDef
 
     model = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0), NodeDef("c", 1)], [], anim))
     assert validate_model(Model.parse(model.to_bytes())) == []
@@ -130,7 +130,7 @@ def test_times_other_than_consecutive_frames():
 def test_long_segments_are_found_whole_while_other_nodes_need_a_key_every_frame():
     """One call reduces nodes of every kind together: segments of hundreds of frames (found by doubling the
     reach, then bisecting) beside a node that needs every frame."""
-    from core.anim import Track
+    from core.animation.tracks import Track
 
     rng = np.random.default_rng(21)
     frames = 1500

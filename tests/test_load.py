@@ -22,7 +22,7 @@ def import_all(bpy, paths, node_mode):
 
 def test_import_remove_cycles_leave_nothing_and_do_not_grow(blender, tmp_path):
     bpy = blender.bpy
-    importer = blender.ext.io_msh.importer
+    importer = blender.ext.io_msh.imp.build
     paths = []
     for i in range(24):
         path = tmp_path / f"m{i:02d}.msh"
@@ -69,8 +69,8 @@ def test_export_all_and_reread(blender, tmp_path):
 
 def test_removing_one_model_keeps_the_other_and_what_others_use(blender, tmp_path):
     bpy = blender.bpy
-    from core.build import ModelDef, NodeDef, Part, build_model
-    from core.synth import box
+    from core.authoring.build import ModelDef, NodeDef, Part, build_model
+    from core.authoring.synth import box
 
     pos, tris = box()
     data = build_model(ModelDef([NodeDef("a"), NodeDef("b", 0)], [Part(0, pos, tris), Part(1, pos, tris, slot=2)]))
@@ -82,7 +82,7 @@ def test_removing_one_model_keeps_the_other_and_what_others_use(blender, tmp_pat
     keeper = bpy.data.meshes.new("keeper")
     keeper.materials.append(shared)
     next(o for o in one.children_recursive if o.type == "MESH").data.materials.append(shared)
-    blender.ext.io_msh.importer.remove_model(one)
+    blender.ext.io_msh.imp.build.remove_model(one)
     assert [o["msh_model"] for o in bpy.data.objects if "msh_model" in o] == ["two.msh"]
     assert len(two.children_recursive) == 2  # its two mesh objects (the nodes are bones)
     assert [c.name for c in bpy.data.collections] == ["two.msh intact LOD 2"]

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from core.build import ModelDef, NodeDef, Part, build_model
+from core.appearance.texm import parse_texm
+from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID
+from core.authoring.build import ModelDef, NodeDef, Part, build_model
+from core.authoring.synth import WEAR_TEXT, box, box_uvs, sample_libraries
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import open_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID, Archive
-from core.synth import WEAR_TEXT, box, box_uvs, sample_libraries
-from core.texm import parse_texm
-from core.wear import WEAR_ATTRS, WEAR_TYPE_ID
+from core.msh.model import Model
 
 MATERIALS = ["SAMPLE_BODY", "GLASS", "GLOW", "SKIN", "SAMPLE_METAL"]
 
@@ -178,7 +178,7 @@ def test_images_are_shared_across_models_and_removed_with_the_last(blender, game
         import_(bpy, game / name)
     assert sorted(i.name for i in bpy.data.images if "msh_texture" in i) == ["BODY.0", "METAL.0"]
     roots = [o for o in bpy.data.objects if "msh_model" in o]
-    remove = ext.io_msh.importer.remove_model
+    remove = ext.io_msh.imp.build.remove_model
     remove(roots[0])
     assert sorted(i.name for i in bpy.data.images if "msh_texture" in i) == ["BODY.0", "METAL.0"]
     remove(roots[1])

@@ -7,13 +7,13 @@ import time
 import numpy as np
 import pytest
 
-from core.appearance import Libraries, find_libraries, resolve_looks
+from core.appearance.mat0 import ADD, BLEND, MAT0_TYPE_ID, OPAQUE, parse_mat0, texture_name_problem, validate_mat0
+from core.appearance.resolve import Libraries, find_libraries, resolve_looks
+from core.appearance.wear import parse_wear, validate_wear
+from core.authoring.synth import material_entry, sample_libraries
+from core.container.nres import Archive, Entry
 from core.errors import FormatError
 from core.files import SETTLED_NS, names_in, open_container, validate_container
-from core.mat0 import ADD, BLEND, MAT0_TYPE_ID, OPAQUE, parse_mat0, texture_name_problem, validate_mat0
-from core.nres import Archive, Entry
-from core.synth import material_entry, sample_libraries
-from core.wear import parse_wear, validate_wear
 
 PHASE = bytes([10, 20, 30, 50, 200, 100, 50, 255, 1, 2, 3, 4, 5, 6, 7, 8, 3, 0xFE]) + b"BODY.0".ljust(16, b"\0")
 
@@ -176,7 +176,7 @@ def test_without_default_the_fallback_is_entry_0(game, tmp_path):
 
 
 def test_validate_checks_library_entries_and_roundtrip_passes_them_through_their_codecs(game, capsys):
-    from core.cli import main
+    from core.cli.main import main
 
     for name in ("MATERIAL.LIB", "TEXTURES.LIB", "LIGHTMAP.LIB"):
         container = open_container(game / name)

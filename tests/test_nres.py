@@ -3,8 +3,8 @@ import struct
 import pytest
 from fixtures import nres
 
+from core.container.nres import MODEL_TYPE_ID, Archive, fold
 from core.errors import FormatError
-from core.nres import MODEL_TYPE_ID, Archive, fold
 
 
 def three_entries():

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from fixtures import generated, load_extension
 
+from core.animation.sampler import AnimationData, sample
+from core.container.nres import MODEL_TYPE_ID
 from core.files import read_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID
-from core.sampler import AnimationData, sample
+from core.msh.model import Model
 
 load_extension()
-plan = importlib.import_module("io_msh_ext.io_msh.plan")
-C = importlib.import_module("io_msh_ext.io_msh.conversion")
+plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
+C = importlib.import_module("io_msh_ext.io_msh.com.conversion")
 
 
 def model_plan(data, **options):
@@ -26,7 +26,7 @@ def test_planning_needs_no_blender():
     import sys
 
     code = ("import sys; sys.path[:0] = ['.', 'tests']; from fixtures import load_extension; load_extension(); "
-            "import importlib; importlib.import_module('io_msh_ext.io_msh.plan'); print('bpy' in sys.modules)")
+            "import importlib; importlib.import_module('io_msh_ext.io_msh.imp.plan'); print('bpy' in sys.modules)")
     root = __import__("pathlib").Path(__file__).resolve().parent.parent
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
     assert result.stdout.strip() == "False", result.stderr
@@ -37,7 +37,7 @@ def test_decision_1_rotation_mapping():
     assert C.blender_quaternions(q).tolist() == pytest.approx([0.1, -0.2, -0.3, -0.4])
     assert C.file_quaternions(C.blender_quaternions(q)).tolist() == pytest.approx(q.tolist())
     # The engine's matrix (msh-animation.md 4.4) equals Blender's matrix of the mapped quaternion.
-    from core.pose import quat_to_matrix
+    from core.animation.pose import quat_to_matrix
 
     half = math.radians(30)
     file_q = np.array([math.cos(half), 0.3 * math.sin(half), 0.4 * math.sin(half), math.sqrt(0.75) * math.sin(half)])
@@ -104,7 +104,7 @@ def test_faithful_channels_are_the_runtime_samples(node_mode):
 def test_keys_mode_uses_the_msh_keys():
     data = generated(4, node_count=4, frame_count=20, fractional=True)
     p = model_plan(data, animation="KEYS", node_mode="EMPTIES")
-    from core.anim import read_animation
+    from core.animation.tracks import read_animation
 
     tracks = read_animation(Model.parse(data)).tracks
     assert [c.node for c in p.channels] == [i for i, t in enumerate(tracks) if t.has_map]

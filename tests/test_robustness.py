@@ -9,13 +9,13 @@ from fixtures import generated
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import cli
-from core.anim import read_animation, write_animation
+from core.animation.sampler import AnimationData, blend, sample, world_matrices_at
+from core.animation.tracks import read_animation, write_animation
+from core.authoring.synth import sample_archive
+from core.cli import main as cli
+from core.cli.roundtrip import rewritten
 from core.errors import FormatError
 from core.files import read_container, validate_container
-from core.roundtrip import rewritten
-from core.sampler import AnimationData, blend, sample, world_matrices_at
-from core.synth import sample_archive
 
 SEED_MODEL = generated(3, node_count=5, frame_count=12, fractional=True)
 SEED_ARCHIVE = sample_archive(SEED_MODEL).to_bytes()

@@ -8,14 +8,14 @@ from fixtures import generated, nres, static_model, triangle_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.anim import read_animation, write_animation
-from core.build import build_model
+from core.animation.tracks import read_animation, write_animation
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
+from core.cli.roundtrip import rewritten
+from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import read_container, validate_container
-from core.model import Model
-from core.nres import MODEL_TYPE_ID, Archive
-from core.roundtrip import rewritten
-from core.synth import random_model
-from core.validate import validate_model
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 
 def identical(data: bytes) -> bool:
@@ -27,8 +27,8 @@ def test_bundled_sample_round_trips(sample_msh, sample_rlb):
 
 
 def test_archive_with_several_models_non_models_and_tricky_names():
-    from core.synth import gradient
-    from core.texm import encode_texm
+    from core.appearance.texm import encode_texm
+    from core.authoring.synth import gradient
 
     entries = [
         (MODEL_TYPE_ID, "AB.msh", generated(1, node_count=4), 0, 0, 0),

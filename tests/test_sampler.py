@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_sampler import sample_node_pose
 
-from core import sampler as R
-from core.model import Model
-from core.pose import pose_matrix
-from core.sampler import AnimationData, blend, frame_index, sample, sample_node, slerp, world_matrices_at
+from core.animation import sampler as R
+from core.animation.pose import pose_matrix
+from core.animation.sampler import AnimationData, blend, frame_index, sample, sample_node, slerp, world_matrices_at
+from core.msh.model import Model
 
 I = (32767, 0, 0, 0)  # noqa: E741
 Q90Z = (23170, 0, 0, 23170)  # 90 degrees about the last axis

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from fixtures import generated, key_records, labels_payload, node_records, nres, static_model, triangle_model
 
-from core import streams as S
-from core.build import build_model
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 from core.errors import FormatError
-from core.labels import decode_labels, encode_labels
-from core.model import Model
-from core.synth import random_model
+from core.msh import streams as S
+from core.msh.labels import decode_labels, encode_labels
+from core.msh.model import Model
 
 
 def model_with(type_id, payload, a1=0, a2=0, a3=0):

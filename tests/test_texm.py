@@ -5,9 +5,9 @@ import struct
 import numpy as np
 import pytest
 
+from core.appearance.texm import FORMATS, PAGE_RECT, encode_texm, parse_texm, pixel_count, validate_texm
+from core.authoring.synth import gradient
 from core.errors import FormatError
-from core.synth import gradient
-from core.texm import FORMATS, PAGE_RECT, encode_texm, parse_texm, pixel_count, validate_texm
 
 
 def texm(width, height, fmt, pixels: bytes, mips=1, palette=b"", tail=b"", flags=(0, 0, 0)) -> bytes:

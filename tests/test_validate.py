@@ -7,8 +7,8 @@ from fixtures import key_records, labels_payload, node_records, nres, static_mod
 
 from core.errors import FormatError
 from core.files import read_model
-from core.model import Model
-from core.validate import validate_model
+from core.msh.model import Model
+from core.msh.validate import validate_model
 
 I = (32767, 0, 0, 0)  # noqa: E741 -- identity rotation, file order
 NODES = [(0, 0xFFFF, 0xFFFF, 0), (0, 0, 0, 3)]

@@ -1,0 +1,2 @@
+"""Node animation: the track IR and canonical writer (tracks), the runtime's sampler and pose blend
+(sampler), pose matrices (pose) and key authoring within a tolerance (keys), msh-animation.md."""

@@ -1,0 +1,484 @@
+"""``python -m core``: inspect, validate, round-trip, sample and rewrite MSH models and archives.
+
+Exit codes: 0 success, 1 bad data (or a failed check), 2 usage or I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..animation.sampler import BRANCHES, AnimationData, blend, sample
+from ..animation.tracks import read_animation, write_animation
+from ..appearance.mat0 import MAT0_TYPE_ID, material_of
+from ..appearance.texm import TEXM_TYPE_ID, parse_texm
+from ..errors import ERROR, FormatError, SelectionError, printable
+from ..files import Container, open_container, read_input, validate_container, write_atomic
+from ..msh import streams as S
+from ..msh.model import Model
+from .roundtrip import describe_offset, first_difference, rewritten
+
+EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
+MAX_TIMES = 1_000_000  # sample: the most times one call takes
+SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
+
+
+class UsageError(Exception):
+    pass
+
+
+# --------------------------------------------------------------------- helpers
+def _emit(text: str = "", file=None) -> None:
+    """Print text with control characters and undecodable file-name bytes escaped, line by line."""
+    print("\n".join(printable(line) for line in str(text).split("\n")), file=file or sys.stdout)
+
+
+def _json_safe(value):
+    """JSON has no NaN or Infinity: such floats are written as the strings "NaN", "Infinity", "-Infinity"."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return "NaN" if np.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _emit_json(payload) -> None:
+    text = json.dumps(_json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False)
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a file name's undecodable bytes as \udcNN
+
+
+def _out(args: argparse.Namespace, payload: dict, lines: list[str]) -> None:
+    if getattr(args, "json", False):
+        _emit_json(payload)
+    else:
+        _emit("\n".join(lines))
+
+
+def _type_name(type_id: int) -> str:
+    raw = type_id.to_bytes(4, "little")
+    if type_id >= 0x100 and all(32 <= b < 127 for b in raw):
+        return raw.decode("ascii")
+    return f"Res{type_id}" if type_id < 0x100 else f"{type_id:#x}"
+
+
+def _entries(container: Container) -> list[dict]:
+    index = {id(e): i for i, e in enumerate(container.archive.entries)}
+    return [{
+        "index": i, "name": e.name_str, "type": e.type_id, "type_name": _type_name(e.type_id),
+        "size": e.size, "attr1": e.attr1, "attr2": e.attr2, "attr3": e.attr3, "model": e.is_model,
+        "alias_of": None if e.alias_of is None else index[id(e.alias_of)],
+    } for i, e in enumerate(container.archive.entries)]
+
+
+def _f32(value) -> float:
+    return float(np.float32(value))
+
+
+def _node_summary(model: Model) -> list[dict]:
+    nodes = []
+    keys_before = -1
+    for i, node in enumerate(model.nodes):
+        fallback, map_start = int(node["fallback_key"]), int(node["map_start"])
+        nodes.append({
+            "index": i, "name": model.node_name(i),
+            "parent": None if node["parent"] == S.NO_INDEX else int(node["parent"]),
+            "map_start": None if map_start == S.NO_INDEX else map_start, "fallback_key": fallback,
+            "key_count": max(0, fallback - keys_before), "flags": int(node["flags"]),
+        })
+        keys_before = max(keys_before, fallback)
+    return nodes
+
+
+def _model_summary(model: Model) -> dict:
+    slots = model.slots
+    return {
+        "name": model.name, "node_count": model.node_count, "node_stride": model.node_stride,
+        "frame_count": model.frame_count, "key_count": len(model.keys), "map_word_count": len(model.map_words),
+        "slot_count": len(slots), "batch_count": len(model.batches), "vertex_count": model.vertex_count,
+        "triangle_count": len(model.triangles), "index_count": len(model.indices),
+        "streams": [e.type_id for e in model.archive.entries],
+        "nodes": _node_summary(model),
+    }
+
+
+def _model_lines(summary: dict) -> list[str]:
+    lines = [f"model {summary['name']}: {summary['node_count']} nodes (stride {summary['node_stride']}), "
+             f"frame_count {summary['frame_count']}, {summary['key_count']} keys, "
+             f"{summary['slot_count']} slots, {summary['batch_count']} batches, "
+             f"{summary['vertex_count']} vertices, {summary['triangle_count']} triangles",
+             f"  streams: {' '.join(_type_name(t) for t in summary['streams'])}",
+             "  node  parent  map_start  fallback  keys  name"]
+    for n in summary["nodes"]:
+        parent = "-" if n["parent"] is None else n["parent"]
+        map_start = "-" if n["map_start"] is None else n["map_start"]
+        lines.append(f"  {n['index']:4}  {parent!s:>6}  {map_start!s:>9}  {n['fallback_key']:8}  "
+                     f"{n['key_count']:4}  {n['name'] or ''}")
+    return lines
+
+
+def _library_summaries(container: Container) -> tuple[list[dict], list[dict]]:
+    """Every Texm and MAT0 entry, decoded (or with the reason it does not decode)."""
+    textures, materials = [], []
+    for entry in container.archive.entries:
+        kind = {TEXM_TYPE_ID: textures, MAT0_TYPE_ID: materials}.get(entry.type_id)
+        if kind is None or entry.alias_of is not None:
+            continue
+        try:
+            decoded = parse_texm(entry.data) if entry.type_id == TEXM_TYPE_ID else material_of(entry)
+            kind.append({"name": entry.name_str, **decoded.summary()})
+        except FormatError as exc:
+            kind.append({"name": entry.name_str, "error": exc.findings[0].message})
+    return textures, materials
+
+
+def _library_lines(textures: list[dict], materials: list[dict]) -> list[str]:
+    lines = []
+    for t in textures:
+        lines.append(f"texture {t['name']}: " + (t["error"] if "error" in t else
+                     f"{t['width']}x{t['height']} format {t['format']}, {t['mips']} mips"
+                     + (f", {len(t['rects'])} Page rects" if t["rects"] is not None else "")))
+    for m in materials:
+        lines.append(f"material {m['name']}: " + (m["error"] if "error" in m else
+                     f"{m['blend'].lower()}{', lit skin' if m['lit_skin'] else ''}, {len(m['phases'])} phases, "
+                     f"textures {', '.join(sorted({p['texture'] for p in m['phases'] if p['texture']})) or '-'}"))
+    return lines
+
+
+def _pick_models(container: Container, entry: str | None) -> list[Model]:
+    if container.is_model or entry is not None:
+        return [container.open_model(entry)]
+    return [container.open_entry(e) for e in container.distinct_model_entries()]
+
+
+# --------------------------------------------------------------------- commands
+def cmd_info(args: argparse.Namespace) -> int:
+    container = open_container(args.file)
+    models = _pick_models(container, args.entry)
+    textures, materials = _library_summaries(container)
+    payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
+               "entries": _entries(container), "models": [_model_summary(m) for m in models],
+               "textures": textures, "materials": materials}
+    lines = [f"{args.file}: {payload['kind']}, {len(container.archive)} entries"]
+    lines += [f"  {e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {e['attr1']:6} {e['attr2']:6} {e['attr3']:4}  "
+              f"{e['name']}" for e in payload["entries"]]
+    for summary in payload["models"]:
+        lines += _model_lines(summary)
+    lines += _library_lines(textures, materials)
+    _out(args, payload, lines)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    container = open_container(args.archive)
+    entries = _entries(container)
+    lines = [f"{e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {'model' if e['model'] else '':5}  {e['name']}"
+             for e in entries]
+    _out(args, {"path": args.archive, "entries": entries}, lines)
+    return EXIT_OK
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    container = open_container(args.archive)
+    entry = container.archive.find(args.name)
+    if entry is None:
+        raise SelectionError.single("entry", None, f"no entry named {args.name!r}", args.archive)
+    write_atomic(args.output, bytes(entry.data), force=args.force)
+    _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
+    return EXIT_OK
+
+
+def cmd_texture(args: argparse.Namespace) -> int:
+    """One texture of a library as a PNG (Pillow; the only command that needs it)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
+    container = open_container(args.library)
+    entry = container.archive.find(args.name)
+    if entry is None or entry.type_id != TEXM_TYPE_ID:
+        raise SelectionError.single("entry", None, f"no texture named {args.name!r}", args.library)
+    texture = parse_texm(entry.data, f"{args.library}:{entry.name_str}")
+    if not 0 <= args.mip < texture.mip_count:
+        raise UsageError(f"--mip {args.mip}: {entry.name_str} has mip levels 0..{texture.mip_count - 1}")
+    rgba = texture.decode(args.mip)
+    target = Path(args.output)
+    temporary = target.with_name(f".{target.name}.tmp")
+    try:
+        Image.fromarray(rgba, "RGBA").save(temporary, format="PNG")
+        temporary.replace(target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) to {target}")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    results, worst = [], EXIT_OK
+    for path in args.files:
+        try:
+            findings = validate_container(open_container(path))
+        except FormatError as exc:
+            findings = exc.findings
+        except OSError as exc:
+            _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            worst = EXIT_USAGE
+            continue
+        errors = sum(f.is_error for f in findings)
+        warnings = len(findings) - errors
+        valid = errors == 0 and not (args.strict and warnings)
+        if not valid and worst == EXIT_OK:
+            worst = EXIT_BAD_DATA
+        results.append({"path": path, "valid": valid, "errors": errors, "warnings": warnings,
+                        "findings": [f.as_dict() for f in findings]})
+        if not args.json:
+            for f in findings:
+                _emit(f.format(path), file=sys.stderr if f.severity == ERROR else sys.stdout)
+            state = "valid" if valid else "INVALID"
+            _emit(f"{path}: {state}: {errors} errors, {warnings} warnings")
+    if args.json:
+        _emit_json({"files": results})
+    return worst
+
+
+def cmd_roundtrip(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        try:
+            data = read_input(path)
+            container = open_container(path)
+            out = rewritten(container)
+        except OSError as exc:
+            _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            worst = EXIT_USAGE
+            continue
+        except FormatError as exc:
+            _emit(exc.describe(path), file=sys.stderr)
+            worst = max(worst, EXIT_BAD_DATA)
+            continue
+        offset = first_difference(data, out)
+        if offset is None:
+            _emit(f"{path}: identical ({len(data)} bytes)")
+            continue
+        worst = max(worst, EXIT_BAD_DATA)
+        _emit(f"{path}: DIFFERS at byte {offset} ({describe_offset(data, offset)}); "
+              f"{len(data)} bytes read, {len(out)} written", file=sys.stderr)
+    return worst
+
+
+def _parse_list(value: str | None, kind, what: str) -> list:
+    if value is None:
+        return []
+    try:
+        return [kind(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"bad {what} list: {value!r}") from None
+
+
+def _times(args: argparse.Namespace) -> np.ndarray:
+    if args.times is not None:
+        times = _parse_list(args.times, float, "--times")
+        if not np.all(np.isfinite(times)):
+            raise UsageError(f"--times {args.times!r}: every time must be a finite number")
+        return np.asarray(times, np.float32)
+    parts = args.frames.split(":")
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+        step = float(parts[2]) if len(parts) > 2 else 1.0
+    except (ValueError, IndexError):
+        raise UsageError(f"--frames takes A:B[:STEP], got {args.frames!r}") from None
+    if len(parts) > 3 or not np.all(np.isfinite([start, stop, step])):
+        raise UsageError(f"--frames {args.frames!r}: A, B and STEP must be finite numbers")
+    if step <= 0 or (stop - start) / step > MAX_TIMES:
+        raise UsageError(f"--frames {args.frames!r}: step must be positive and give at most {MAX_TIMES} times")
+    count = max(0, int(np.ceil((stop - start) / step - 1e-9)))
+    return (start + step * np.arange(count)).astype(np.float32)
+
+
+def _nodes(args: argparse.Namespace, model: Model) -> list[int]:
+    nodes = _parse_list(args.nodes, int, "--nodes") if args.nodes else list(range(model.node_count))
+    bad = [n for n in nodes if not 0 <= n < model.node_count]
+    if bad:
+        raise UsageError(f"node {bad[0]} does not exist ({model.node_count} nodes)")
+    return nodes
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    """Streams: one node at a time, SAMPLE_CHUNK times at a time, so memory does not grow with the output."""
+    model = open_container(args.file).open_model(args.entry)
+    data = AnimationData.from_model(model)
+    times = _times(args)
+    nodes = _nodes(args, model)
+    if args.json:
+        sys.stdout.write(f'{{"frame_count": {model.frame_count}, "nodes": [')
+    else:
+        _emit(f"frame_count {model.frame_count}")
+    for position, n in enumerate(nodes):
+        parent = int(data.parents[n])
+        if args.json:
+            head = json.dumps({"index": n, "name": model.node_name(n), "parent": None if parent == S.NO_INDEX
+                               else parent}, ensure_ascii=False)[:-1]
+            sys.stdout.write(("," if position else "") + f'\n{head}, "samples": [')
+        else:
+            _emit(f"node {n} {model.node_name(n) or ''}")
+        for start in range(0, len(times), SAMPLE_CHUNK):
+            chunk = times[start:start + SAMPLE_CHUNK]
+            result = sample(data, chunk, [n])
+            separator = ("," if start else "") + "\n" if args.json else ""
+            sys.stdout.write(separator + _sample_lines(chunk, result, args.json))
+        if args.json:
+            sys.stdout.write("]}")
+    if args.json:
+        sys.stdout.write("]}\n")
+    return EXIT_OK
+
+
+def _sample_lines(times: np.ndarray, result, as_json: bool) -> str:
+    """One chunk of ``sample`` output, formatted from whole arrays (floats shown as their float32 values)."""
+    columns = (times.astype(np.float32).astype(np.float64).tolist(), result.key[0].tolist(),
+               [BRANCHES[b] for b in result.branch[0].tolist()], result.rot[0].astype(np.float64).tolist(),
+               result.pos[0].astype(np.float64).tolist())
+    if not as_json:
+        return "".join(f"  t={t:<10g} key={k:<5} {b:8} rot={r} pos={p}\n" for t, k, b, r, p in zip(*columns))
+    rows = zip(*columns)
+    finite = all(np.isfinite(a).all() for a in (times, result.rot, result.pos))
+    if not finite:  # JSON has no NaN or Infinity (see _json_safe)
+        return ",\n".join(json.dumps(_json_safe({"t": t, "key": k, "branch": b, "rot": r, "pos": p}),
+                                      allow_nan=False) for t, k, b, r, p in rows)
+    return ",\n".join(f'{{"t": {t!r}, "key": {k}, "branch": "{b}", "rot": {r}, "pos": {p}}}'
+                       for t, k, b, r, p in rows)
+
+
+def cmd_blend(args: argparse.Namespace) -> int:
+    model = open_container(args.file).open_model(args.entry)
+    if not 0 <= args.node < model.node_count:
+        raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
+    matrix = blend(AnimationData.from_model(model), args.node, args.ta, args.tb, args.weight)
+    values = None if matrix is None else [_f32(v) for v in matrix.reshape(-1)]
+    lines = ["no pose (neither sample is taken)"] if values is None else [
+        " ".join(f"{v:12.6g}" for v in values[r * 4:r * 4 + 4]) for r in range(4)]
+    _out(args, {"matrix": values}, lines)
+    return EXIT_OK
+
+
+def cmd_rewrite(args: argparse.Namespace) -> int:
+    container = open_container(args.input)
+    if container.is_model:
+        models = [(None, container.open_model())]
+    elif args.entry:
+        models = [(container._model_entry(args.entry), None)]
+    else:
+        models = [(e, None) for e in container.distinct_model_entries()]
+    for entry, model in models:
+        model = model or container.open_entry(entry)
+        anim = read_animation(model)
+        if args.canonical:
+            anim.canonicalize()
+        write_animation(model, anim)
+        if entry is not None:
+            entry.data = model.to_bytes()
+    write_atomic(args.output, container.to_bytes(), force=args.force)
+    _emit(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("info", help="entries of a file; nodes and counts of its models")
+    p.add_argument("file")
+    p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("validate", help="check files; exit 1 when any has an error")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("roundtrip", help="decode and rewrite in memory; exit 1 unless byte-identical")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_roundtrip)
+
+    p = sub.add_parser("list", help="entries of an archive")
+    p.add_argument("archive")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("extract", help="write one entry's payload to a file")
+    p.add_argument("archive")
+    p.add_argument("name")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
+    p.set_defaults(func=cmd_extract)
+
+    p = sub.add_parser("texture", help="one texture of a library as a PNG")
+    p.add_argument("library")
+    p.add_argument("name")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--mip", type=int, default=0, help="mip level (0: full size)")
+    p.set_defaults(func=cmd_texture)
+
+    p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
+    p.add_argument("file")
+    p.add_argument("--entry")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--times", help="comma-separated times (negative: --times=-1,0.5)")
+    group.add_argument("--frames", help="A:B[:STEP], times A, A+STEP, ... below B")
+    p.add_argument("--nodes", help="comma-separated node indices (default: all)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_sample)
+
+    p = sub.add_parser("blend", help="the runtime's blended matrix of one node (section 4)")
+    p.add_argument("file")
+    p.add_argument("--entry")
+    p.add_argument("--node", type=int, required=True)
+    p.add_argument("--ta", type=float, required=True)
+    p.add_argument("--tb", type=float, required=True)
+    p.add_argument("--weight", type=float, required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_blend)
+
+    p = sub.add_parser("rewrite", help="read and write a file (--canonical: rebuild every map)")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--entry")
+    p.add_argument("--canonical", action="store_true")
+    p.add_argument("--force", action="store_true", help="replace a read-only output")
+    p.set_defaults(func=cmd_rewrite)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        with np.errstate(all="ignore"):  # NaN or huge values in a file are data, not warnings on stderr
+            return args.func(args)
+    except UsageError as exc:
+        _emit(f"usage error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SelectionError as exc:
+        _emit(exc.describe(), file=sys.stderr)
+        return EXIT_USAGE
+    except FormatError as exc:
+        source = (getattr(args, "file", None) or getattr(args, "input", None) or getattr(args, "archive", None)
+                  or getattr(args, "library", ""))
+        _emit(exc.describe(source), file=sys.stderr)
+        return EXIT_BAD_DATA
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        _emit(f"{where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:
+        _emit(f"internal error ({type(exc).__name__}): {exc}; please report it with the file", file=sys.stderr)
+        return EXIT_BAD_DATA
+

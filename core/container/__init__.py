@@ -1,0 +1,1 @@
+"""The NRes container: archives of named entries (nres.md)."""

@@ -1,0 +1,305 @@
+"""Export decisions in plain Python: from a scene read back (io_msh.exp.readback) to a model.
+
+- A model that came from an import keeps its original bytes for everything
+  Blender did not change: a node whose pose at every exported frame equals
+  the runtime's sample of its original track keeps that track (keys, raw
+  rotations, map words); unchanged meshes keep every geometry stream.
+- Changed nodes get new keys (core.animation.keys: reduced within tolerance, every
+  frame, or at the Blender keyframes), written by the canonical rules.
+- A new model (or one whose node structure changed) is built from the
+  scene by core.authoring.build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.animation.keys import Tolerance, author_tracks, quantize_rotations
+from ...core.animation.tracks import Animation, Track, read_animation, write_animation
+from ...core.authoring.build import ModelDef, NodeDef, Part, build_model
+from ...core.container.nres import name_bytes
+from ...core.errors import FormatError, has_errors
+from ...core.msh import streams as S
+from ...core.msh.labels import encode_labels
+from ...core.msh.model import Model
+from ...core.msh.validate import validate_model
+from ..com import conversion as C
+from ..imp.plan import ImportOptions, plan_geometry
+from .materials import MaterialExport, MaterialOptions, plan_materials
+from .readback import SceneMesh, SceneModel
+from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
+
+KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
+FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
+NAME_BYTES = 31  # Res9: 32-byte names with a NUL
+GEOMETRY_STREAMS = (2, 3, 4, 5, 6, 7, 13, 15, 16, 18)
+
+
+@dataclass
+class ExportOptions:
+    keys: str = "REDUCED"
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    # Below these a node's pose counts as unchanged from its original track.
+    same_position: float = SAME_POSITION
+    same_rotation: float = SAME_ROTATION  # radians
+    materials: MaterialOptions = field(default_factory=MaterialOptions)
+    force: bool = False  # replace read-only files
+    # The exported frames are 0 .. an end frame (Blender frame f is MSH time f, as the import shows it):
+    # ACTION the end of the actions' frame range (their manual range, else their last keyframe),
+    # SCENE the scene's end frame, CUSTOM ``end_frame``.
+    frame_range: str = "ACTION"
+    end_frame: int = 0
+
+
+@dataclass
+class ExportResult:
+    model: Model
+    warnings: list[str]
+    edited_nodes: list[int]
+    geometry_rebuilt: bool
+    materials: MaterialExport | None = None
+
+
+def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,
+                    scene_end: int) -> tuple[np.ndarray, list[str]]:
+    """The frames to sample, 0 .. the range's end, and a warning when keyframes lie outside them.
+
+    Frame 0 is the start of the game's clock (time 0), whatever the scene's start frame; frames before
+    it cannot be stored.
+    """
+    if options.frame_range not in FRAME_RANGES:
+        raise FormatError.single("scene", None, f"unknown frame range {options.frame_range!r}")
+    ends = {"ACTION": int(np.ceil(action_end)), "SCENE": scene_end, "CUSTOM": options.end_frame}
+    end = ends[options.frame_range]
+    if end < 0:
+        raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end}, "
+                                                "before frame 0 (the game's time 0)")
+    warnings = []
+    outside = int(((keyframes < 0) | (keyframes > end)).sum())
+    if outside:
+        warnings.append(f"{outside} keyframe(s) lie outside the exported frames 0..{end} and are not exported "
+                        "(frame 0 is the game's time 0)")
+    return np.arange(end + 1, dtype=np.float64), warnings
+
+
+def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
+    """The model to write; raises FormatError naming what cannot be written."""
+    if options.keys not in KEY_MODES:
+        raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
+    rot, pos = C.local_poses(scene.local_matrices)
+    times = (scene.frames - scene.frames[0]).astype(np.float32)
+    source = _source_model(scene)
+    materials = plan_materials(scene.materials, scene.wear, options.materials)
+    warnings: list[str] = [*scene.warnings, *materials.warnings]
+    _check_slots(scene.meshes)
+    if source is not None and not _same_structure(scene, source):
+        warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
+                        "scene, and the original's unknown streams and fields are not carried over")
+        source = None
+    if source is None:
+        model = _new_model(scene, rot, pos, times, options, materials.words)
+        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
+    anim = read_animation(source)
+    edited = _update_tracks(anim, source, scene, rot, pos, times, options)
+    if edited:
+        anim.frame_count = len(times)
+    geometry_same = _same_geometry(scene, source, materials.words)
+    if geometry_same:
+        write_animation(source, anim)
+        _rename_nodes(source, scene)
+        return _checked(ExportResult(source, warnings, edited, False, materials))
+    warnings.append("geometry changed: every geometry stream is rebuilt from the scene; per-vertex streams "
+                    "the scene cannot hold (Res15, Res16, Res18) are dropped"
+                    + (f"; slots other than {S.slot_label(scene.slot_position)} were not imported and are dropped"
+                       if scene.slots_imported != "ALL" and _has_other_slots(source, scene.slot_position) else ""))
+    model = _rebuilt_from(source, scene, anim, materials.words)
+    _rename_nodes(model, scene)
+    return _checked(ExportResult(model, warnings, edited, True, materials))
+
+
+def _checked(result: ExportResult) -> ExportResult:
+    findings = validate_model(result.model)
+    if has_errors(findings):
+        raise FormatError(findings, result.model.name)
+    return result
+
+
+def _source_model(scene: SceneModel) -> Model | None:
+    if scene.source is None:
+        return None
+    return Model.parse(scene.source, scene.model_name)
+
+
+def _same_structure(scene: SceneModel, source: Model) -> bool:
+    if [n.index for n in scene.nodes] != list(range(source.node_count)):
+        return False
+    parents = [None if p == S.NO_INDEX else int(p) for p in source.nodes["parent"]]
+    return [n.parent for n in scene.nodes] == parents
+
+
+# --------------------------------------------------------------------- poses
+def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, times, options) -> list[int]:
+    """Replace the tracks of the nodes Blender changed; returns their indices."""
+    if scene.as_imported:
+        return []
+    same_position, same_rotation = options.same_position, options.same_rotation
+    if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
+        same_position = max(same_position, options.tolerance.position)
+        same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
+    same = same_as_runtime(source, rot, pos, times, same_position, same_rotation)
+    edited = [int(i) for i in np.flatnonzero(~same)]
+    for i, track in zip(edited, _authored(edited, scene, rot, pos, times, options)):
+        anim.tracks[i] = track
+    return edited
+
+
+def _authored(nodes: list[int], scene: SceneModel, rot, pos, times, options: ExportOptions) -> list[Track]:
+    if options.keys == "BLENDER_KEYS":
+        return [_at_blender_keys(i, scene, rot, pos, times) for i in nodes]
+    if not nodes:
+        return []
+    # All nodes in one call: the key reduction tests them together.
+    return author_tracks(rot[nodes], pos[nodes], times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
+
+
+def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
+    frames = scene.frames
+    keyed = scene.keyframes.get(node, np.zeros(0))
+    off_grid = keyed[np.abs(keyed - np.round(keyed)) > 1e-3]
+    if len(off_grid):
+        raise FormatError.single("scene", None, f"node {scene.nodes[node].name!r} has a keyframe at frame "
+                                                f"{off_grid[0]:g}, not on an integer frame; export with "
+                                                "reduced or per-frame keys instead")
+    wanted = np.unique(np.concatenate([[frames[0]], np.round(keyed)]))
+    columns = np.searchsorted(frames, wanted[(wanted >= frames[0]) & (wanted <= frames[-1])])
+    if len(columns) == 1:
+        return Track(times[:1].copy(), pos[node, :1].astype(np.float32), quantize_rotations(rot[node, :1]), False)
+    return Track.from_keys(times[columns], pos[node, columns], quantize_rotations(rot[node, columns]))
+
+
+# --------------------------------------------------------------------- geometry
+def _same_geometry(scene: SceneModel, source: Model, words: list[int]) -> bool:
+    """Whether every mesh is exactly what the import made from the source (and no mesh was added), placed
+    on its node as imported, with no modifier or shape key, with the same batch material on every face.
+
+    Only the slots the import made meshes for are compared; the others stay as the source has them.
+    """
+    stage, lod = divmod(scene.slot_position, S.LODS)
+    planned = plan_geometry(source, ImportOptions(slots=scene.slots_imported, stage=stage, lod=lod))
+    expected = {(m.node, m.slot_position): m for m in planned}
+    found = {(m.node, m.slot): m for m in scene.meshes}
+    if expected.keys() != found.keys():
+        return False
+    for key, mesh in found.items():
+        plan = expected[key]
+        if (mesh.modified or not np.allclose(mesh.offset, np.eye(4), atol=1e-6)
+                or mesh.stored_triangles is None or mesh.stored_positions.shape != plan.positions.shape
+                or not np.array_equal(mesh.stored_triangles, plan.triangles)
+                or np.abs(mesh.stored_positions - plan.positions).max(initial=0) > 1e-6
+                or mesh.stored_uvs is None or np.abs(mesh.stored_uvs - plan.uvs).max(initial=0) > 1e-6
+                or not np.array_equal(np.array(words)[mesh.face_materials],
+                                      np.array(plan.materials)[plan.face_materials])):
+            return False
+    return True
+
+
+def _has_other_slots(source: Model, position: int) -> bool:
+    used = source.nodes["slots"] != S.NO_INDEX
+    return bool(np.delete(used, position, axis=1).any())
+
+
+def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
+    parts = []
+    for mesh in scene.meshes:
+        if len(mesh.positions) > 0x10000:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.stored_positions)} vertices, "
+                                                    f"{len(mesh.positions)} once split where normals or UVs differ "
+                                                    "(MSH stores one normal and UV per vertex); a part holds at "
+                                                    "most 65536: split the mesh or merge by distance")
+        if len(mesh.triangles) == 0:
+            continue
+        per_material = np.bincount(mesh.face_materials)
+        if per_material.max() * 3 > 0xFFFF:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {per_material.max()} triangles with one "
+                                                    "material; MSH draws at most 21845 per material and part: "
+                                                    "split the mesh or give its faces more materials")
+        parts.append(Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
+                          slot=mesh.slot, face_words=np.array(words)[mesh.face_materials]))
+    return parts
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.where(length > 0, v / np.where(length > 0, length, 1), 0.0)
+
+
+def _check_slots(meshes: list[SceneMesh]) -> None:
+    seen: dict[tuple[int, int], str] = {}
+    for mesh in meshes:
+        if not 0 <= mesh.slot < 15:
+            raise FormatError.single("scene", None, f"mesh {mesh.name!r}: msh_slot {mesh.slot} is not 0..14")
+        key = (mesh.node, mesh.slot)
+        if key in seen:
+            raise FormatError.single("scene", None, f"meshes {seen[key]!r} and {mesh.name!r} are on the same node "
+                                                    f"and slot {mesh.slot}: join them or set msh_slot")
+        seen[key] = mesh.name
+
+
+# --------------------------------------------------------------------- names
+def _rename_nodes(model: Model, scene: SceneModel) -> None:
+    """Store the new names of renamed nodes where the import read their names: Res9 when the node has a
+    name there, else its Res10 label (digest fact 9; msh-core.md 8.3 names Res10 for a rename)."""
+    renamed = [(i, node) for i, node in enumerate(scene.nodes) if node.renamed]
+    if not renamed:
+        return
+    names = model.node_names_raw.copy()
+    labels = list(model.labels) + [None] * max(0, model.node_count - len(model.labels))
+    for i, node in renamed:
+        if i < len(names) and names[i].rstrip(b"\0"):
+            names[i] = _stored_name(node, NAME_BYTES)
+        else:
+            labels[i] = _stored_name(node, None)
+    if len(names):
+        model.set_stream(9, names.tobytes())
+    model.set_stream(10, encode_labels(labels), attr1=len(labels))
+
+
+def _stored_name(node, limit: int | None) -> bytes:
+    """The node's name in code page 1251; raises FormatError naming the bone or Empty when it cannot be stored."""
+    try:
+        raw = name_bytes(node.name)
+    except FormatError:
+        raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} cannot be "
+                                                "stored in code page 1251; rename it") from None
+    if limit is not None and len(raw) > limit:
+        raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} is {len(raw)} "
+                                                f"bytes; MSH node names hold at most {limit}")
+    return raw
+
+
+# --------------------------------------------------------------------- new models
+def _node_defs(scene: SceneModel) -> list[NodeDef]:
+    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent) for node in scene.nodes]
+
+
+def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words: list[int]) -> Model:
+    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, rot, pos, times, options))
+    anim.fit_frame_count()
+    return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
+
+
+def _rebuilt_from(source: Model, scene: SceneModel, anim: Animation, words: list[int]) -> Model:
+    """Geometry from the scene; nodes' flags, animation and every other stream (names and labels byte for byte,
+    whatever they hold) from the source."""
+    nodes = [NodeDef(b"", None if node["parent"] == S.NO_INDEX else int(node["parent"]), None, int(node["flags"]))
+             for node in source.nodes]
+    produced = {1, 8, 19, *GEOMETRY_STREAMS}
+    extra = [(e.type_id, bytes(e.data), e.attr1, e.attr2, e.attr3) for e in source.archive.entries
+             if e.type_id not in produced]
+    return build_model(ModelDef(nodes, _parts(scene, words), anim, extra, stream_name=_stream_name(scene)))
+
+
+def _stream_name(scene: SceneModel) -> str:
+    return scene.model_name.encode("cp1251", "replace")[:35].decode("cp1251")

@@ -1,0 +1,338 @@
+"""Creating Blender data from import plans, in one pass (the build step after io_msh.imp.plan).
+
+Everything created is recorded, so that a failure part-way removes it all
+again: an import either completes or leaves the scene as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ...core.errors import printable
+from ...core.msh import streams as S
+from ..com import compat
+from ..com import props as P
+from ..exp.readback import curves_fingerprint
+from .materials import BASE_UV, LIGHTMAP_UV, build_material
+from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
+
+
+class Created:
+    """Every datablock an import made, for cleanup on failure."""
+
+    def __init__(self) -> None:
+        self.ids: list[bpy.types.ID] = []
+
+    def add(self, block):
+        self.ids.append(block)
+        return block
+
+    def remove_all(self) -> None:
+        collections = {
+            bpy.types.Object: bpy.data.objects, bpy.types.Mesh: bpy.data.meshes,
+            bpy.types.Material: bpy.data.materials, bpy.types.Armature: bpy.data.armatures,
+            bpy.types.Action: bpy.data.actions, bpy.types.Collection: bpy.data.collections,
+            bpy.types.Image: bpy.data.images,
+        }
+        for block in reversed(self.ids):
+            for kind, data in collections.items():
+                if isinstance(block, kind) and block.name in data and data[block.name] == block:
+                    data.remove(block)
+                    break
+        self.ids.clear()
+
+
+def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix: Matrix,
+                 set_frame_range: bool = True, progress: Callable[[int], None] | None = None) -> list[bpy.types.Object]:
+    """Build every planned model; on any exception, remove what was made and re-raise."""
+    created = Created()
+    try:
+        _leave_edit_modes(context)
+        roots = [_build_root(context, plan, root_matrix, created) for plan in plans]
+        bones = _build_bones([(plan, root) for plan, root in zip(plans, roots) if root.type == "ARMATURE"])
+        for i, (plan, root) in enumerate(zip(plans, roots)):
+            node_objects = bones[root.name] if root.type == "ARMATURE" else _build_empties(context, plan, root,
+                                                                                            created)
+            _build_parts(context, plan, root, node_objects, created)
+            _build_animation(plan, root, node_objects, created)
+            root[P.CURVES] = curves_fingerprint(root)
+            if progress:
+                progress(i + 1)
+        if set_frame_range:
+            _set_frame_range(context.scene, plans)
+        _select_only(context, roots)
+    except BaseException:
+        _leave_edit_modes(context)
+        created.remove_all()
+        raise
+    return roots
+
+
+def _leave_edit_modes(context) -> None:
+    active = context.view_layer.objects.active
+    if active is not None and active.mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def _link(context, obj: bpy.types.Object, collection: bpy.types.Collection | None = None) -> None:
+    (collection or context.view_layer.active_layer_collection.collection).objects.link(obj)
+
+
+def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created) -> bpy.types.Object:
+    """The model's root: an armature object (its bones come later) or an Empty, with the import's properties."""
+    mode = plan.options.node_mode
+    if mode == "ARMATURE":
+        armature = created.add(bpy.data.armatures.new(plan.name))
+        root = created.add(bpy.data.objects.new(plan.name, armature))
+    else:
+        root = created.add(bpy.data.objects.new(plan.name, None))
+        root.empty_display_type = "PLAIN_AXES"
+    _link(context, root)
+    root[P.MODEL] = plan.name
+    root[P.SOURCE] = plan.source
+    root[P.SOURCE_PATH] = printable(plan.source_path)
+    root[P.NODE_MODE] = mode
+    root[P.ANIMATION_MODE] = plan.options.animation
+    root[P.SLOTS] = plan.options.slots
+    root[P.SLOT_POSITION] = plan.options.slot_position
+    if plan.wear is not None:
+        root[P.WEAR] = plan.wear
+    # Res19.attr2 is a u32; an ID property int is signed 32-bit, so larger counts are kept as (exact) floats.
+    root[P.FRAME_COUNT] = plan.frame_count if plan.frame_count < 2 ** 31 else float(plan.frame_count)
+    root.matrix_world = root_matrix
+    return root
+
+
+def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
+    lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
+    materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
+    slot_collections: dict[int, bpy.types.Collection] = {}
+    for mesh_plan in plan.meshes:
+        collection = None
+        if mesh_plan.slot_position != plan.options.slot_position:
+            collection = slot_collections.get(mesh_plan.slot_position) or _slot_collection(
+                context, plan, mesh_plan.slot_position, created, slot_collections)
+        obj = _build_mesh(context, mesh_plan, materials, created, collection)
+        _attach(obj, root, node_objects, mesh_plan.node, plan.options.node_mode)
+
+
+# --------------------------------------------------------------------- nodes
+def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, list[str]]:
+    """Bones whose rest matrices are the nodes' rest poses, for every armature in one edit-mode session;
+    returns each armature object's bone names by node index."""
+    names = {}
+    with _edit_mode([root for _plan, root in models]):
+        for plan, root in models:
+            edit_bones = root.data.edit_bones
+            bones = []
+            for node in plan.nodes:
+                bone = edit_bones.new(node.name)
+                bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
+                bone.matrix = Matrix(node.rest_world.tolist())
+                if node.parent is not None:
+                    bone.parent = bones[node.parent]
+                bones.append(bone)
+            names[root.name] = [b.name for b in bones]
+    for plan, root in models:
+        for node, name in zip(plan.nodes, names[root.name]):
+            bone = root.data.bones[name]
+            bone[P.NODE_INDEX] = node.index
+            bone[P.IMPORTED_NAME] = name
+            if node.original_name is not None or name != node.name:
+                bone[P.NAME] = node.original_name or node.name
+            root.pose.bones[name].rotation_mode = "QUATERNION"
+    return names
+
+
+@contextmanager
+def _edit_mode(armatures: list[bpy.types.Object]):
+    """Edit Mode on all ``armatures`` at once, entered in a temporary scene that holds only them: the mode
+    switch updates the view layer it runs in, and the user's may hold any number of models."""
+    if not armatures:
+        yield
+        return
+    scene = bpy.data.scenes.new("io_msh import")
+    try:
+        view_layer = scene.view_layers[0]
+        for obj in armatures:
+            scene.collection.objects.link(obj)
+        with bpy.context.temp_override(scene=scene, view_layer=view_layer, active_object=armatures[0],
+                                       object=armatures[0], selected_objects=armatures,
+                                       selected_editable_objects=armatures):
+            view_layer.objects.active = armatures[0]
+            for obj in armatures:
+                obj.select_set(True, view_layer=view_layer)
+            bpy.ops.object.mode_set(mode="EDIT")
+            try:
+                yield
+            finally:
+                bpy.ops.object.mode_set(mode="OBJECT")
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
+def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Created) -> list[bpy.types.Object]:
+    empties = []
+    size = max(0.05, float(np.median([n.bone_length for n in plan.nodes])) if plan.nodes else 0.1)
+    for node in plan.nodes:
+        obj = created.add(bpy.data.objects.new(node.name, None))
+        _link(context, obj)
+        obj.empty_display_type = "ARROWS"
+        obj.empty_display_size = size
+        obj.parent = root if node.parent is None else empties[node.parent]
+        obj.rotation_mode = "QUATERNION"
+        obj.location = node.rest_location.tolist()
+        obj.rotation_quaternion = node.rest_rotation.tolist()
+        obj[P.NODE_INDEX] = node.index
+        obj[P.IMPORTED_NAME] = obj.name
+        if node.original_name is not None or obj.name != node.name:
+            obj[P.NAME] = node.original_name or node.name
+        empties.append(obj)
+    return empties
+
+
+# --------------------------------------------------------------------- meshes
+def _slot_collection(context, plan, position, created, cache) -> bpy.types.Collection:
+    collection = created.add(bpy.data.collections.new(f"{plan.name} {S.slot_label(position)}"))
+    collection[P.SLOT] = position
+    context.view_layer.active_layer_collection.collection.children.link(collection)
+    collection.hide_viewport = True
+    collection.hide_render = True
+    cache[position] = collection
+    return collection
+
+
+def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection) -> bpy.types.Object:
+    mesh = created.add(bpy.data.meshes.new(plan.name))
+    tris = plan.triangles
+    mesh.vertices.add(len(plan.positions))
+    mesh.vertices.foreach_set("co", plan.positions.astype(np.float32).ravel())
+    mesh.loops.add(tris.size)
+    mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
+    mesh.polygons.add(len(tris))
+    mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
+    mesh.polygons.foreach_set("material_index", plan.face_materials.astype(np.int32))
+    mesh.polygons.foreach_set("use_smooth", np.ones(len(tris), bool))
+    for index in plan.materials:
+        mesh.materials.append(materials[index])
+    mesh.uv_layers.new(name=BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
+    if plan.lightmap_uvs is not None:
+        mesh.uv_layers.new(name=LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
+    mesh.update()
+    mesh.validate(clean_customdata=False)
+    mesh.normals_split_custom_set_from_vertices(plan.normals.astype(np.float32).tolist())
+    obj = created.add(bpy.data.objects.new(plan.name, mesh))
+    _link(context, obj, collection)
+    obj[P.NODE_INDEX] = plan.node
+    obj[P.SLOT] = plan.slot_position
+    return obj
+
+
+def _attach(obj, root, node_objects, node: int, mode: str) -> None:
+    """Rigid attachment to the node (digest fact 7): child of its Empty, or of its bone."""
+    if mode == "EMPTIES":
+        obj.parent = node_objects[node]
+        return
+    bone = root.data.bones[node_objects[node]]
+    obj.parent = root
+    obj.parent_type = "BONE"
+    obj.parent_bone = bone.name
+    # A bone parent places children at the bone's tail; move them back to its head.
+    obj.matrix_parent_inverse = Matrix.Translation((0.0, -bone.length, 0.0))
+
+
+# --------------------------------------------------------------------- animation
+def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> None:
+    if not plan.channels:
+        return
+
+    def new_action(name: str) -> bpy.types.Action:
+        """An action whose manual frame range is the model's frames 0 .. frame_count - 1 (what the export's
+        default Action range writes back)."""
+        action = created.add(bpy.data.actions.new(name))
+        action.use_frame_range = True
+        action.frame_start, action.frame_end = 0, min(max(plan.frame_count - 1, 0), BLENDER_LAST_FRAME)
+        return action
+
+    if plan.options.node_mode == "ARMATURE":
+        target = compat.ChannelTarget(new_action(f"{plan.name}Action"), root, root.name)
+        for channel in plan.channels:
+            bone = node_objects[channel.node]
+            _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel)
+        return
+    shared = new_action(f"{plan.name}Action") if compat.one_action_animates_many_ids() else None
+    for channel in plan.channels:
+        obj = node_objects[channel.node]
+        action = shared or new_action(f"{plan.name}|{obj.name}")
+        _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel)
+
+
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan) -> None:
+    for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation)):
+        for index in range(values.shape[1]):
+            write_keys(target.new_fcurve(prefix + path, index, group), channel.frames, values[:, index])
+
+
+def write_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
+    """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set)."""
+    points = fcurve.keyframe_points
+    points.add(len(frames))
+    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+    points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
+    fcurve.update()
+
+
+# --------------------------------------------------------------------- scene
+def _set_frame_range(scene, plans: list[ModelPlan]) -> None:
+    animated = [p.frame_count for p in plans if p.channels]
+    if animated:
+        scene.frame_start = 0
+        scene.frame_end = min(max(max(animated) - 1, 0), BLENDER_LAST_FRAME)
+        if scene.frame_current != 0:  # the first frame, where the model shows its rest (its first keys)
+            scene.frame_current = 0
+
+
+def _select_only(context, objects) -> None:
+    for obj in context.selected_objects:
+        obj.select_set(False)
+    for obj in objects:
+        obj.select_set(True)
+    if objects:
+        context.view_layer.objects.active = objects[0]
+
+
+def remove_model(root: bpy.types.Object) -> None:
+    """Remove an imported model and every datablock only it used: the inverse of an import."""
+    remove_models([root])
+
+
+def remove_models(roots: list[bpy.types.Object]) -> None:
+    """Remove imported models and every datablock only they used (objects, meshes, armatures, actions,
+    materials, images, their slot collections). One batch removal, so that Blender rebuilds its dependency
+    graph once, not once per datablock or model."""
+    objects = [o for root in roots for o in (root, *root.children_recursive)]
+    data = {o.data for o in objects if o.data is not None}
+    actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
+    materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
+    images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes
+              if n.type == "TEX_IMAGE" and n.image is not None}
+    users = bpy.data.user_map(subset=data | actions | materials | images)
+    doomed = set(objects)
+    for group in (data, actions, materials):  # materials after meshes: their users are meshes
+        doomed |= {block for block in group if users[block] <= doomed}
+    # An image's users are the node trees of the materials showing it.
+    trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
+    doomed |= {image for image in images if users[image] <= doomed | trees}
+    # Slot collections left with none of their own objects (Object.users_collection would scan every
+    # collection once per object).
+    doomed |= {c for c in bpy.data.collections if P.SLOT in c and c.all_objects and set(c.all_objects) <= doomed}
+    bpy.data.batch_remove(list(doomed))

@@ -1,0 +1,166 @@
+"""Node materials and images for the looks of io_msh.imp.plan (core.appearance): what the game's device draws.
+
+- base colour = texture x phase diffuse (x lightmap, on its own UV map);
+- alpha = phase ambient alpha (x the texture's alpha unless the material is
+  "lit skin"), used only by the blending modes;
+- OPAQUE draws opaque, BLEND alpha-blends, ADD adds (emission over transparency);
+- every face is two-sided; an atlas cell maps the UVs through a Mapping node,
+  so the mesh keeps the file's UVs.
+
+Images are made once per library entry and shared by every model that uses
+them (found again by their ``msh_texture`` property), and packed into the
+.blend. Pixel rows are flipped so that the picture stands upright in
+Blender, whose V is ``1 - v`` (io_msh.com.conversion): the texel the game shows
+at a UV is the texel Blender shows there.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ...core.appearance.mat0 import ADD, BLEND, OPAQUE
+from ...core.appearance.resolve import Look, TextureRef, decoded
+from ...core.errors import printable
+from ..com import compat
+from ..com import props as P
+
+LIGHTMAP_UV = "Lightmap"
+BASE_UV = "UVMap"
+
+
+def texture_key(ref: TextureRef) -> str:
+    return printable(f"{ref.library}|{ref.entry}")
+
+
+def image_for(ref: TextureRef, created) -> bpy.types.Image:
+    """The Blender image of a library texture: the one an earlier import made, or a new packed one."""
+    key = texture_key(ref)
+    for image in bpy.data.images:
+        if image.get(P.TEXTURE) == key:
+            return image
+    rgba = decoded(ref)
+    height, width = rgba.shape[:2]
+    image = created.add(bpy.data.images.new(ref.entry, width, height, alpha=True))
+    image.pixels.foreach_set((np.flipud(rgba).astype(np.float32) / 255.0).ravel())
+    image.pack()
+    image[P.TEXTURE] = key
+    return image
+
+
+def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Material:
+    material = created.add(bpy.data.materials.new(look.label))
+    material[P.MATERIAL] = look.wear_index
+    if look.listed:
+        material[P.WEAR_NAME] = look.name
+    if look.lightmap_index is not None:
+        material[P.LIGHTMAP] = look.lightmap_index
+    if look.material_entry is not None:
+        material[P.MAT0] = look.material_entry
+    material.use_backface_culling = False  # digest fact 16: every batch is two-sided
+    material.diffuse_color = look.diffuse
+    tree = compat.material_node_tree(material)
+    _Graph(tree, look, created, with_lightmap_uvs).build()
+    if look.blend in (BLEND, ADD):
+        material.blend_method = "BLEND"
+        material.surface_render_method = "BLENDED"
+    return material
+
+
+class _Graph:
+    """The node tree of one look, laid out left to right."""
+
+    def __init__(self, tree, look: Look, created, with_lightmap_uvs: bool) -> None:
+        self.tree, self.look, self.created = tree, look, created
+        self.lightmap = look.lightmap if with_lightmap_uvs else None
+        tree.nodes.clear()
+
+    def node(self, kind: str, x: float, y: float, **settings):
+        node = self.tree.nodes.new(kind)
+        node.location = (x, y)
+        for key, value in settings.items():
+            setattr(node, key, value)
+        return node
+
+    def link(self, output, input_) -> None:
+        self.tree.links.new(output, input_)
+
+    def build(self) -> None:
+        look = self.look
+        out = self.node("ShaderNodeOutputMaterial", 900, 0)
+        colour, alpha = self._colour_and_alpha()
+        if look.blend == ADD:
+            emission = self.node("ShaderNodeEmission", 500, 100)
+            self._feed(colour, emission.inputs["Color"])
+            self._feed(alpha, emission.inputs["Strength"])
+            add = self.node("ShaderNodeAddShader", 700, 0)
+            self.link(self.node("ShaderNodeBsdfTransparent", 500, -100).outputs[0], add.inputs[1])
+            self.link(emission.outputs[0], add.inputs[0])
+            self.link(add.outputs[0], out.inputs["Surface"])
+            return
+        bsdf = self.node("ShaderNodeBsdfPrincipled", 500, 0)
+        self._feed(colour, bsdf.inputs["Base Color"])
+        if look.blend == BLEND:
+            self._feed(alpha, bsdf.inputs["Alpha"])
+        self.link(bsdf.outputs[0], out.inputs["Surface"])
+
+    def _feed(self, value, socket) -> None:
+        if isinstance(value, bpy.types.NodeSocket):
+            self.link(value, socket)
+        else:
+            socket.default_value = value
+
+    def _colour_and_alpha(self):
+        """The base colour and alpha: constants, or sockets when a texture drives them."""
+        look = self.look
+        rgb, alpha = (*look.diffuse[:3], 1.0), look.diffuse[3]
+        if look.texture is None and self.lightmap is None:
+            return rgb, alpha
+        colour_socket = alpha_socket = None
+        if look.texture is not None:
+            texture = self._image(look.texture, BASE_UV, 0, look.cell)
+            self.tree.nodes.active = texture  # Workbench's texture colour shows the active image
+            colour_socket = self._multiply(texture.outputs["Color"], rgb, 100)
+            if look.blend != OPAQUE and not look.lit_skin:
+                alpha_socket = self._math_multiply(texture.outputs["Alpha"], alpha, 100)
+        if self.lightmap is not None:
+            lightmap = self._image(self.lightmap, LIGHTMAP_UV, -350, None)
+            first = colour_socket if colour_socket is not None else rgb
+            colour_socket = self._multiply(lightmap.outputs["Color"], first, 300)
+        return colour_socket, alpha_socket if alpha_socket is not None else alpha
+
+    def _image(self, ref: TextureRef, uv_map: str, y: float, cell):
+        uv = self.node("ShaderNodeUVMap", -700, y, uv_map=uv_map)
+        vector = uv.outputs["UV"]
+        if cell is not None:
+            vector = self._cell_mapping(vector, cell, y)
+        texture = self.node("ShaderNodeTexImage", -250, y, image=image_for(ref, self.created))
+        self.link(vector, texture.inputs["Vector"])
+        return texture
+
+    def _cell_mapping(self, vector, cell, y: float):
+        """Direct3D u' = u0 + u * du, v' = v0 + v * dv, written for Blender's V = 1 - v."""
+        u0, v0, du, dv = cell
+        mapping = self.node("ShaderNodeMapping", -480, y, vector_type="POINT")
+        mapping.inputs["Location"].default_value = (u0, 1.0 - v0 - dv, 0.0)
+        mapping.inputs["Scale"].default_value = (du, dv, 1.0)
+        self.link(vector, mapping.inputs["Vector"])
+        return mapping.outputs["Vector"]
+
+    def _multiply(self, socket, other, x: float):
+        mix = self.node("ShaderNodeMix", x, 0, data_type="RGBA", blend_type="MULTIPLY")
+        mix.inputs["Factor"].default_value = 1.0
+        self.link(socket, _colour_socket(mix.inputs, "A"))
+        self._feed(other, _colour_socket(mix.inputs, "B"))
+        return _colour_socket(mix.outputs, "Result")
+
+    def _math_multiply(self, socket, factor: float, x: float):
+        math = self.node("ShaderNodeMath", x, -200, operation="MULTIPLY")
+        self.link(socket, math.inputs[0])
+        math.inputs[1].default_value = factor
+        return math.outputs[0]
+
+
+def _colour_socket(sockets, name: str):
+    """The Mix node's colour socket of that name (it has one of each name per data type)."""
+    return next(s for s in sockets if s.name == name and s.type == "RGBA")

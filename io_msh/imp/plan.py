@@ -1,0 +1,294 @@
+"""Import planning: everything the importer will create, decided in plain Python before any Blender data.
+
+Like glTF-Blender-IO's virtual node tree: names, parents, rest matrices,
+mesh arrays and F-curve values are computed here (no bpy), so a bad file
+fails before the scene is touched and the mapping is testable anywhere.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...core.animation.tracks import track_starts
+from ...core.appearance.resolve import Libraries, Look, find_libraries, resolve_looks
+from ...core.appearance.wear import Wear, parse_wear, wear_entry
+from ...core.container.nres import Entry
+from ...core.errors import FormatError, has_errors
+from ...core.files import Container, names_in, open_container
+from ...core.msh import streams as S
+from ...core.msh.model import Model
+from ...core.msh.validate import validate_model
+from ..com import conversion as C
+from .animation import ChannelPlan, has_non_canonical_maps, plan_channels
+
+BONE_NAME_BYTES = 63
+BLENDER_LAST_FRAME = 1_048_574  # MAXFRAME: the scene range cannot end later
+
+
+@dataclass
+class ImportOptions:
+    node_mode: str = "ARMATURE"
+    animation: str = "FAITHFUL"
+    slots: str = "CHOSEN"            # CHOSEN: the slot of ``stage`` and ``lod``; ALL: every slot
+    stage: int = 0                   # damage stage (digest fact 20): 0 intact
+    lod: int = 0                     # 0..3 distance LOD, 4 first-person view
+    entry_filter: str = ""           # patterns separated by ',' or ';'; empty: every model
+    entry_indices: tuple[int, ...] | None = None  # archive entries by index (batch): names may repeat
+    name_bytes: int = BONE_NAME_BYTES  # the longest name Blender keeps (bones: 63 bytes)
+    game_folders: tuple[str, ...] = ()  # where to look for Material.lib, Textures.lib, LightMap.lib
+
+    @property
+    def slot_position(self) -> int:
+        return S.slot_position(self.stage, self.lod)
+
+
+@dataclass
+class NodePlan:
+    index: int
+    name: str                  # the name Blender will get
+    original_name: str | None  # set when ``name`` had to be shortened or de-duplicated
+    parent: int | None
+    rest_location: np.ndarray  # (3,) local, first key (digest fact 4)
+    rest_rotation: np.ndarray  # (4,) Blender quaternion, local, normalised
+    rest_world: np.ndarray     # (4, 4) relative to the model root
+    bone_length: float
+
+
+@dataclass
+class MeshPlan:
+    node: int
+    slot_position: int         # a * 5 + b in the node's slot table
+    slot_index: int            # index into Res2's slots
+    name: str
+    positions: np.ndarray      # (n, 3) node-local
+    normals: np.ndarray        # (n, 3)
+    triangles: np.ndarray      # (m, 3) indices into positions
+    uvs: np.ndarray            # (3m, 2) per loop, Blender V
+    lightmap_uvs: np.ndarray | None
+    face_materials: np.ndarray  # (m,) index into ``materials``
+    materials: list[int]       # batch material words used by this mesh (keys of ModelPlan.looks)
+
+
+@dataclass
+class ModelPlan:
+    name: str
+    source: bytes
+    source_path: str
+    options: ImportOptions
+    frame_count: int
+    nodes: list[NodePlan]
+    meshes: list[MeshPlan]
+    looks: dict[int, Look]     # by batch material word
+    channels: list[ChannelPlan]
+    warnings: list[str] = field(default_factory=list)
+    wear: bytes | None = None  # the model's WEAR text as read (for a lossless export)
+
+
+def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
+    """Plans for the models of a file (every model of an archive, filtered by ``entry_filter``).
+
+    Raises FormatError when the file or any chosen model is invalid, OSError when unreadable.
+    """
+    container = open_container(path)
+    if container.is_model:
+        return [plan_model(container, None, options)]
+    entries, aliases = _chosen(container, options, str(path))
+    plans = [plan_model(container, entry, options) for entry in entries]
+    plans[0].warnings += aliases
+    return plans
+
+
+def matching_models(models: list[str], patterns: str) -> list[str]:
+    """The model names matching any wildcard pattern (separated by ',' or ';', case-insensitive); all if none."""
+    wanted = [p.strip().lower() for p in patterns.replace(";", ",").split(",") if p.strip()]
+    return [m for m in models if not wanted or any(fnmatch.fnmatchcase(m.lower(), p) for p in wanted)]
+
+
+def _chosen(container: Container, options: ImportOptions, path: str) -> tuple[list[Entry], list[str]]:
+    """The model entries to import, and a warning for each one whose bytes an earlier one already holds
+    (entries may alias one payload: each payload is imported once)."""
+    models = container.model_entries()
+    if options.entry_indices is not None:
+        entries = container.archive.entries
+        chosen = [entries[i] for i in options.entry_indices if 0 <= i < len(entries) and entries[i].is_model]
+        if len(chosen) != len(options.entry_indices):
+            raise FormatError.single("entry", None, f"entries {list(options.entry_indices)} are not all models", path)
+    else:
+        names = set(matching_models([e.name_str for e in models], options.entry_filter))
+        chosen = [e for e in models if e.name_str in names]
+    if not chosen:
+        what = f"no model matches {options.entry_filter!r}" if models else "the archive holds no model"
+        raise FormatError.single("entry", None, what, path)
+    taken = set(map(id, chosen))
+    unique, aliases = [], []
+    for entry in chosen:
+        if entry.alias_of is not None and id(entry.alias_of) in taken:  # Archive found the shared payload
+            aliases.append(f"{path}: entry {entry.name_str!r} holds the same bytes as {entry.alias_of.name_str!r}: "
+                           "imported once")
+        else:
+            unique.append(entry)
+    return unique, aliases
+
+
+def plan_model(container: Container, entry: Entry | None, options: ImportOptions) -> ModelPlan:
+    model = container.open_model() if entry is None else container.open_entry(entry)
+    findings = validate_model(model)
+    where = f"{container.path}:{entry.name_str}" if entry is not None else container.path
+    if has_errors(findings):
+        raise FormatError(findings, where)
+    warnings = [f.format(where) for f in findings]
+    if model.is_legacy:  # digest fact 12: the root carries the bytes; an export copies them through
+        return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
+                         [], [], {}, [], warnings)
+    nodes = _plan_nodes(model, options)
+    meshes, used_materials, mesh_warnings = _plan_meshes(model, nodes, options)
+    wear_bytes, wear, wear_warnings = _model_wear(container, model.name)
+    libraries = Libraries(find_libraries(container.path, list(options.game_folders)))
+    looks, look_warnings = resolve_looks(sorted(used_materials), wear, libraries)
+    if used_materials and not libraries.paths:
+        look_warnings.append("Material.lib, Textures.lib and LightMap.lib were not found next to the file, in its "
+                             "parent folders or in the game folder: materials are placeholders")
+    warnings += [f"{where}: {w}" for w in mesh_warnings + wear_warnings + look_warnings]
+    channels = []
+    if options.animation != "NONE":
+        channels = plan_channels(model, nodes, options.animation, options.node_mode)
+        if options.animation == "KEYS" and has_non_canonical_maps(model):
+            warnings.append(f"{where}: the frame map is not canonical; KEYS shows the keys, "
+                            "FAITHFUL shows what the game plays")
+        if channels and model.frame_count - 1 > BLENDER_LAST_FRAME:
+            warnings.append(f"{where}: frame count {model.frame_count} runs past Blender's last frame "
+                            f"{BLENDER_LAST_FRAME}; the scene's frame range stops there")
+    return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
+                     nodes, meshes, looks, channels, warnings, wear_bytes)
+
+
+def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, Wear | None, list[str]]:
+    """The model's WEAR text: its archive's entry, or for a model file a ``STEM.wea`` file beside it."""
+    if container.is_model:
+        path = Path(container.path)
+        try:
+            sibling = path.parent / names_in(path.parent)[f"{path.stem}.wea".lower()]
+        except (OSError, KeyError):
+            sibling = None
+        data = sibling.read_bytes() if sibling is not None and sibling.is_file() else None
+    else:
+        entry = wear_entry(container.archive, model_name)
+        data = bytes(entry.data) if entry is not None else None
+    if data is None:
+        return None, None, []
+    try:
+        return data, parse_wear(data), []
+    except FormatError as exc:
+        return data, None, [f"the material list is unreadable ({exc.findings[0].message}): materials are "
+                            "placeholders"]
+
+
+def plan_geometry(model: Model, options: ImportOptions) -> list[MeshPlan]:
+    """Only the meshes an import makes of a valid model (what the exporter compares against)."""
+    return _plan_meshes(model, _plan_nodes(model, options), options)[0]
+
+
+# --------------------------------------------------------------------- nodes
+def unique_names(wanted: list[str], limit: int) -> list[str]:
+    """Names shortened to ``limit`` UTF-8 bytes and de-duplicated with ``.NNN`` suffixes."""
+    taken: set[str] = set()
+    out = []
+    for name in wanted:
+        base = _shorten(name, limit)
+        candidate, n = base, 0
+        while candidate in taken:
+            n += 1
+            suffix = f".{n:03d}"
+            candidate = _shorten(name, limit - len(suffix)) + suffix
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def _shorten(name: str, limit: int) -> str:
+    raw = name.encode("utf-8")[:limit]
+    return raw.decode("utf-8", "ignore")
+
+
+def _plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
+    nodes = model.nodes
+    keys = model.keys
+    wanted = [model.node_name(i) or f"node_{i}" for i in range(len(nodes))]
+    final = unique_names(wanted, options.name_bytes)
+    starts = track_starts(model)
+    rest_rot = C.normalized(C.blender_quaternions(S.decode_rotations(keys["rot"][starts])))
+    rest_loc = keys["pos"][starts].astype(np.float64)
+    local = C.matrices(rest_rot, rest_loc)
+    parents = [None if p == S.NO_INDEX else int(p) for p in nodes["parent"]]
+    world = np.array(local)
+    for i, p in enumerate(parents):  # validated: parents precede or the model has no cycle
+        if p is not None:
+            world[i] = world[p] @ local[i]
+    size = _model_size(model)
+    plans = []
+    for i in range(len(nodes)):
+        children = [world[c][:3, 3] for c, p in enumerate(parents) if p == i]
+        distances = [np.linalg.norm(c - world[i][:3, 3]) for c in children]
+        length = max(min([d for d in distances if d > 1e-4], default=size * 0.1), size * 0.02, 1e-3)
+        plans.append(NodePlan(i, final[i], wanted[i] if final[i] != wanted[i] else None, parents[i],
+                              rest_loc[i], rest_rot[i], world[i], float(length)))
+    return plans
+
+
+def _model_size(model: Model) -> float:
+    positions = model.positions
+    if not len(positions):
+        return 1.0
+    return float(max(np.ptp(positions, axis=0).max(), 1e-3))
+
+
+# --------------------------------------------------------------------- meshes
+def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
+    slots, batches, indices = model.slots, model.batches, model.indices
+    positions = model.positions
+    normals = S.decode_normals(model.normals_raw) if len(model.normals_raw) >= len(positions) else None
+    uvs = S.decode_uvs(model.uvs_raw) if len(model.uvs_raw) >= len(positions) else None
+    lightmap = model.lightmap_uvs_raw
+    lightmap = lightmap.astype(np.float64) / 1024.0 if model.stream(18) is not None and \
+        len(lightmap) >= len(positions) else None
+    positions_wanted = range(15) if options.slots == "ALL" else (options.slot_position,)
+    meshes, used, warnings = [], set(), []
+    for node in nodes:
+        for position in positions_wanted:
+            slot_index = int(model.nodes[node.index]["slots"][position])
+            if slot_index == S.NO_INDEX:
+                continue
+            slot = slots[slot_index]
+            faces, materials = [], []
+            for b in range(int(slot["batch_start"]), int(slot["batch_start"]) + int(slot["batch_count"])):
+                batch = batches[b]
+                start, count = int(batch["index_start"]), int(batch["index_count"])
+                if count % 3:
+                    warnings.append(f"Res13[{b}]: {count} indices is not a whole number of triangles; "
+                                    f"the last {count % 3} are ignored")
+                tri = indices[start:start + count - count % 3].astype(np.int64).reshape(-1, 3)
+                tri += int(batch["base_vertex"])
+                faces.append(tri)
+                materials.append(np.full(len(tri), int(batch["material"])))
+            if not faces or not sum(len(f) for f in faces):
+                continue
+            tri = np.concatenate(faces)
+            face_material = np.concatenate(materials)
+            used_vertices, local_tri = np.unique(tri, return_inverse=True)
+            local_tri = local_tri.reshape(-1, 3)
+            mesh_materials = sorted(set(face_material.tolist()))
+            used.update(mesh_materials)
+            loops = local_tri.reshape(-1)
+            uv = C.blender_uvs(uvs[used_vertices][loops]) if uvs is not None else np.zeros((len(loops), 2))
+            name = node.name if position == options.slot_position else f"{node.name} {S.slot_label(position)}"
+            meshes.append(MeshPlan(
+                node.index, position, slot_index, name, positions[used_vertices].astype(np.float64),
+                normals[used_vertices] if normals is not None else np.zeros((len(used_vertices), 3)),
+                local_tri, uv,
+                C.blender_uvs(lightmap[used_vertices][loops]) if lightmap is not None else None,
+                np.searchsorted(mesh_materials, face_material), mesh_materials))
+    return meshes, used, warnings
