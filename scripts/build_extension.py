@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = ("tests/", "scripts/", "benchmarks/", "samples/", ".venv", ".ci/", ".git/", "__pycache__", "out/")
-REQUIRED = ("blender_manifest.toml", "__init__.py", "io_msh/__init__.py", "core/__init__.py")
+REQUIRED = ("blender_manifest.toml", "LICENSE", "__init__.py", "io_msh/__init__.py", "core/__init__.py")
 
 
 def blender_ext_tool() -> Path:

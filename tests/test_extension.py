@@ -45,3 +45,13 @@ def test_extension_package_registers_and_unregisters_in_blender(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "registered and unregistered" in result.stdout
+
+
+def test_manifest_licence_is_the_license_file_and_names_no_placeholder():
+    import tomllib
+
+    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
+    text = (ROOT / "LICENSE").read_text()
+    assert "GNU GENERAL PUBLIC LICENSE" in text and "Version 3, 29 June 2007" in text
+    assert "example" not in manifest.get("website", "")

@@ -149,3 +149,61 @@ def test_long_segments_are_found_whole_while_other_nodes_need_a_key_every_frame(
     assert len(anim.tracks[3].times) == frames
     pos_err, rot_err = reproduction_error(anim, rot, pos)
     assert pos_err <= TOL.position and rot_err <= np.radians(TOL.rotation_deg)
+
+
+def _greedy_one_node(times, decoded, pos, rot, tol_pos, tol_rot) -> list[int]:
+    """The documented search, one node and one segment at a time: from a key, the farthest of the next
+    four frames that fits; when all four fit (before the last frame), doubling, then bisection."""
+    from core.animation.keys import rotation_error
+    from core.animation.sampler import lerp, slerp
+
+    def fits(s, e):
+        a = ((times[s:e + 1] - times[s]) / (times[e] - times[s])).astype(np.float32)
+        q = slerp(np.broadcast_to(decoded[s], (len(a), 4)), np.broadcast_to(decoded[e], (len(a), 4)), a)
+        p = lerp(pos[s], pos[e], a)
+        return bool((np.abs(p - pos[s:e + 1]).max(axis=-1) <= tol_pos).all()
+                    and (rotation_error(q, rot[s:e + 1]) <= tol_rot).all())
+
+    last, keys, s = len(times) - 1, [0], 0
+    while s < last:
+        window = [min(s + k, last) for k in range(1, 5)]
+        fitting = [True] + [fits(s, e) for e in window[1:]]
+        if not (fitting[-1] and window[-1] < last):
+            s = max(e for e, ok in zip(window, fitting) if ok)
+        else:
+            good, bad = window[-1], 0
+            while not bad:
+                reach = min(2 * good - s, last)
+                if not fits(s, reach):
+                    bad = reach
+                elif reach == last:
+                    good = bad = last + 1  # reached the end
+                else:
+                    good = reach
+            if good == last + 1:
+                good = last
+            else:
+                while bad - good > 1:
+                    middle = (good + bad) // 2
+                    good, bad = (middle, bad) if fits(s, middle) else (good, middle)
+            s = good
+        keys.append(s)
+    return keys
+
+
+@pytest.mark.parametrize("make", [smooth, jerky, sparse])
+def test_reduced_keys_are_those_of_the_documented_search(make):
+    """The vectorised search (all nodes per call, windows tested ahead where keys come dense) chooses the
+    keys that the plain one-segment-at-a-time search chooses."""
+    from core.animation.keys import _reduced_frames
+    from core.msh import streams as S
+
+    rng = np.random.default_rng(zlib.crc32(make.__name__.encode()))
+    rot, pos = make(rng, n=5)
+    rot, pos = rot[:, :120].astype(np.float64), pos[:, :120].astype(np.float32)
+    times = np.arange(rot.shape[1], dtype=np.float32)
+    decoded = np.array([S.decode_rotations(quantize_rotations(r)) for r in rot]).reshape(rot.shape)
+    tol_rot = np.radians(TOL.rotation_deg)
+    found = _reduced_frames(times, decoded, pos, rot, TOL.position, tol_rot)
+    for node in range(len(rot)):
+        assert found[node] == _greedy_one_node(times, decoded[node], pos[node], rot[node], TOL.position, tol_rot)

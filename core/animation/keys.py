@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..msh import streams as S
-from .sampler import AnimationData, lerp, sample, slerp
+from .sampler import AnimationData, SlerpTerms, lerp, sample, slerp_at
 from .tracks import Animation, Track
 
 
@@ -45,11 +45,13 @@ def quantize_rotations(q: np.ndarray) -> np.ndarray:
     return S.encode_rotations(np.where(((flips - flips[since]) % 2 == 1)[:, None], -q, q))
 
 
-def rotation_error(sampled: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Angle in radians between sampled and target rotations (sign-insensitive, lengths ignored)."""
+def rotation_error(sampled: np.ndarray, target: np.ndarray, target_norm: np.ndarray | None = None) -> np.ndarray:
+    """Angle in radians between sampled and target rotations (sign-insensitive, lengths ignored).
+    ``target_norm``: the targets' lengths when already known (``np.linalg.norm`` over the last axis)."""
     a = np.asarray(sampled, np.float64)
     b = np.asarray(target, np.float64)
-    na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
+    na = np.linalg.norm(a, axis=-1)
+    nb = np.linalg.norm(b, axis=-1) if target_norm is None else target_norm
     degenerate = (na == 0) | (nb == 0)
     dot = np.abs((a * b).sum(-1)) / np.where(degenerate, 1, na * nb)
     angle = 2 * np.arccos(np.clip(dot, 0, 1))
@@ -60,13 +62,16 @@ WINDOW = 4         # segment ends first tried at once per key
 CHUNK = 1 << 16    # (segment, frame) pairs per vectorised test
 
 
-def _segments_fit(times, decoded, pos, rot, nodes, starts, ends, tol_pos, tol_rot) -> np.ndarray:
+def _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot) -> np.ndarray:
     """For each candidate segment (node, start key, end key), whether keys at its two ends reproduce every
     frame between them (section 3.3 math), the runtime's slerp and lerp in float32. Only each segment's own
-    frames are tested, at most CHUNK pairs at a time."""
+    frames are tested, at most CHUNK pairs at a time; what the slerp takes from the keys alone is computed
+    once per segment."""
     lengths = ends - starts + 1
     stops = np.cumsum(lengths)
     fits = np.ones(len(ends), bool)
+    q0, q1 = decoded[nodes, starts], decoded[nodes, ends]
+    terms = SlerpTerms.of(q0, q1)
     for first in range(0, int(stops[-1]) if len(stops) else 0, CHUNK):
         flat = np.arange(first, min(first + CHUNK, int(stops[-1])))
         owner = np.searchsorted(stops, flat, side="right")
@@ -75,9 +80,10 @@ def _segments_fit(times, decoded, pos, rot, nodes, starts, ends, tol_pos, tol_ro
         t0, t1 = times[s], times[e]
         with np.errstate(all="ignore"):
             a = ((times[frames] - t0) / (t1 - t0)).astype(np.float32)
-        q = slerp(decoded[node, s], decoded[node, e], a)
+        q = slerp_at(q0[owner], q1[owner], terms.take(owner), a)
         p = lerp(pos[node, s], pos[node, e], a)
-        ok = (np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos) & (rotation_error(q, rot[node, frames]) <= tol_rot)
+        ok = (np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos) & (
+            rotation_error(q, rot[node, frames], rot_norm[node, frames]) <= tol_rot)
         fits[owner[~ok]] = False
     return fits
 
@@ -86,16 +92,23 @@ def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int
     """Greedy for every node at once: from each key, a far next key whose segment reproduces every frame
     between (``decoded`` (nodes, frames, 4) the quantised rotations, ``rot`` the wanted ones).
 
-    From a key, a node first tries the next WINDOW frames at once and takes the farthest that fits. When
-    all of them fit, it doubles the reach until an end fails, then bisects between the last end that fit
-    and the first that failed. All nodes take one step per round, tested in one vectorised call. Every
-    accepted segment has been checked on all of its frames, so the result is always within tolerance.
+    From a key, a node first tries the next WINDOW frames at once and takes the farthest that fits
+    (``_Openings``, which tests the windows of several keys ahead where keys come dense). When all of them
+    fit, it doubles the reach until an end fails, then bisects between the last end that fit and the first
+    that failed. The growing and narrowing steps of all nodes are tested in one vectorised call per round.
+    Every accepted segment has been checked on all of its frames, so the result is always within tolerance.
     """
     count, last = len(decoded), len(times) - 1
+    rot_norm = np.linalg.norm(np.asarray(rot, np.float64), axis=-1)
+
+    def fit(nodes, starts, ends):
+        return _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot)
+
     chosen = [[0] for _ in range(count)]
     start = np.zeros(count, np.int64)
     good = np.zeros(count, np.int64)  # past the window: the farthest end known to fit
     bad = np.zeros(count, np.int64)   # once an end failed past the window: the nearest that failed
+    openings = _Openings(fit, count, last)
 
     def accept(nodes, ends):
         for node, end in zip(nodes.tolist(), ends.tolist()):
@@ -110,27 +123,79 @@ def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int
         if not len(active):
             return chosen
         opening = active[good[active] == start[active]]
+        for node, reached, onward in openings.walk(opening, start[opening], chosen):
+            start[node] = reached
+            good[node] = min(reached + WINDOW, last) if onward else reached
         growing = active[(good[active] > start[active]) & (bad[active] == 0)]
         narrowing = active[bad[active] > 0]
-        window = np.minimum(start[opening, None] + np.arange(1, WINDOW + 1), last)
+        if not len(growing) + len(narrowing):
+            continue
         reach = np.minimum(2 * good[growing] - start[growing], last)
         middle = (good[narrowing] + bad[narrowing]) // 2
-        nodes = np.concatenate([np.repeat(opening, WINDOW), growing, narrowing])
-        fits = _segments_fit(times, decoded, pos, rot, nodes, start[nodes],
-                             np.concatenate([window.ravel(), reach, middle]), tol_pos, tol_rot)
-        opened = fits[:window.size].reshape(-1, WINDOW)
-        grown, split = np.split(fits[window.size:], [len(growing)])
-        opened[:, 0] = True  # the next frame is always a valid end
-        farthest = window[np.arange(len(opening)), WINDOW - 1 - np.argmax(opened[:, ::-1], axis=1)]
-        onward = opened[:, -1] & (window[:, -1] < last)
-        good[opening[onward]] = window[onward, -1]
-        accept(opening[~onward], farthest[~onward])
+        nodes = np.concatenate([growing, narrowing])
+        grown, split = np.split(fit(nodes, start[nodes], np.concatenate([reach, middle])), [len(growing)])
         good[growing[grown]] = reach[grown]
         bad[growing[~grown]] = reach[~grown]
         done = grown & (reach == last)
         accept(growing[done], reach[done])
         good[narrowing[split]] = middle[split]
         bad[narrowing[~split]] = middle[~split]
+
+
+class _Openings:
+    """The window step of ``_reduced_frames``: from key ``s`` the ends s+1 .. s+WINDOW (clipped to the last
+    frame) are tried, and the answer is the farthest that fits, or "onward" when the last of them fits and
+    lies before the last frame. The answer depends on the key alone, so the windows of the keys after a
+    node's key are tested with it: first one, then twice as many each time a node steps through all it
+    has (dense keys), at most MAX_AHEAD; a node whose window is "onward" starts again from one."""
+
+    MAX_AHEAD = 64
+
+    def __init__(self, fit, count: int, last: int) -> None:
+        self.fit, self.last = fit, last
+        self.ahead = np.ones(count, np.int64)
+        self.first = np.zeros(count, np.int64)               # the first key of each node's tested run
+        self.answers: list[list[tuple[int, bool]]] = [[] for _ in range(count)]  # (farthest, onward) per key
+
+    def _test(self, nodes: np.ndarray, firsts: np.ndarray) -> None:
+        ahead = self.ahead[nodes]
+        keys = np.repeat(firsts - np.cumsum(ahead) + ahead, ahead) + np.arange(int(ahead.sum()))
+        keys = np.minimum(keys, self.last)
+        ends = np.minimum(keys[:, None] + np.arange(1, WINDOW + 1), self.last)
+        tried = ends[:, 1:]  # the next frame is always a valid end: not tested
+        fits = self.fit(np.repeat(np.repeat(nodes, ahead), WINDOW - 1), np.repeat(keys, WINDOW - 1), tried.ravel())
+        fits = np.column_stack([np.ones(len(keys), bool), fits.reshape(-1, WINDOW - 1)])
+        farthest = ends[np.arange(len(keys)), WINDOW - 1 - np.argmax(fits[:, ::-1], axis=1)]
+        onward = fits[:, -1] & (ends[:, -1] < self.last)
+        answers = list(zip(farthest.tolist(), onward.tolist()))
+        self.first[nodes] = firsts
+        for node, stop, size in zip(nodes.tolist(), np.cumsum(ahead).tolist(), ahead.tolist()):
+            self.answers[node] = answers[stop - size:stop]
+
+    def walk(self, nodes: np.ndarray, starts: np.ndarray, chosen: list[list[int]]):
+        """For each node standing on a key: (node, key reached, onward). It takes window steps, adding each
+        key to ``chosen``, until a window is "onward", the last frame is reached, or its tested keys end."""
+        offset = starts - self.first[nodes]
+        stale = (offset < 0) | (offset >= [len(self.answers[n]) for n in nodes.tolist()])
+        if stale.any():
+            self._test(nodes[stale], starts[stale])
+        for node, key in zip(nodes.tolist(), starts.tolist()):
+            first, answers = int(self.first[node]), self.answers[node]
+            while True:
+                farthest, onward = answers[key - first]
+                if onward:
+                    self.ahead[node] = 1
+                    yield node, key, True
+                    break
+                key = farthest
+                chosen[node].append(key)
+                if key >= self.last:
+                    yield node, key, False
+                    break
+                if key - first >= len(answers):
+                    self.ahead[node] = min(2 * self.ahead[node], self.MAX_AHEAD)
+                    yield node, key, False
+                    break
 
 
 def author_tracks(rot: np.ndarray, pos: np.ndarray, times=None, reduce: bool = True,

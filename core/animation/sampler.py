@@ -90,19 +90,43 @@ def slerp(q0: np.ndarray, q1: np.ndarray, a: np.ndarray) -> np.ndarray:
     No normalisation of the result.
     """
     q0, q1 = np.asarray(q0, F32), np.asarray(q1, F32)
+    return slerp_at(q0, q1, SlerpTerms.of(q0, q1), a)
+
+
+@dataclass
+class SlerpTerms:
+    """What ``slerp`` computes from the two keys alone (section 4.4), to be reused at many ``a``."""
+
+    dot: np.ndarray
+    sign: np.ndarray
+    linear: np.ndarray
+    theta: np.ndarray
+    inv_sin_theta: np.ndarray
+
+    @classmethod
+    def of(cls, q0: np.ndarray, q1: np.ndarray) -> SlerpTerms:
+        """``q0``, ``q1``: float32 keys over the last axis."""
+        dot = ((q0[..., 0] * q1[..., 0] + q0[..., 1] * q1[..., 1]) + q0[..., 2] * q1[..., 2]) + q0[..., 3] * q1[..., 3]
+        sign = np.where(dot < F32(0), F32(-1), F32(1))
+        dot = np.where(dot < F32(0), -dot, dot)
+        linear = (F32(1) - dot) <= SLERP_LINEAR_THRESHOLD
+        safe_dot = np.where(linear, F32(0), dot).astype(np.float64)
+        theta = np.arccos(safe_dot).astype(F32)
+        inv_sin_theta = (1.0 / np.sin(theta.astype(np.float64))).astype(F32)
+        return cls(dot, sign, linear, theta, inv_sin_theta)
+
+    def take(self, index: np.ndarray) -> SlerpTerms:
+        return SlerpTerms(*(v[index] for v in (self.dot, self.sign, self.linear, self.theta, self.inv_sin_theta)))
+
+
+def slerp_at(q0: np.ndarray, q1: np.ndarray, terms: SlerpTerms, a: np.ndarray) -> np.ndarray:
+    """``slerp(q0, q1, a)`` from its keys' ``terms``: the same float32 and float64 steps, bit for bit."""
     a = np.asarray(a, F32)
-    dot = ((q0[..., 0] * q1[..., 0] + q0[..., 1] * q1[..., 1]) + q0[..., 2] * q1[..., 2]) + q0[..., 3] * q1[..., 3]
-    sign = np.where(dot < F32(0), F32(-1), F32(1))
-    dot = np.where(dot < F32(0), -dot, dot)
-    linear = (F32(1) - dot) <= SLERP_LINEAR_THRESHOLD
-    safe_dot = np.where(linear, F32(0), dot).astype(np.float64)
-    theta = np.arccos(safe_dot).astype(F32)
-    inv_sin_theta = (1.0 / np.sin(theta.astype(np.float64))).astype(F32)
-    angle = (a * theta).astype(np.float64)
-    w1_curve = (np.sin(angle) * inv_sin_theta).astype(F32)
-    w0_curve = (np.cos(angle) - w1_curve.astype(np.float64) * dot.astype(np.float64)).astype(F32)
-    w0 = np.where(linear, F32(1) - a, w0_curve)
-    w1 = np.where(linear, a, w1_curve) * sign
+    angle = (a * terms.theta).astype(np.float64)
+    w1_curve = (np.sin(angle) * terms.inv_sin_theta).astype(F32)
+    w0_curve = (np.cos(angle) - w1_curve.astype(np.float64) * terms.dot.astype(np.float64)).astype(F32)
+    w0 = np.where(terms.linear, F32(1) - a, w0_curve)
+    w1 = np.where(terms.linear, a, w1_curve) * terms.sign
     return w0[..., None] * q0 + w1[..., None] * q1
 
 
