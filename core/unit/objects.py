@@ -150,11 +150,6 @@ def lookup(archive: Archive, key: str | bytes, extension: str) -> Lookup:
     return Lookup(None, chain, findings)
 
 
-def is_objects_archive(archive: Archive) -> bool:
-    """An archive of unit records: every entry carries a tag the sources list (an ``objects.rlb``)."""
-    return bool(archive.entries) and all(tag_text(e.type_id) in SLOT_COUNTS for e in archive.entries)
-
-
 def validate_objects(archive: Archive) -> list[Finding]:
     """Every record: slots whole, names terminated, slot counts as the tag has them, redirects resolving."""
     out: list[Finding] = []
