@@ -5,12 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from unit_fixtures import write_game
 
 from core.authoring import units
 from core.cli import main as cli
 from core.container.nres import Archive
+from core.unit.cpt import points_of
+from core.unit.ndp import table_of
 from core.unit.objects import tag_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,3 +128,32 @@ def test_unit_command_in_a_real_process(game):
     done = subprocess.run([sys.executable, "-m", "core", "unit", str(game / units.UNIT_DAT), "--json"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and json.loads(done.stdout)["components"][2]["socket"]["name"] == "Base_TL"
+
+
+def test_mutated_game_files_give_findings_never_an_internal_error(capsys, game):
+    """Byte flips in the parts archive, objects.rlb and the tree: exit 0 or 1 with findings, never a crash."""
+    rng = np.random.default_rng(3)
+    names = (units.PARTS, units.OBJECTS, units.UNIT_DAT)
+    original = {name: (game / name).read_bytes() for name in names}
+    for step in range(90):
+        for name, data in original.items():
+            (game / name).write_bytes(data)
+        name = names[step % 3]
+        data = bytearray(original[name])
+        directory = {units.PARTS: 64 * 60, units.OBJECTS: 64 * 12, units.UNIT_DAT: 0}[name]
+        for _ in range(int(rng.integers(1, 10))):
+            data[int(rng.integers(16 if directory else 0, len(data) - directory))] = int(rng.integers(0, 256))
+        (game / name).write_bytes(bytes(data))
+        code, _, err = run(capsys, "unit", game / units.UNIT_DAT, "--json")
+        assert code in (0, 1) and "internal error" not in err
+
+
+def test_points_on_nodes_the_model_lacks_and_short_damage_tables_are_findings(capsys, game):
+    parts = Archive.parse((game / units.PARTS).read_bytes())
+    parts.replace("e_gun_mc_01.cpt", points_of([("Far", 9, 0, (0, 0, 0), (0, 1, 0))]).to_bytes())
+    parts.replace("e_gun_mc_01.ndp", table_of([(0, 1.0, 1.0, "", "")]).to_bytes())
+    (game / units.PARTS).write_bytes(parts.to_bytes())
+    code, out, err = run(capsys, "unit", game / units.UNIT_DAT)
+    assert code == 1
+    assert "unit[6]: error: .cpt: 1 points name a node the model does not have (first 9; 3 nodes)" in err
+    assert "unit[6]: warning: .ndp: 1 rows for a model of 3 nodes" in out

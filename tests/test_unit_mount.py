@@ -9,9 +9,11 @@ from core.animation.pose import pose_matrix
 from core.animation.sampler import AnimationData, sample, world_matrices_at
 from core.authoring import units
 from core.container.nres import Archive
+from core.unit.cpt import points_of
 from core.unit.dat import parse_dat
 from core.unit.mount import (
     NONE,
+    MountedPart,
     PartNodes,
     assemble,
     mounted_damage_rows,
@@ -142,3 +144,15 @@ def test_missing_parts_are_findings_and_the_rest_still_mounts(game):
     assert unit.assembly.node_count == 11
     world = unit_world_matrices(unit.assembly, unit.animations(), TIMES)
     assert np.isfinite(world).all()
+
+
+def test_points_of_a_part_without_nodes_are_findings():
+    """A part model with an empty node table (found by mutating the parts archive) mounts no nodes; its
+    points name nodes it does not have, which is a finding, not an IndexError."""
+    assembly = assemble([None, 0], [-1, 0], [PartNodes(np.array([NONE]), False), PartNodes(np.zeros(0), True)])
+    assert assembly.parts[1].nodes.tolist() == [] and assembly.node_count == 1
+    empty = MountedPart(1, np.zeros(0, np.int64), socket=0)
+    nodes, carriers, findings = mounted_points(points_of([("P", 0, 1, (0, 0, 0), (0, 1, 0))]), empty)
+    assert nodes.tolist() == [-1] and carriers.tolist() == [-1]
+    assert [f.message for f in findings] == ["component 1: node 0 is not a node of the part (0 nodes)",
+                                             "component 1: carrier 1 is not a node of the part (0 nodes)"]

@@ -191,7 +191,7 @@ def mounted_points(points: ControlPoints, mounted: MountedPart) -> tuple[np.ndar
         for bad in np.flatnonzero(~ok)[:10]:
             findings.append(error("cpt", int(bad), f"component {mounted.component}: {what} {int(index[bad])} is "
                                                    f"not a node of the part ({len(nodes)} nodes)"))
-        out.append(np.where(ok, nodes[np.where(ok, index, 0)], -1))
+        out.append(np.where(ok, nodes[np.where(ok, index, 0)], -1) if len(nodes) else np.full(len(index), -1))
     return out[0], out[1], findings
 
 

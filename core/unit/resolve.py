@@ -192,7 +192,26 @@ def resolve_unit(tree: UnitTree, records: Archive | None, load: Loader) -> Unit:
     assembly = assemble(parents, [c.attach for c in tree.components], nodes)
     findings += assembly.findings
     findings += _socket_checks(tree, parents, parts, nodes)
+    findings += _table_checks(parts, nodes)
     return Unit(tree, parents, parts, assembly, findings)
+
+
+def _table_checks(parts: list[Part], nodes: list[PartNodes | None]) -> list[Finding]:
+    """Points on nodes the part has; a damage row per node (541 of 542 retail tables, digest 1.7)."""
+    out = []
+    for i, (part, part_nodes) in enumerate(zip(parts, nodes)):
+        if part_nodes is None:
+            continue
+        count = len(part_nodes.parents)
+        if part.points is not None:
+            for what in ("node", "carrier"):
+                bad = [int(n) for n in part.points.points[what] if not 0 <= n < count]
+                if bad:
+                    out.append(error(STREAM, i, f".cpt: {len(bad)} points name a {what} the model does not have "
+                                                f"(first {bad[0]}; {count} nodes)"))
+        if part.damage is not None and len(part.damage) != count:
+            out.append(warning(STREAM, i, f".ndp: {len(part.damage)} rows for a model of {count} nodes"))
+    return out
 
 
 def _socket_checks(tree: UnitTree, parents: list[int | None], parts: list[Part],
