@@ -66,9 +66,10 @@ def test_dat_edit_rewrites_only_the_edited_name(files):
     start = 8 + 2 * COMPONENT_SIZE + 32
     changed = [i for i in range(len(data)) if data[i] != out[i]]
     assert changed and all(start <= i < start + 12 for i in changed)
-    tree.components[0].display_raw = tree.components[0].display_raw  # untouched blocks stay as read
-    with pytest.raises(ValueError):
+    with pytest.raises(FormatError, match="at most 31 bytes"):
         tree.components[0].set_record("x" * 32)
+    with pytest.raises(FormatError, match="code page 1251"):
+        tree.components[0].set_record("\u4e2d")
 
 
 def test_cpt_ndp_and_records_round_trip(files, parts):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..container.nres import Archive
@@ -25,7 +26,7 @@ OBJECTS = "objects.rlb"
 
 
 # --------------------------------------------------------------------- the game folder
-def folder_loader(folder: str | Path):
+def folder_loader(folder: str | Path) -> Callable[[str], bytes | None]:
     """A loader for core.unit.resolve: a name as a slot gives it (``a\\b.rlb`` or ``a/b.rlb``, any case) ->
     the file's bytes below ``folder``, None when there is no such file."""
     def load(name: str) -> bytes | None:
@@ -192,7 +193,7 @@ def _lines(payload: dict) -> list[str]:
         if c["points"] is not None:
             detail.append(f"points {', '.join(p['name'] for p in c['points']) or '-'}")
         if c["damage"] is not None:
-            kept = [r for r in c["damage"] if "unit_node" in r]
+            kept = c["damage"] if c["unit_nodes"] is None else [r for r in c["damage"] if "unit_node" in r]
             hp = ", ".join(f"{r['hit_points']:g}" for r in kept) or "-"
             detail.append(f"damage {len(c['damage'])} rows (hit points {hp})")
         if c["unit_nodes"]:
@@ -215,7 +216,7 @@ def cmd_unit(args: argparse.Namespace) -> int:
     if args.game and not folder.is_dir():
         raise NotADirectoryError(2, "no such folder", args.game)
     load = folder_loader(folder)
-    findings = [f for f in validate_dat(data)]
+    findings = validate_dat(data)
     records_data = load(OBJECTS)
     records = None
     if records_data is None:
@@ -237,7 +238,7 @@ def cmd_unit(args: argparse.Namespace) -> int:
     return EXIT_BAD_DATA if any(f.is_error for f in unit.findings) else EXIT_OK
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("unit", help="a unit (.dat): its tree, each part's files, and what is missing")
     p.add_argument("file")
     p.add_argument("--game", help="game folder holding objects.rlb (default: the nearest one above the unit)")

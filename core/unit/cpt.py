@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import Finding, FormatError, error, warning
-from .text import BLOCK, block_text
+from .text import BLOCK, block_text, with_text
 
 STREAM = "cpt"
 POINT = np.dtype([("flags", "<u4"), ("node", "<i4"), ("carrier", "<i4"), ("pos", "<f4", (3,)),
@@ -50,7 +50,7 @@ def points_of(rows: list[tuple[str, int, int, tuple, tuple]], flags: int = 0) ->
     points = np.zeros(len(rows), POINT)
     for i, (_name, node, carrier, pos, vector) in enumerate(rows):
         points[i] = (flags, node, carrier, pos, vector)
-    names = [name.encode("cp1251").ljust(BLOCK, b"\0") for name, *_ in rows]
+    names = [with_text(bytes(BLOCK), name) for name, *_ in rows]
     return ControlPoints(points, names)
 
 

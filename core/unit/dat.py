@@ -98,15 +98,6 @@ class UnitTree:
             raise FormatError(findings)
         return parents
 
-    def children_of(self, index: int) -> list[int]:
-        return [i for i, p in enumerate(self.parents()) if p == index]
-
-    def depth(self) -> list[int]:
-        out: list[int] = []
-        for p in self.parents():
-            out.append(0 if p is None else out[p] + 1)
-        return out
-
 
 def tree_parents(counts: list[int]) -> tuple[list[int | None], list[Finding]]:
     """The pre-order tree of child counts: each component's parent, and what breaks the tree.

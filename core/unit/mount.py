@@ -157,7 +157,7 @@ def unit_world_matrices(assembly: Assembly, animations: list[AnimationData | Non
     """Every unit node's model-space matrix at each time, (nodes, times, 4, 4) in float64.
 
     ``animations[i]`` samples component i's model (core.animation.sampler). FormatError where a part's
-    animation reads outside its streams (as the sampler does).
+    animation reads outside its streams (as the sampler does) or the unit's parents run in a cycle.
     """
     return world_matrices(unit_local_matrices(assembly, animations, times, normalize), assembly.parents)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import Finding, FormatError, error, warning
-from .text import BLOCK, block_text
+from .text import BLOCK, block_text, with_text
 
 STREAM = "ndp"
 ROW = np.dtype([("flags", "<i4"), ("hit_points", "<f4"), ("density", "<f4"), ("archive", (np.void, BLOCK)),
@@ -42,8 +42,7 @@ class DamageTable:
 def table_of(rows: list[tuple[int, float, float, str, str]]) -> DamageTable:
     out = np.zeros(len(rows), ROW)
     for i, (flags, hp, density, archive, member) in enumerate(rows):
-        out[i] = (flags, hp, density, archive.encode("cp1251").ljust(BLOCK, b"\0"),
-                  member.encode("cp1251").ljust(BLOCK, b"\0"))
+        out[i] = (flags, hp, density, with_text(bytes(BLOCK), archive), with_text(bytes(BLOCK), member))
     return DamageTable(out)
 
 

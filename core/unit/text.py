@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..container.nres import name_bytes, name_text
+from ..errors import FormatError
 
 BLOCK = 32
 
@@ -19,11 +20,12 @@ def block_name(raw: bytes) -> bytes:
 def with_text(raw: bytes, text: str | bytes) -> bytes:
     """``raw`` holding a new name: the name, its NUL, then the block's own bytes after that point.
 
-    Raises FormatError (from ``name_bytes``) for text cp1251 cannot hold; ValueError past 31 bytes or with a NUL.
+    Raises FormatError for text cp1251 cannot hold, past 31 bytes or with a NUL.
     """
     name = name_bytes(text)
     if b"\0" in name or len(name) >= BLOCK:
-        raise ValueError(f"name {name_text(name)!r} must be at most {BLOCK - 1} bytes without NUL")
+        raise FormatError.single("name", None, f"name {name_text(name)!r} must be at most {BLOCK - 1} bytes "
+                                               "without NUL")
     old = bytes(raw).ljust(BLOCK, b"\0")
     return name + b"\0" + old[len(name) + 1:BLOCK]
 
