@@ -237,3 +237,17 @@ def test_random_mutations_give_findings_never_another_exception(files, parts):
         tree = parse_dat(files[units.UNIT_DAT])
         unit = resolve_unit(tree, archive, lambda name: game.get(name))
         assert isinstance(unit.findings, list)
+
+
+def test_two_redirects_to_one_record_are_no_cycle():
+    """A diamond (a -> b, a -> c, b -> d, c -> d) reads d once and reports nothing; d -> a is a cycle."""
+    archive = Archive()
+    for key, targets in (("a", ["b", "c"]), ("b", ["d"]), ("c", ["d"]), ("d", [])):
+        payload = b"".join(units._slot(units.OBJECTS, t) for t in targets) or units._slot(units.PARTS, "d.bas")
+        archive.add(key, payload.ljust(2 * 64, b"\0"), tag_id("FORT"))
+    found = lookup(archive, "a", ".msh")
+    assert found.slot is None and found.findings == [] and found.chain == ["a", "b", "d", "c"]
+    assert validate_objects(archive) == []
+    archive.replace("d", units._slot(units.OBJECTS, "A") + bytes(64))
+    assert errors(lookup(archive, "a", ".msh").findings) == [
+        "record 'A': redirects run in a cycle (a -> b -> d -> A)"]

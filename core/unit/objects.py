@@ -106,48 +106,60 @@ def find_record(archive: Archive, key: str | bytes) -> Record | None:
 
 
 def lookup(archive: Archive, key: str | bytes, extension: str) -> Lookup:
-    """The slot holding ``key``'s member of ``extension``, following suffix-less redirects.
+    """The slot holding ``key``'s member of ``extension``, following suffix-less redirects depth first, in
+    slot order.
 
-    At most MAX_HOPS redirects are followed; a cycle, a missing record, a record that does not parse or a
-    chain too long ends the search with a finding (an error for a missing or broken record or a cycle).
+    At most MAX_HOPS redirects deep; a redirect back to a record on the current path (itself included) is a
+    cycle. A cycle, a missing or broken record and a chain too long are error findings; a record reached
+    twice along different paths is read once. Work is bounded by the archive's records and slots.
     """
-    chain: list[str] = []
-    seen: set[bytes] = set()
-    frontier: list[tuple[bytes | str, int]] = [(key, 0)]
     findings: list[Finding] = []
-    while frontier:
-        name, hops = frontier.pop(0)
+    path: list[tuple[bytes, str]] = []   # (folded key, shown key) of the records being followed
+    visited: list[str] = []
+    done: set[bytes] = set()
+
+    def visit(name: bytes | str, hops: int) -> Slot | None:
         try:
             raw = name_bytes(name)
         except FormatError as exc:
-            findings += exc.findings
-            continue
+            findings.extend(exc.findings)
+            return None
         folded = raw.lower()
-        if folded in seen:
-            findings.append(error(STREAM, None, f"record {block_text(raw)!r}: redirects run in a cycle "
-                                                f"({' -> '.join(chain)} -> {block_text(raw)})"))
-            continue
-        seen.add(folded)
+        if any(folded == key for key, _shown in path):
+            route = " -> ".join([shown for _key, shown in path] + [block_text(raw)])
+            findings.append(error(STREAM, None, f"record {block_text(raw)!r}: redirects run in a cycle ({route})"))
+            return None
+        if folded in done:
+            return None
+        done.add(folded)
         try:
             record = find_record(archive, raw)
         except FormatError as exc:
-            findings += exc.findings
-            continue
+            findings.extend(exc.findings)
+            return None
         if record is None:
-            where = f" (redirected from {chain[-1]!r})" if chain else ""
+            where = f" (redirected from {path[-1][1]!r})" if path else ""
             findings.append(error(STREAM, None, f"no record {block_text(raw)!r}{where}"))
-            continue
-        chain.append(record.key)
+            return None
+        path.append((folded, record.key))
+        visited.append(record.key)
         slot = record.slot(extension)
         if slot is not None:
-            return Lookup(slot, chain, findings)
+            return slot
         for redirect in record.redirects():
             if hops >= MAX_HOPS:
                 findings.append(error(STREAM, None, f"record {record.key!r}: more than {MAX_HOPS} redirects "
                                                     f"looking for {extension}"))
                 break
-            frontier.append((block_name(redirect.member_raw), hops + 1))
-    return Lookup(None, chain, findings)
+            found = visit(block_name(redirect.member_raw), hops + 1)
+            if found is not None:
+                return found
+        path.pop()
+        return None
+
+    slot = visit(key, 0)
+    chain = [shown for _key, shown in path] if slot is not None else visited
+    return Lookup(slot, chain, findings)
 
 
 def validate_objects(archive: Archive) -> list[Finding]:
