@@ -14,6 +14,7 @@ LAYERS = [
     ["core.container"],
     ["core.msh", "core.appearance"],
     ["core.animation"],
+    ["core.unit"],
     ["core.files", "core.authoring"],
     ["core.cli"],
     ["core.__init__", "core.__main__"],

@@ -22,6 +22,7 @@ from ..errors import ERROR, FormatError, SelectionError, printable
 from ..files import Container, open_container, read_input, validate_container, write_atomic
 from ..msh import streams as S
 from ..msh.model import Model
+from . import unit
 from .roundtrip import describe_offset, first_difference, rewritten
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
@@ -260,7 +261,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
     for path in args.files:
         try:
-            findings = validate_container(open_container(path, tolerant=True))
+            findings = (unit.validate_file(path) if unit.is_unit_file(path)
+                        else validate_container(open_container(path, tolerant=True)))
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
@@ -289,8 +291,7 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             data = read_input(path)
-            container = open_container(path)
-            out = rewritten(container)
+            out = unit.rewritten_file(path, data) if unit.is_unit_file(path) else rewritten(open_container(path))
         except OSError as exc:
             _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             worst = EXIT_USAGE
@@ -501,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--canonical", action="store_true")
     p.add_argument("--force", action="store_true", help="replace a read-only output")
     p.set_defaults(func=cmd_rewrite)
+    unit.add_parser(sub)
     return parser
 
 

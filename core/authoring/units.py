@@ -1,0 +1,222 @@
+"""A synthetic unit (no retail unit is available): a chassis with two turret sockets, two turrets with gun
+sockets, three guns, an internal part and an ammo clip, plus a building whose record redirects; with the
+``objects.rlb`` that lists every tag of the digest (units-clips digest 1.2), a parts archive holding the
+models, material lists, controllers, control points and damage tables, and the ``.dat`` trees.
+
+Everything is written with the project's own writers (build, core.unit); the child order is the game's
+(digest 1.8): under each parent its internal parts first, then its sockets' parts by ascending node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..animation.tracks import Animation, Track
+from ..appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID
+from ..container.nres import Archive
+from ..msh import streams as S
+from ..msh.model import Model
+from ..unit.cpt import points_of
+from ..unit.dat import Component, UnitTree
+from ..unit.ndp import table_of
+from ..unit.objects import SLOT_SIZE, tag_id
+from ..unit.text import BLOCK
+from .build import ModelDef, NodeDef, Part, build_model
+from .synth import axis_quat, box, box_uvs, keyed_track
+
+PARTS = "synth_parts.rlb"
+OBJECTS = "objects.rlb"
+UNIT_DAT = "UNITS/SYNTH/synth_unit.dat"
+FORT_DAT = "UNITS/SYNTH/synth_fort.dat"
+FRAMES = 41
+CONTROLLER = bytes(20 + 108 + 84)  # an empty controller: zero counts, parameter block and group table (2.1)
+UNIT_TYPE = 0x01008000            # battle robot (digest 1.1)
+BRIDGE_TYPE = 0x80001000
+
+
+def _times() -> np.ndarray:
+    return np.arange(0, FRAMES, 5, dtype=np.float32)
+
+
+def _spin(axis, degrees, pos=(0.0, 0.0, 0.0)) -> Track:
+    """A node turning about ``axis`` through ``degrees`` (one value per key time) at a fixed offset."""
+    t = _times()
+    return keyed_track(t, np.tile(pos, (len(t), 1)), axis_quat(axis, np.radians(degrees)))
+
+
+def _wave(amplitude: float, count: int | None = None) -> np.ndarray:
+    t = _times() if count is None else np.arange(count)
+    return amplitude * np.sin(t / (FRAMES - 1) * 2 * np.pi)
+
+
+def _static(pos=(0.0, 0.0, 0.0), axis=(0, 0, 1), degrees: float = 0.0) -> Track:
+    return Track.static(pos, _quat(axis, degrees))
+
+
+def _quat(axis, degrees: float) -> np.ndarray:
+    return S.encode_rotations(axis_quat(axis, np.radians(degrees)))
+
+
+def _model(name: str, nodes: list[NodeDef], tracks: list[Track], boxes: dict[int, tuple]) -> bytes:
+    parts = []
+    for node, (size, center) in boxes.items():
+        pos, tris = box(size, center)
+        parts.append(Part(node, pos, tris, uvs=box_uvs(), material=node % 2))
+    anim = Animation(FRAMES, tracks)
+    return build_model(ModelDef(nodes, parts, anim, stream_name=name)).to_bytes()
+
+
+def chassis() -> bytes:
+    nodes = [NodeDef("body"), NodeDef("Base_TL", 0, label="e_tur_lt"), NodeDef("Base_TM", 0, label="e_tur_mt"),
+             NodeDef("leg", 0)]
+    t = _times()
+    body = keyed_track(t, np.c_[np.zeros(len(t)), _wave(0.2), 1.0 + _wave(0.1)], axis_quat((0, 0, 1), _wave(0.1)))
+    tracks = [body, _static((-0.6, 0.2, 0.5), (0, 0, 1), 10.0), _spin((0, 0, 1), _wave(30.0), (0.6, 0.0, 0.5)),
+              _spin((1, 0, 0), _wave(25.0), (0.0, 0.0, -0.4))]
+    return _model("synth_chassis.msh", nodes, tracks, {0: ((2.0, 1.4, 0.6), (0, 0, 0)),
+                                                        3: ((0.3, 0.3, 0.8), (0, 0, -0.4))})
+
+
+def turret_a() -> bytes:
+    """Its root turned 40 degrees: the mount ignores it (the socket wins, digest 1.4)."""
+    nodes = [NodeDef("tur_root"), NodeDef("Turn", 0), NodeDef("Base_LU_01", 1, label="universal_ll"),
+             NodeDef("Base_RU_01", 1, label="universal_lr")]
+    tracks = [_static((0, 0, 0), (0, 0, 1), 40.0), _spin((0, 0, 1), np.linspace(0, 90, len(_times())), (0, 0, 0.2)),
+              _static((-0.3, 0.4, 0.2)), _static((0.3, 0.4, 0.2), (0, 1, 0), 15.0)]
+    return _model("e_tur_lt_01.msh", nodes, tracks, {1: ((0.9, 0.9, 0.4), (0, 0, 0))})
+
+
+def turret_b() -> bytes:
+    nodes = [NodeDef("tur_root"), NodeDef("Turn", 0), NodeDef("GP", 1), NodeDef("Base_C", 2, label="central_mc")]
+    tracks = [_static((0, 0, 0), (1, 0, 0), 180.0), _spin((0, 0, 1), _wave(60.0), (0, 0, 0.25)),
+              _spin((1, 0, 0), _wave(20.0), (0, 0.1, 0.2)), _static((0, 0.5, 0))]
+    return _model("e_tur_mt_01.msh", nodes, tracks, {1: ((1.0, 1.0, 0.4), (0, 0, 0)),
+                                                      2: ((0.3, 0.6, 0.3), (0, 0.2, 0))})
+
+
+def gun(name: str, length: float) -> bytes:
+    nodes = [NodeDef("gun_root"), NodeDef("barrel", 0), NodeDef("muzzle", 1)]
+    t = _times()
+    barrel = keyed_track(t, np.c_[np.zeros(len(t)), 0.1 + np.abs(_wave(0.1)), np.zeros(len(t))],
+                         axis_quat((0, 1, 0), _wave(45.0 * np.pi / 180)))
+    tracks = [_static((0, 0, 0), (0, 0, 1), 90.0), barrel, _static((0, length, 0))]
+    return _model(name, nodes, tracks, {1: ((0.12, length, 0.12), (0, length / 2, 0))})
+
+
+def single(name: str, size=(0.3, 0.3, 0.3)) -> bytes:
+    return _model(name, [NodeDef("part")], [_static()], {0: (size, (0, 0, 0))})
+
+
+def fort_base() -> bytes:
+    nodes = [NodeDef("fort"), NodeDef("Base_TM", 0, label="e_bnt_mt")]
+    return _model("synth_fort_base.msh", nodes, [_static(), _static((0, 0, 2.0), (0, 0, 1), 45.0)],
+                  {0: ((3.0, 3.0, 2.0), (0, 0, 1.0))})
+
+
+WEAR = b"2\r\n0 SYNTH_HULL\r\n1 SYNTH_METAL\r\n"
+MEMBERS = ("synth_chassis", "e_tur_lt_01", "e_tur_mt_01", "e_gun_ll_01", "e_gun_mc_01", "i_eng_m_df",
+           "i_c01_clip", "synth_round", "synth_weapon", "synth_fort_base")
+
+
+def _models() -> dict[str, bytes]:
+    return {"synth_chassis": chassis(), "e_tur_lt_01": turret_a(), "e_tur_mt_01": turret_b(),
+            "e_gun_ll_01": gun("e_gun_ll_01.msh", 0.8), "e_gun_mc_01": gun("e_gun_mc_01.msh", 1.2),
+            "i_eng_m_df": single("i_eng_m_df.msh"), "i_c01_clip": single("i_c01_clip.msh", (0.1, 0.2, 0.1)),
+            "synth_round": single("synth_round.msh", (0.05, 0.2, 0.05)),
+            "synth_weapon": single("synth_weapon.msh", (0.1, 0.5, 0.1)), "synth_fort_base": fort_base()}
+
+
+def _points(stem: str) -> bytes:
+    """Control points: one on node 0 (for a mounted part: its socket) and one on its last node."""
+    rows = {"synth_chassis": [("CameraCenter", 0, 0, (0, 0, 1.5), (0, 1, 0)), ("Foot", 3, 3, (0, 0, -0.8),
+                                                                               (0, 0, -1))],
+            "e_tur_lt_01": [("TurretBase", 0, 0, (0, 0, 0.1), (0, 0, 1)), ("TurretDirect", 1, 1, (0, 0.5, 0.2),
+                                                                          (0, 1, 0))],
+            "e_tur_mt_01": [("TurretBase", 0, 0, (0, 0, 0.1), (0, 0, 1)), ("TargetDirect", 2, 2, (0, 0.6, 0),
+                                                                          (0, 1, 0))],
+            }.get(stem, [("Barrel", 0, 0, (0, 0, 0), (0, 1, 0)), ("Width", 0, 0, (0, 0, 0), (0.2, 0, 0))])
+    return points_of(rows).to_bytes()
+
+
+def _damage(stem: str, node_count: int) -> bytes:
+    rows = [(0x20 if stem == "synth_chassis" and n == 3 else 0, 100.0 * (n + 1), 7.8, "synth_parts.rlb",
+             f"{stem[:20]}_{n}.exp") for n in range(node_count)]
+    return table_of(rows).to_bytes()
+
+
+def parts_archive() -> Archive:
+    archive = Archive()
+    for stem, data in _models().items():
+        archive.add(f"{stem}.msh", data)
+        archive.add(f"{stem}.wea", WEAR, WEAR_TYPE_ID, **WEAR_ATTRS)
+        archive.add(f"{stem}.cpt", _points(stem), tag_id("CTPT"))
+        archive.add(f"{stem}.ndp", _damage(stem, Model.parse(data).node_count), tag_id("NDPT"))
+        archive.add(f"{stem}.ctl", CONTROLLER, tag_id("CTLD"))
+    archive.add("synth_fort.bas", bytes(16), tag_id("BASE"))
+    return archive
+
+
+def _slot(archive: str, member: str) -> bytes:
+    return archive.encode("cp1251").ljust(BLOCK, b"\0") + member.encode("cp1251").ljust(BLOCK, b"\0")
+
+
+def _files(stem: str, empty: int = 0) -> bytes:
+    return b"".join(_slot(PARTS, f"{stem}{ext}") for ext in (".msh", ".wea", ".cpt", ".ndp", ".ctl")) + \
+        bytes(SLOT_SIZE * empty)
+
+
+def objects_archive() -> Archive:
+    """Every tag of the digest: BTLU (7 slots), EXTO, INTO, BULL, WPNS (5), STAT (6), FORT and SUNO (2).
+
+    The FORT record has no .msh: a suffix-less slot names the STAT record that has it.
+    """
+    records = [
+        ("synth_chassis", "BTLU", _files("synth_chassis", 2)),
+        ("e_tur_lt_01", "EXTO", _files("e_tur_lt_01")), ("e_tur_mt_01", "EXTO", _files("e_tur_mt_01")),
+        ("e_gun_ll_01", "EXTO", _files("e_gun_ll_01")), ("e_gun_mc_01", "EXTO", _files("e_gun_mc_01")),
+        ("i_eng_m_df", "INTO", _files("i_eng_m_df")), ("i_c01_clip", "INTO", _files("i_c01_clip")),
+        ("synth_round", "BULL", _files("synth_round")), ("synth_weapon", "WPNS", _files("synth_weapon")),
+        ("synth_fort_base", "STAT", _files("synth_fort_base", 1)),
+        ("synth_fort", "FORT", _slot(OBJECTS, "synth_fort_base") + _slot(PARTS, "synth_fort.bas")),
+        ("synth_suno", "SUNO", _slot(PARTS, "synth_round.msh") + bytes(SLOT_SIZE)),
+    ]
+    archive = Archive()
+    for key, tag, payload in records:
+        archive.add(key, payload, tag_id(tag))
+    return archive
+
+
+def _component(record: str, kind: int, attach: int, display: str, children: int, junk: bool = False) -> Component:
+    component = Component.new(record, kind, attach, display, children)
+    if junk:  # bytes after the NUL, as most retail name blocks hold (digest 1.1): kept on write
+        end = len(component.display_raw.split(b"\0", 1)[0]) + 1
+        component.display_raw = component.display_raw[:end] + bytes(range(0xC0, 0xC0 + BLOCK - end))
+    return component
+
+
+def unit_tree() -> UnitTree:
+    """The battle robot, in the game's child order (digest 1.8)."""
+    return UnitTree(UNIT_TYPE, [
+        _component("synth_chassis", 0, -1, "Шасси (sh01)", 3, junk=True),
+        _component("i_eng_m_df", 3, 0, "Двигатель (en01)", 0),
+        _component("e_tur_lt_01", 1, 1, "Turret L (tl01)", 2, junk=True),
+        _component("e_gun_ll_01", 4, 2, "Gun LL (gl01)", 0),
+        _component("e_gun_ll_01", 4, 3, "Gun LL (gl02)", 0),
+        _component("e_tur_mt_01", 1, 2, "Turret M (tm01)", 1),
+        _component("e_gun_mc_01", 4, 3, "Gun MC (gm01)", 1),
+        _component("i_c01_clip", 5, 0, "Clip (cl01)", 0),
+    ])
+
+
+def fort_tree() -> UnitTree:
+    """A building whose root record (FORT) finds its model through a redirect."""
+    return UnitTree(BRIDGE_TYPE, [
+        _component("synth_fort", 0, -1, "Fort (fo01)", 1),
+        _component("e_tur_mt_01", 1, 1, "Turret M (tm02)", 0),
+    ])
+
+
+def unit_files() -> dict[str, bytes]:
+    """The game-folder files of the synthetic units, by path relative to the game folder."""
+    return {OBJECTS: objects_archive().to_bytes(), PARTS: parts_archive().to_bytes(),
+            UNIT_DAT: unit_tree().to_bytes(), FORT_DAT: fort_tree().to_bytes()}

@@ -1,0 +1,90 @@
+"""``.cpt`` control points (tag CTPT; units-clips digest 1.6, op:docs/07-objects.md, op:docs/30-turrets.md).
+
+``u32 count``, then count 36-byte records, then count ``char[32]`` names: 4 + 68 * count bytes. A record:
+u32 flags, i32 node the point sits on (its position is in that node's frame), i32 node that carries it,
+f32[3] position, f32[3] vector (a unit direction, or axis times size for Width/Height/Size points).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import Finding, FormatError, error, warning
+from .text import BLOCK, block_text, with_text
+
+STREAM = "cpt"
+POINT = np.dtype([("flags", "<u4"), ("node", "<i4"), ("carrier", "<i4"), ("pos", "<f4", (3,)),
+                  ("vector", "<f4", (3,))])
+NAMES = np.dtype((np.void, BLOCK))
+_COUNT = struct.Struct("<I")
+
+
+@dataclass
+class ControlPoints:
+    points: np.ndarray = field(default_factory=lambda: np.zeros(0, POINT))
+    names_raw: list[bytes] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return [block_text(n) for n in self.names_raw]
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def to_bytes(self) -> bytes:
+        if len(self.names_raw) != len(self.points):
+            raise FormatError.single(STREAM, None, f"{len(self.points)} points but {len(self.names_raw)} names")
+        return _COUNT.pack(len(self.points)) + self.points.astype(POINT).tobytes() + b"".join(self.names_raw)
+
+    def summary(self) -> list[dict]:
+        return [{"name": name, "flags": int(p["flags"]), "node": int(p["node"]), "carrier": int(p["carrier"]),
+                 "pos": p["pos"].astype(float).tolist(), "vector": p["vector"].astype(float).tolist()}
+                for name, p in zip(self.names, self.points)]
+
+
+def points_of(rows: list[tuple[str, int, int, tuple, tuple]], flags: int = 0) -> ControlPoints:
+    """Points from (name, node, carrier, position, vector) rows, names zero-padded."""
+    points = np.zeros(len(rows), POINT)
+    for i, (_name, node, carrier, pos, vector) in enumerate(rows):
+        points[i] = (flags, node, carrier, pos, vector)
+    names = [with_text(bytes(BLOCK), name) for name, *_ in rows]
+    return ControlPoints(points, names)
+
+
+def parse_cpt(data: bytes | memoryview, source: str = "") -> ControlPoints:
+    """FormatError unless the size is exactly 4 + 68 * count (checked before anything is sized by count)."""
+    raw = bytes(data)
+    if len(raw) < _COUNT.size:
+        raise FormatError.single(STREAM, None, f"{len(raw)} bytes: a point list starts with a 4-byte count", source)
+    (count,) = _COUNT.unpack_from(raw, 0)
+    need = _COUNT.size + count * (POINT.itemsize + BLOCK)
+    if need != len(raw):
+        raise FormatError.single(STREAM, None, f"count {count} needs {need} bytes, the file has {len(raw)}", source)
+    end = _COUNT.size + count * POINT.itemsize
+    points = np.frombuffer(raw, POINT, count, _COUNT.size).copy()
+    names = [raw[end + i * BLOCK:end + (i + 1) * BLOCK] for i in range(count)]
+    return ControlPoints(points, names)
+
+
+def validate_cpt(data: bytes | memoryview, node_count: int | None = None) -> list[Finding]:
+    """The layout; with ``node_count`` (the model's), that every point's nodes exist."""
+    try:
+        cpt = parse_cpt(data)
+    except FormatError as exc:
+        return exc.findings
+    out: list[Finding] = []
+    for i, (point, name) in enumerate(zip(cpt.points, cpt.names_raw)):
+        if b"\0" not in name:
+            out.append(warning(STREAM, i, "name has no NUL within its 32 bytes"))
+        values = np.concatenate([point["pos"], point["vector"]])
+        if not np.all(np.isfinite(values)):
+            out.append(error(STREAM, i, f"point {block_text(name)!r}: position or vector is not finite"))
+        if node_count is not None:
+            for what in ("node", "carrier"):
+                if not 0 <= int(point[what]) < node_count:
+                    out.append(error(STREAM, i, f"point {block_text(name)!r}: {what} {int(point[what])} is not a "
+                                                f"node of the model ({node_count} nodes)"))
+    return out
