@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .animation.controller.codec import CTLD_TYPE_ID, validate_ctld
 from .appearance.mat0 import MAT0_TYPE_ID, validate_mat0
 from .appearance.texm import TEXM_TYPE_ID, validate_texm
 from .appearance.wear import WEAR_TYPE_ID, validate_wear
@@ -190,6 +191,7 @@ _LIBRARY_CHECKS = {
     TEXM_TYPE_ID: lambda entry: validate_texm(entry.data),
     MAT0_TYPE_ID: validate_mat0,
     WEAR_TYPE_ID: lambda entry: validate_wear(entry.data),
+    CTLD_TYPE_ID: lambda entry: validate_ctld(entry.data),  # controllers: units-clips-digest 2
 }
 
 

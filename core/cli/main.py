@@ -20,6 +20,7 @@ from ..errors import ERROR, FormatError, SelectionError, printable
 from ..files import Container, open_container, read_input, validate_container, write_atomic
 from ..msh import streams as S
 from ..msh.model import Model
+from .clips import add_clip_commands, is_controller, rewritten_ctl, validate_ctl
 from .roundtrip import describe_offset, first_difference, rewritten
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
@@ -222,7 +223,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
     for path in args.files:
         try:
-            findings = validate_container(open_container(path))
+            findings = validate_ctl(path) if is_controller(path) else validate_container(open_container(path))
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
@@ -251,8 +252,7 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             data = read_input(path)
-            container = open_container(path)
-            out = rewritten(container)
+            out = rewritten_ctl(data, path) if is_controller(path) else rewritten(open_container(path))
         except OSError as exc:
             _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             worst = EXIT_USAGE
@@ -436,6 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", help="comma-separated node indices (default: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sample)
+    add_clip_commands(sub, p, group)
 
     p = sub.add_parser("blend", help="the runtime's blended matrix of one node (section 4)")
     p.add_argument("file")

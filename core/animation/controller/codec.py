@@ -294,3 +294,12 @@ def validate_controller(controller: Controller, node_count: int | None = None,
         if lost and anchors:
             out.append(warning("state", lost[0], f"{len(lost)} states no anchor can reach (first: {lost[0]})"))
     return out
+
+
+def validate_ctld(data: bytes | memoryview) -> list[Finding]:
+    """Every finding of a controller payload (an archive's CTLD entry); a layout that does not fit gives its
+    one error."""
+    try:
+        return read_controller(data)[1]
+    except FormatError as exc:
+        return exc.findings
