@@ -24,9 +24,15 @@ from ..animation.sampler import AnimationData
 from ..errors import Finding, FormatError, SelectionError, printable
 from ..files import names_in, open_container, read_input
 from ..msh.model import Model
-from . import main as cli  # main imports this module; its names are looked up when a command runs
 
 CONTROLLER_SUFFIX = ".ctl"
+
+
+def _cli():
+    """``main`` (which imports this module): its errors, exit codes and output helpers, looked up at run time."""
+    from . import main
+
+    return main
 
 
 def is_controller(path: str) -> bool:
@@ -63,7 +69,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
     the model) and the model, when there is one."""
     if is_controller(path):
         if args.ctl:
-            raise cli.UsageError("--ctl names a controller, but the file given is one already")
+            raise _cli().UsageError("--ctl names a controller, but the file given is one already")
         return _read_controller_file(path), path, None
     container = open_container(path)
     model = container.open_model(args.entry)
@@ -76,7 +82,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
             return _checked(read_controller(entries[0].data, where), where), where, model
     beside = _controller_beside(path)
     if beside is None:
-        raise cli.UsageError(f"{printable(path)}: no controller found ({Path(path).stem}.ctl beside it, or a "
+        raise _cli().UsageError(f"{printable(path)}: no controller found ({Path(path).stem}.ctl beside it, or a "
                              "CTLD entry); give one with --ctl FILE")
     return _read_controller_file(beside), beside, model
 
@@ -153,25 +159,25 @@ def cmd_clips(args: argparse.Namespace) -> int:
     for ch in channels:
         lines.append(f"channel {ch['index']}: node {ch['node']}, frames {ch['first']:g}..{ch['last']:g}, "
                      f"initial {ch['initial']:g}, flags {ch['flags']:#x}")
-    cli._out(args, payload, lines)
-    return cli.EXIT_OK
+    _cli()._out(args, payload, lines)
+    return _cli().EXIT_OK
 
 
 # ------------------------------------------------------- sample --clip --step
 def cmd_sample_clip(args: argparse.Namespace) -> int:
     if args.step is None:
-        raise cli.UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
+        raise _cli().UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
     if not np.isfinite(args.step):
-        raise cli.UsageError(f"--step {args.step}: must be a finite number")
+        raise _cli().UsageError(f"--step {args.step}: must be a finite number")
     controller, _source, model = _load(args, args.file)
     if model is None:
-        raise cli.UsageError("sampling a clip needs the model: give the model and --ctl FILE")
+        raise _cli().UsageError("sampling a clip needs the model: give the model and --ctl FILE")
     data = AnimationData.from_model(model)
     clips = clips_of(controller, data, args.speed)
     if not 0 <= args.clip < len(clips):
         raise SelectionError.single("clip", args.clip, f"the controller has {len(clips)} clips", args.file)
     step = step_at(controller, clips[args.clip], args.step)
-    nodes = cli._nodes(args, model)
+    nodes = _cli()._nodes(args, model)
     poses = pose_at_step(data, controller, step, nodes)
     rows = []
     for n, matrix in zip(nodes, poses):
@@ -189,8 +195,8 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
             lines.append("  no pose (neither frame is taken)")
             continue
         lines += ["  " + " ".join(f"{v:12.6g}" for v in row["matrix"][r * 4:r * 4 + 4]) for r in range(4)]
-    cli._out(args, payload, lines)
-    return cli.EXIT_OK
+    _cli()._out(args, payload, lines)
+    return _cli().EXIT_OK
 
 
 # ------------------------------------------------------------------ parser
