@@ -289,8 +289,9 @@ def pose_at_step(data: AnimationData, controller: Controller, step: Step, nodes=
             matrix = blend(data, node, -1.0, float(channel_frame(channel, value)), 1.0)
         else:
             matrix = blend(data, node, float(step.frame_a), float(step.frame_b), float(step.weight))
-        if matrix is not None:
-            out[row] = matrix
+        if matrix is None:
+            continue
+        out[row] = matrix
         if in_place and node == 0 and data.parents[0] == NONE:
             out[row, :3, 3] = 0
     return out
