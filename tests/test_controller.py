@@ -333,6 +333,8 @@ def test_too_many_states_to_plan_is_a_clean_error():
                    costs=np.full((many, many), NO_EDGE, "<f4"))
     with pytest.raises(FormatError, match="at most 512"):
         clips_of(c)
+    assert [f.message for f in validate_controller(c) if not f.is_error] == [
+        "600 states: the planner is run over at most 512, so the transition graph is not checked"]
 
 
 # ----------------------------------------------------------------------- CLI

@@ -215,7 +215,7 @@ def validate_controller(controller: Controller, node_count: int | None = None,
     """What the game would trip on or ignore: indices out of range (errors), and non-finite frames or costs,
     empty boxes, zero step lengths that nothing can time, states no anchor reaches, anchors with no way back
     (warnings). With a model's ``node_count`` and ``frame_count``, channel nodes and frames are checked too."""
-    from .clips import load_costs, plan_cycle, reachable_from_anchors  # the graph lives with the clips
+    from .clips import PLAN_LIMIT, load_costs, plan_cycle, reachable_from_anchors  # the graph lives there
 
     out: list[Finding] = []
     c = controller
@@ -281,7 +281,10 @@ def validate_controller(controller: Controller, node_count: int | None = None,
             out.append(error("groups", entry, f"group index {value} of {groups}"))
     if c.trailing:
         out.append(warning("ctl", None, f"{len(c.trailing)} bytes follow section 5 (the game does not read them)"))
-    if a:
+    if a > PLAN_LIMIT:
+        out.append(warning("state", None, f"{a} states: the planner is run over at most {PLAN_LIMIT}, so the "
+                                          "transition graph is not checked"))
+    elif a:
         anchors = c.anchors
         if not anchors:
             out.append(warning("state", None, "no state is an anchor: nothing plans, no clip plays"))
