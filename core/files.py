@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .animation.controller.codec import CTLD_TYPE_ID, validate_ctld
 from .appearance.mat0 import MAT0_TYPE_ID, validate_mat0
 from .appearance.texm import TEXM_TYPE_ID, validate_texm
 from .appearance.wear import WEAR_TYPE_ID, BlankRuns, validate_wear
@@ -234,6 +235,7 @@ _LIBRARY_CHECKS = {
     TEXM_TYPE_ID: lambda entry, runs: validate_texm(entry.data),
     MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
     WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
+    CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/format-notes.md)
 }
 
 

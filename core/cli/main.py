@@ -23,6 +23,7 @@ from ..files import Container, open_container, read_input, validate_container, w
 from ..msh import streams as S
 from ..msh.model import Model
 from . import unit
+from .clips import add_clip_commands, is_controller, rewritten_ctl, validate_ctl
 from .roundtrip import describe_offset, first_difference, rewritten
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
@@ -257,12 +258,29 @@ def cmd_texture(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _file_findings(path: str) -> list:
+    """Every finding of one file: a unit file, a controller, or a container (an archive or a bare model)."""
+    if unit.is_unit_file(path):
+        return unit.validate_file(path)
+    if is_controller(path):
+        return validate_ctl(path)
+    return validate_container(open_container(path, tolerant=True))
+
+
+def _rewritten_file(path: str, data: bytes) -> bytes:
+    """The file's bytes decoded and written again, by the codec its kind takes."""
+    if unit.is_unit_file(path):
+        return unit.rewritten_file(path, data)
+    if is_controller(path):
+        return rewritten_ctl(data, path)
+    return rewritten(open_container(path))
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
     for path in args.files:
         try:
-            findings = (unit.validate_file(path) if unit.is_unit_file(path)
-                        else validate_container(open_container(path, tolerant=True)))
+            findings = _file_findings(path)
         except FormatError as exc:
             findings = exc.findings
         except OSError as exc:
@@ -291,7 +309,7 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             data = read_input(path)
-            out = unit.rewritten_file(path, data) if unit.is_unit_file(path) else rewritten(open_container(path))
+            out = _rewritten_file(path, data)
         except OSError as exc:
             _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
             worst = EXIT_USAGE
@@ -484,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", help="comma-separated node indices (default: all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_sample)
+    add_clip_commands(sub, p, group)
 
     p = sub.add_parser("blend", help="the runtime's blended matrix of one node (section 4)")
     p.add_argument("file")

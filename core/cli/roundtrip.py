@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..animation.controller.codec import CTLD_TYPE_ID, read_controller
 from ..appearance.mat0 import MAT0_TYPE_ID, material_of
 from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Archive
@@ -33,6 +34,8 @@ def rewritten(container: Container) -> bytes:
                 entry.data = parse_texm(entry.data).to_bytes()
             elif entry.type_id == MAT0_TYPE_ID:
                 entry.data = material_of(entry).to_bytes()
+            elif entry.type_id == CTLD_TYPE_ID:
+                entry.data = read_controller(entry.data)[0].to_bytes()
         except FormatError:
             continue
     return archive.to_bytes()

@@ -1,0 +1,298 @@
+"""What the game makes of a controller (units-clips-digest 2.2-2.5): the transition graph, the clips (the
+cycle each anchor plans back to itself), step timing and strides, and the pose the game draws at a step.
+
+Decisions the sources leave open are marked "Decision" and listed in docs/format-notes.md "Controllers".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import FormatError
+from ..sampler import NONE, AnimationData, blend, sample
+from .codec import BY_VELOCITY, CHANNEL, FIXED_STEP, NO_EDGE, Controller
+
+F32 = np.float32
+STEP_MIN_MS, STEP_MAX_MS = 10.0, 5000.0   # 2.4: the step is held to 0.01..5 s
+VELOCITY_REACH = 5.0                      # 2.4: a velocity state's set length is cut so speed * step <= 5
+PLAN_LIMIT = 512  # the most states the planner is run over (retail controllers have up to about a hundred)
+CHANNEL_WRAP, CHANNEL_INVERT = 0x1, 0x2
+
+
+# ------------------------------------------------------------------- the graph
+def load_costs(controller: Controller) -> np.ndarray:
+    """The costs the planner uses, float32 (A, A), row = destination, ``inf`` = no edge.
+
+    At load the game scales each cost by (1 + g_v + g_s) (2.3): g_v is the largest, over the *source's*
+    switched-on velocity axes, of |centre of the destination's box - the source's minimum|; g_s the same for
+    spin. Decision: the 1e6 no-edge threshold is applied to the scaled cost (the planner reads the scaled
+    table); a negative or non-finite cost, or one that scales to NaN, is no edge.
+    """
+    states = controller.states
+    file_costs = np.asarray(controller.costs, F32)
+    with np.errstate(all="ignore"):
+        gaps = [_gap(states, name, bit) for name, bit in (("velocity", 0x1), ("spin", 0x10))]
+        live = file_costs * ((F32(1) + gaps[0]) + gaps[1])
+        bad = ~np.isfinite(file_costs) | (file_costs < 0) | ~(live < NO_EDGE)
+    return np.where(bad, F32(np.inf), live).astype(F32)
+
+
+def _gap(states: np.ndarray, name: str, first_bit: int) -> np.ndarray:
+    """(A, A) float32: [to, source] -> max over the source's switched-on axes of |centre(to) - min(source)|."""
+    low, high = states[f"{name}_min"].astype(F32), states[f"{name}_max"].astype(F32)
+    centre = (low + high) * F32(0.5)
+    on = np.stack([(states["boxes"] & (first_bit << k)) != 0 for k in range(3)], axis=-1)  # (A, 3)
+    gap = np.zeros((len(states), len(states)), F32)
+    for k in range(3):  # one axis at a time keeps the temporaries at the table's size
+        axis = np.abs(centre[:, None, k] - low[None, :, k])
+        gap = np.where(on[None, :, k], _max_nan(gap, axis), gap)
+    return gap
+
+
+def _max_nan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """max that lets NaN through (a NaN box makes the edge unusable rather than free)."""
+    return np.where(np.isnan(b) | (b > a), b, a)
+
+
+def plan_path(live: np.ndarray, source: int, target: int) -> list[int] | None:
+    """The cheapest run of states from ``source`` to ``target`` (Dijkstra over ``live``), without ``source``
+    and ending with ``target``; ``source == target`` gives the cycle back. None when there is none.
+
+    Decisions: the table's diagonal is an edge like any other (an anchor whose diagonal is its cheapest way
+    back is a one-state clip, as standing needs); costs add up in float32; of equal costs the lowest state
+    index is settled first.
+    """
+    a = len(live)
+    if not (0 <= source < a and 0 <= target < a):
+        return None
+    dist = live[:, source].copy()
+    prev = np.full(a, source)
+    done = np.zeros(a, bool)
+    if source != target:
+        done[source] = True
+    while True:
+        open_dist = np.where(done, F32(np.inf), dist)
+        v = int(np.argmin(open_dist))
+        if not np.isfinite(open_dist[v]):
+            return None
+        if v == target:
+            break
+        done[v] = True
+        via = dist[v] + live[:, v]
+        better = (via < dist) & ~done
+        dist = np.where(better, via, dist)
+        prev[better] = v
+    path = [target]
+    while prev[path[-1]] != source and len(path) <= a:
+        path.append(int(prev[path[-1]]))
+    return path[::-1]
+
+
+def plan_cycle(live: np.ndarray, anchor: int) -> list[int] | None:
+    """The states an anchor queues to come back to itself (2.3), ending with the anchor."""
+    return plan_path(live, anchor, anchor)
+
+
+def reachable_from_anchors(live: np.ndarray, anchors: list[int]) -> np.ndarray:
+    """bool (A,): the states some anchor reaches through edges (anchors included)."""
+    a = len(live)
+    reached = np.zeros(a, bool)
+    reached[anchors] = True
+    frontier = list(anchors)
+    edges = np.isfinite(live)  # [to, source]
+    while frontier:
+        fresh = edges[:, frontier].any(axis=1) & ~reached
+        reached |= fresh
+        frontier = [int(i) for i in np.flatnonzero(fresh)]
+    return reached
+
+
+# ---------------------------------------------------------------- timing, stride
+def state_speed(controller: Controller, state: int) -> float:
+    """Decision: the nominal speed of a state, the largest |component| of its velocity box's centre over its
+    switched-on axes (0 when none is on). The game uses the body's live speed (2.4)."""
+    s = controller.states[state]
+    centre = (s["velocity_min"].astype(np.float64) + s["velocity_max"]) / 2
+    on = [abs(float(centre[k])) for k in range(3) if s["boxes"] & (1 << k)]
+    return max(on, default=0.0)
+
+
+def state_weight(controller: Controller, state: int, speed: float) -> float:
+    """q (2.4): 1, except on states neither velocity-driven nor fixed while moving: p + (1 - p) * blend.
+    Decision: p = 0 (its lo and D are not in the sources read), so such a state's q is its blend base."""
+    s = controller.states[state]
+    if s["mode"] & (BY_VELOCITY | FIXED_STEP) or not speed > 0:
+        return 1.0
+    return float(s["blend"])
+
+
+def stride(data: AnimationData, controller: Controller, state: int, q: float = 1.0) -> float:
+    """Node 0's travel over a step: (1 - q) * travel over pair A + q * travel over pair B, a travel being the
+    length of node 0's displacement from the pair's first to its last frame (0 for an unused, negative pair)."""
+    s = controller.states[state]
+    travel = []
+    for pair in (s["pair_a"], s["pair_b"]):
+        if not (np.all(np.isfinite(pair)) and np.all(pair >= 0)):
+            travel.append(0.0)
+            continue
+        pos = sample(data, pair, [0]).pos[0].astype(np.float64)
+        travel.append(float(np.linalg.norm(pos[1] - pos[0])))
+    return (1 - q) * travel[0] + q * travel[1]
+
+
+def step_duration_ms(controller: Controller, state: int, state_stride: float | None, speed: float) -> float | None:
+    """A step's length in ms (2.4), without the jitter (bit 0x1000000 varies it by up to 12.5% at random).
+
+    A fixed step takes its +0x20 length; else a set length (a velocity state's cut so that speed x step <= 5 m);
+    else stride / speed. Held to 10..5000 ms. Decision: a length that is not finite (0 / 0, NaN in the file) is
+    held at the longest, 5000 ms. None when it needs a stride and none is known (no model).
+    """
+    s = controller.states[state]
+    length = float(s["length_ms"])
+    if s["mode"] & FIXED_STEP:
+        ms = length
+    elif length != 0:
+        ms = length
+        if s["mode"] & BY_VELOCITY and speed > 0:
+            ms = min(ms, VELOCITY_REACH / speed * 1000)
+    elif state_stride is None:
+        return None
+    else:
+        ms = state_stride / speed * 1000 if speed > 0 else float("inf")
+    if np.isnan(ms):
+        return STEP_MAX_MS
+    return float(min(max(ms, STEP_MIN_MS), STEP_MAX_MS))
+
+
+# ---------------------------------------------------------------------- clips
+@dataclass
+class ClipStep:
+    state: int
+    q: float                    # the weight the step blends toward (state_weight)
+    duration_ms: float | None
+    stride: float | None
+
+
+@dataclass
+class Clip:
+    """An anchor's cycle: the anchor, then the states it queues until it is back (2.3)."""
+
+    index: int
+    anchor: int
+    steps: list[ClipStep]
+    speed: float
+
+    @property
+    def states(self) -> list[int]:
+        return [s.state for s in self.steps]
+
+    @property
+    def duration_ms(self) -> float | None:
+        values = [s.duration_ms for s in self.steps]
+        return None if None in values else float(sum(values))
+
+    @property
+    def stride(self) -> float | None:
+        values = [s.stride for s in self.steps]
+        return None if None in values else float(sum(values))
+
+
+def clips_of(controller: Controller, data: AnimationData | None = None, speed: float | None = None) -> list[Clip]:
+    """One clip per anchor that has a way back to itself, in anchor order. Strides and durations need the
+    model's ``data``; ``speed`` (m/s) overrides each clip's nominal speed (its anchor's, ``state_speed``)."""
+    a = len(controller.states)
+    if a > PLAN_LIMIT:
+        raise FormatError.single("state", None, f"{a} states: the planner is run over at most {PLAN_LIMIT}")
+    live = load_costs(controller)
+    out = []
+    for anchor in controller.anchors:
+        cycle = plan_cycle(live, anchor)
+        if cycle is None:
+            continue
+        states = [anchor, *cycle[:-1]]
+        clip_speed = state_speed(controller, anchor) if speed is None else float(speed)
+        steps = []
+        for state in states:
+            q = state_weight(controller, state, clip_speed)
+            travel = None if data is None else stride(data, controller, state, q)
+            steps.append(ClipStep(state, q, step_duration_ms(controller, state, travel, clip_speed), travel))
+        out.append(Clip(len(out), anchor, steps, clip_speed))
+    return out
+
+
+# ---------------------------------------------------------------------- poses
+@dataclass
+class Step:
+    """Where a clip is at step ``position``: the state, its phase s and the game's two frames and weight."""
+
+    position: int
+    state: int
+    phase: np.float32
+    frame_a: np.float32
+    frame_b: np.float32
+    weight: np.float32
+
+
+def step_at(controller: Controller, clip: Clip, step: float) -> Step:
+    """Step ``step`` of the clip: the integer part picks the state (modulo the cycle), the fraction is the
+    phase s (2.4). Frames A = A0 + s (A1 - A0), B = B0 + s (B1 - B0); weight w = (1 - u) q_prev + u q with
+    u = min(4 s, 1), q_prev the previous step's q (the cycle's last for its first), all in float32."""
+    if not np.isfinite(step):
+        raise FormatError.single("clip", clip.index, f"step {step} is not a finite number")
+    whole = int(np.floor(step))
+    position = whole % len(clip.steps)
+    s = F32(step - whole)
+    here = clip.steps[position]
+    q, q_prev = F32(here.q), F32(clip.steps[position - 1].q)
+    record = controller.states[here.state]
+    a0, a1 = record["pair_a"].astype(F32)
+    b0, b1 = record["pair_b"].astype(F32)
+    u = min(F32(4) * s, F32(1))
+    return Step(position, here.state, s, F32(a0 + s * (a1 - a0)), F32(b0 + s * (b1 - b0)),
+                F32((F32(1) - u) * q_prev + u * q))
+
+
+def channel_frame(channel: np.ndarray, value: float) -> np.float32:
+    """The frame a channel's node plays at ``value`` (2.5): wrap (flag 1) or clamp to 0..1, then 1 - v when
+    inverted (flag 2), then first + v (last - first). Decision: the inversion after the wrap, as openparkan."""
+    v = F32(value)
+    v = v - np.floor(v) if channel["flags"] & CHANNEL_WRAP else min(max(v, F32(0)), F32(1))
+    if channel["flags"] & CHANNEL_INVERT:
+        v = F32(1) - v
+    first, last = F32(channel["first"]), F32(channel["last"])
+    return F32(first + v * (last - first))
+
+
+def pose_at_step(data: AnimationData, controller: Controller, step: Step, nodes=None,
+                 channel_values: dict[int, float] | None = None, in_place: bool = True) -> np.ndarray:
+    """The game's local matrices (nodes, 4, 4) float32 at a clip step (translation in elements 3/7/11).
+
+    Each node: ``blend(data, node, frame_a, frame_b, weight)``, bit for bit; a node a channel animates plays
+    its own segment instead (2.5: A = -1, B = the channel's frame, weight 1) at ``channel_values[channel]``
+    (default the channel's initial value). ``in_place``: node 0's translation is cleared when it has no
+    parent, as the game draws it (2.4). NaN where the runtime has no pose (neither frame taken).
+    """
+    node_ids = range(data.node_count) if nodes is None else [int(n) for n in nodes]
+    channel_of = {}
+    for i, channel in enumerate(np.asarray(controller.channels, CHANNEL)):
+        if (channel["first"], channel["last"]) != (-1, -1):
+            channel_of[int(channel["node"])] = i
+    out = np.full((len(node_ids), 4, 4), np.nan, F32)
+    for row, node in enumerate(node_ids):
+        if not 0 <= node < data.node_count:
+            raise FormatError.single("Res1", None, f"node {node} of {data.node_count}")
+        if node in channel_of:
+            channel = controller.channels[channel_of[node]]
+            value = (channel_values or {}).get(channel_of[node], float(channel["initial"]))
+            matrix = blend(data, node, -1.0, float(channel_frame(channel, value)), 1.0)
+        else:
+            matrix = blend(data, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+        if matrix is None:
+            continue
+        out[row] = matrix
+        if in_place and node == 0 and data.parents[0] == NONE:
+            out[row, :3, 3] = 0
+    return out
+

@@ -1,0 +1,219 @@
+"""``python -m core clips``, ``sample --clip N --step S``, and ``.ctl`` files in ``validate`` and ``roundtrip``.
+
+The commands of ``main`` reach this module through a few hooks (``add_clip_commands``, ``is_controller``,
+``validate_ctl``, ``rewritten_ctl``); it uses main's output helpers and exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from ..animation.controller import (
+    CTLD_TYPE_ID,
+    Controller,
+    clips_of,
+    pose_at_step,
+    read_controller,
+    step_at,
+)
+from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
+from ..animation.sampler import AnimationData
+from ..errors import Finding, FormatError, SelectionError, printable
+from ..files import names_in, open_container, read_input
+from ..msh.model import Model
+
+CONTROLLER_SUFFIX = ".ctl"
+
+
+def _cli():
+    """``main`` (which imports this module): its errors, exit codes and output helpers, looked up at run time."""
+    from . import main
+
+    return main
+
+
+def is_controller(path: str) -> bool:
+    return str(path).lower().endswith(CONTROLLER_SUFFIX)
+
+
+def validate_ctl(path: str) -> list[Finding]:
+    """Every finding of a ``.ctl`` file (a layout that does not fit gives its one error)."""
+    try:
+        return read_controller(read_input(path), str(path))[1]
+    except FormatError as exc:
+        return exc.findings
+
+
+def rewritten_ctl(data: bytes, path: str) -> bytes:
+    """A ``.ctl`` file's bytes as the codec writes them back after reading."""
+    return read_controller(data, str(path))[0].to_bytes()
+
+
+# -------------------------------------------------------------- finding inputs
+def _controller_beside(path: str) -> str | None:
+    """``STEM.ctl`` in the model's folder, any case."""
+    folder = Path(path).parent
+    try:
+        names = names_in(folder)
+    except OSError:
+        return None
+    name = names.get(Path(path).stem.lower() + CONTROLLER_SUFFIX)
+    return str(folder / name) if name else None
+
+
+def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model | None]:
+    """The controller (from --ctl, a .ctl given as the file, a CTLD entry of the archive, or STEM.ctl beside
+    the model) and the model, when there is one."""
+    if is_controller(path):
+        if args.ctl:
+            raise _cli().UsageError("--ctl names a controller, but the file given is one already")
+        return _read_controller_file(path), path, None
+    container = open_container(path)
+    model = container.open_model(args.entry)
+    if args.ctl:
+        return _read_controller_file(args.ctl), args.ctl, model
+    if not container.is_model:
+        entries = [e for e in container.archive.entries if e.type_id == CTLD_TYPE_ID]
+        if len(entries) == 1:
+            where = f"{path}:{entries[0].name_str}"
+            return _checked(read_controller(entries[0].data, where), where), where, model
+    beside = _controller_beside(path)
+    if beside is None:
+        raise _cli().UsageError(f"{printable(path)}: no controller found ({Path(path).stem}.ctl beside it, or a "
+                             "CTLD entry); give one with --ctl FILE")
+    return _read_controller_file(beside), beside, model
+
+
+def _read_controller_file(path: str) -> Controller:
+    return _checked(read_controller(read_input(path), path), path)
+
+
+def _checked(result: tuple[Controller, list[Finding]], source: str) -> Controller:
+    controller, findings = result
+    errors = [f for f in findings if f.is_error]
+    if errors:
+        raise FormatError(errors, source)
+    return controller
+
+
+# ----------------------------------------------------------------- clips
+def _mode_words(mode: int) -> list[str]:
+    names = [(ANCHOR, "anchor"), (BY_VELOCITY, "velocity"), (FIXED_STEP, "fixed"), (JITTER, "jitter")]
+    return [name for bit, name in names if mode & bit]
+
+
+def _floats(values) -> list[float]:
+    return [float(np.float32(v)) for v in values]
+
+
+def _state_rows(controller: Controller) -> list[dict]:
+    rows = []
+    for i, s in enumerate(controller.states):
+        rows.append({"index": i, "mode": int(s["mode"]), "flags": _mode_words(int(s["mode"])),
+                     "pair_a": _floats(s["pair_a"]), "pair_b": _floats(s["pair_b"]), "blend": float(s["blend"]),
+                     "length_ms": float(s["length_ms"]), "boxes": int(s["boxes"]),
+                     "velocity_min": _floats(s["velocity_min"]), "velocity_max": _floats(s["velocity_max"])})
+    return rows
+
+
+def _clip_rows(controller: Controller, data: AnimationData | None, speed: float | None) -> list[dict]:
+    rows = []
+    for clip in clips_of(controller, data, speed):
+        steps = [{"state": st.state, "pair_a": _floats(controller.states[st.state]["pair_a"]),
+                  "pair_b": _floats(controller.states[st.state]["pair_b"]), "q": st.q,
+                  "duration_ms": st.duration_ms, "stride": st.stride} for st in clip.steps]
+        rows.append({"index": clip.index, "anchor": clip.anchor, "states": clip.states, "speed": clip.speed,
+                     "duration_ms": clip.duration_ms, "stride": clip.stride, "steps": steps})
+    return rows
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    return "?" if value is None else f"{value:g}{unit}"
+
+
+def cmd_clips(args: argparse.Namespace) -> int:
+    controller, source, model = _load(args, args.file)
+    data = AnimationData.from_model(model) if model is not None else None
+    states, clips = _state_rows(controller), _clip_rows(controller, data, args.speed)
+    channels = [{"index": i, "node": int(c["node"]), "first": float(c["first"]), "last": float(c["last"]),
+                 "initial": float(c["initial"]), "flags": int(c["flags"])} for i, c in enumerate(controller.channels)]
+    payload = {"path": args.file, "controller": source, "model": None if model is None else model.name,
+               "counts": list(controller.counts), "states": states, "clips": clips, "channels": channels}
+    a, b, c, d, e = controller.counts
+    lines = [f"{source}: {a} states ({len(controller.anchors)} anchors), {b} contacts, {c} channels, "
+             f"{d} components, {e} groups" + ("" if model is not None else "; no model: strides unknown")]
+    for s in states:
+        lines.append(f"state {s['index']:3} {','.join(s['flags']) or '-':22} A {s['pair_a'][0]:g}..{s['pair_a'][1]:g}"
+                     f"  B {s['pair_b'][0]:g}..{s['pair_b'][1]:g}  blend {s['blend']:g}  step {s['length_ms']:g} ms")
+    for clip in clips:
+        lines.append(f"clip {clip['index']}: anchor {clip['anchor']}, states {clip['states']}, "
+                     f"speed {clip['speed']:g} m/s, {_number(clip['duration_ms'], ' ms')}, "
+                     f"stride {_number(clip['stride'])}")
+        for n, st in enumerate(clip["steps"]):
+            lines.append(f"  step {n}: state {st['state']}  A {st['pair_a'][0]:g}..{st['pair_a'][1]:g}  "
+                         f"B {st['pair_b'][0]:g}..{st['pair_b'][1]:g}  q {st['q']:g}  "
+                         f"{_number(st['duration_ms'], ' ms')}  stride {_number(st['stride'])}")
+    for ch in channels:
+        lines.append(f"channel {ch['index']}: node {ch['node']}, frames {ch['first']:g}..{ch['last']:g}, "
+                     f"initial {ch['initial']:g}, flags {ch['flags']:#x}")
+    _cli()._out(args, payload, lines)
+    return _cli().EXIT_OK
+
+
+# ------------------------------------------------------- sample --clip --step
+def cmd_sample_clip(args: argparse.Namespace) -> int:
+    if args.step is None:
+        raise _cli().UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
+    if not np.isfinite(args.step):
+        raise _cli().UsageError(f"--step {args.step}: must be a finite number")
+    controller, _source, model = _load(args, args.file)
+    if model is None:
+        raise _cli().UsageError("sampling a clip needs the model: give the model and --ctl FILE")
+    data = AnimationData.from_model(model)
+    clips = clips_of(controller, data, args.speed)
+    if not 0 <= args.clip < len(clips):
+        raise SelectionError.single("clip", args.clip, f"the controller has {len(clips)} clips", args.file)
+    step = step_at(controller, clips[args.clip], args.step)
+    nodes = _cli()._nodes(args, model)
+    poses = pose_at_step(data, controller, step, nodes)
+    rows = []
+    for n, matrix in zip(nodes, poses):
+        values = None if np.isnan(matrix).all() else [float(v) for v in matrix.reshape(-1)]
+        rows.append({"index": n, "name": model.node_name(n), "matrix": values})
+    payload = {"clip": args.clip, "step": args.step, "position": step.position, "state": step.state,
+               "phase": float(step.phase), "frame_a": float(step.frame_a), "frame_b": float(step.frame_b),
+               "weight": float(step.weight), "nodes": rows}
+    lines = [f"clip {args.clip} step {args.step:g}: state {step.state} (step {step.position} of the cycle), "
+             f"phase {float(step.phase):g}, frames A {float(step.frame_a):g} B {float(step.frame_b):g}, "
+             f"weight {float(step.weight):g}"]
+    for row in rows:
+        lines.append(f"node {row['index']} {row['name'] or ''}")
+        if row["matrix"] is None:
+            lines.append("  no pose (neither frame is taken)")
+            continue
+        lines += ["  " + " ".join(f"{v:12.6g}" for v in row["matrix"][r * 4:r * 4 + 4]) for r in range(4)]
+    _cli()._out(args, payload, lines)
+    return _cli().EXIT_OK
+
+
+# ------------------------------------------------------------------ parser
+def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
+    """``sample`` gains ``--clip N --step S`` (an alternative to --times/--frames) and ``--ctl``, ``--speed``;
+    and the ``clips`` command is added."""
+    times.add_argument("--clip", type=int, help="a clip of the controller (see `clips`); with --step")
+    sample.add_argument("--step", type=float, help="with --clip: the step (integer part) and its phase (fraction)")
+    sample.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
+    sample.add_argument("--speed", type=float, help="with --clip: speed in m/s (default: the anchor's box centre)")
+    plain = sample.get_default("func")
+    sample.set_defaults(func=lambda args: cmd_sample_clip(args) if args.clip is not None else plain(args))
+
+    p = sub.add_parser("clips", help="a controller's states and clips: frames, duration in ms, stride")
+    p.add_argument("file", help="a model (or archive) with its controller, or a .ctl")
+    p.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
+    p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
+    p.add_argument("--speed", type=float, help="speed in m/s for every clip (default: each anchor's box centre)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_clips)
