@@ -281,7 +281,7 @@ def test_a_failure_leaves_the_target_untouched_and_no_temporary_file(blender, tm
     import_file(bpy, write(tmp_path, "sample.msh", sample_msh))
     target = tmp_path / "target.msh"
     target.write_bytes(b"precious")
-    core_files = __import__("blender_env").ext.core.files
+    core_files = __import__("blender_env").ext.core.disk
 
     original_replace = core_files.os.replace
 

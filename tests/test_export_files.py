@@ -10,7 +10,7 @@ from test_export import export_file, import_file, write
 from test_materials_blender import model_archive, wear_of
 
 from core.container.nres import MODEL_TYPE_ID, Archive
-from core.files import changed_since, read_with_state, write_files
+from core.disk import changed_since, read_with_state, write_files
 from core.msh.model import Model
 
 
@@ -18,8 +18,8 @@ def leftovers(folder):
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
-def core_files():
-    return __import__("blender_env").ext.core.files
+def core_disk():
+    return __import__("blender_env").ext.core.disk
 
 
 @pytest.fixture
@@ -56,8 +56,8 @@ def test_a_read_only_file_of_the_export_leaves_every_file_as_it_was_and_is_named
 
 def test_a_replacement_failing_midway_puts_back_the_files_already_replaced(listed, monkeypatch):
     bpy, out = listed
-    files = core_files()
-    real_replace = files.os.replace
+    disk = core_disk()
+    real_replace = disk.os.replace
     calls = []
 
     def second_fails(source, target):
@@ -67,7 +67,7 @@ def test_a_replacement_failing_midway_puts_back_the_files_already_replaced(liste
         return real_replace(source, target)
 
     before = contents(out)
-    monkeypatch.setattr(files.os, "replace", second_fails)
+    monkeypatch.setattr(disk.os, "replace", second_fails)
     with pytest.raises(RuntimeError, match=r"unit\.msh: cannot write: No space left on device"):
         bpy.ops.export_scene.parkan_msh(filepath=str(out / "unit.msh"))
     monkeypatch.undo()
@@ -78,17 +78,17 @@ def test_a_replacement_failing_midway_puts_back_the_files_already_replaced(liste
 
 
 def test_the_transaction_restores_earlier_targets_and_removes_new_ones(tmp_path, monkeypatch):
-    from core import files
+    from core import disk
 
     (tmp_path / "a").write_bytes(b"old a")
-    real_replace = files.os.replace
+    real_replace = disk.os.replace
 
     def third_fails(source, target):
         if str(target).endswith("/c") and ".old." not in str(source):
             raise OSError(5, "Input/output error")
         return real_replace(source, target)
 
-    monkeypatch.setattr(files.os, "replace", third_fails)
+    monkeypatch.setattr(disk.os, "replace", third_fails)
     with pytest.raises(OSError) as caught:
         write_files([(tmp_path / "a", b"new a"), (tmp_path / "b", b"new b"), (tmp_path / "c", b"new c")])
     assert caught.value.filename == str(tmp_path / "c")
@@ -96,17 +96,17 @@ def test_the_transaction_restores_earlier_targets_and_removes_new_ones(tmp_path,
 
 
 def test_a_target_that_cannot_be_put_back_is_named_with_where_its_old_contents_are(tmp_path, monkeypatch):
-    from core import files
+    from core import disk
 
     (tmp_path / "a").write_bytes(b"old a")
-    real_replace = files.os.replace
+    real_replace = disk.os.replace
 
     def failing(source, target):
         if str(target).endswith("/b") or ".old." in str(source):
             raise OSError(5, "Input/output error")
         return real_replace(source, target)
 
-    monkeypatch.setattr(files.os, "replace", failing)
+    monkeypatch.setattr(disk.os, "replace", failing)
     with pytest.raises(OSError, match=r"could not be put back \(its old contents are in ") as caught:
         write_files([(tmp_path / "a", b"new a"), (tmp_path / "b", b"new b")])
     assert caught.value.filename == str(tmp_path / "b")
@@ -187,8 +187,8 @@ def test_two_exports_into_one_archive_at_once_lose_no_entry(blender, tmp_path, m
     first, second = sorted(import_file(bpy, path), key=lambda r: r["msh_model"])
     move_a_vertex(first)
     move_a_vertex(second)
-    files = core_files()
-    real_write = files.write_files
+    disk = core_disk()
+    real_write = disk.write_files
     interleaved = []
 
     def other_export_meanwhile(*args, **kwargs):

@@ -182,7 +182,7 @@ def leftovers(folder):
 
 
 def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path):
-    from core.files import write_atomic
+    from core.disk import write_atomic
 
     target = tmp_path / "m.msh"
     target.write_bytes(b"old")
@@ -198,7 +198,7 @@ def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path
 
 
 def test_a_symlinked_target_is_written_through(tmp_path):
-    from core.files import write_atomic
+    from core.disk import write_atomic
 
     real = tmp_path / "real.msh"
     real.write_bytes(b"old")
@@ -209,7 +209,7 @@ def test_a_symlinked_target_is_written_through(tmp_path):
 
 
 def test_a_read_only_target_is_refused_unless_forced(tmp_path, capsys, sample_msh):
-    from core.files import write_atomic
+    from core.disk import write_atomic
 
     target = tmp_path / "ro.msh"
     target.write_bytes(b"precious")
@@ -229,7 +229,7 @@ def test_a_read_only_target_is_refused_unless_forced(tmp_path, capsys, sample_ms
 def test_an_interrupted_write_leaves_the_target_and_no_temporary(tmp_path, monkeypatch, interruption):
     import signal
 
-    from core import files
+    from core import disk
 
     target = tmp_path / "m.msh"
     target.write_bytes(b"old")
@@ -239,9 +239,9 @@ def test_an_interrupted_write_leaves_the_target_and_no_temporary(tmp_path, monke
             os.kill(os.getpid(), signal.SIGTERM)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(files.os, "fsync", interrupted)
-    with pytest.raises(files.Terminated if interruption == "sigterm" else KeyboardInterrupt):
-        files.write_atomic(target, b"new")
+    monkeypatch.setattr(disk.os, "fsync", interrupted)
+    with pytest.raises(disk.Terminated if interruption == "sigterm" else KeyboardInterrupt):
+        disk.write_atomic(target, b"new")
     assert target.read_bytes() == b"old" and not leftovers(tmp_path)
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the handler is put back
 
@@ -249,14 +249,14 @@ def test_an_interrupted_write_leaves_the_target_and_no_temporary(tmp_path, monke
 def test_errors_name_the_target_not_the_temporary(tmp_path, monkeypatch):
     import errno
 
-    from core import files
+    from core import disk
 
     def failing_replace(source, destination):
         raise OSError(errno.EXDEV, "Invalid cross-device link", source)
 
-    monkeypatch.setattr(files.os, "replace", failing_replace)
+    monkeypatch.setattr(disk.os, "replace", failing_replace)
     with pytest.raises(OSError) as caught:
-        files.write_atomic(tmp_path / "m.msh", b"new")
+        disk.write_atomic(tmp_path / "m.msh", b"new")
     assert caught.value.filename == str(tmp_path / "m.msh") and not leftovers(tmp_path)
 
 

@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. A module may import its own package and the packages of lower layers, nothing else.
 LAYERS = [
-    ["core.errors", "core.disk"],
+    ["core.errors"],
+    ["core.disk"],
     ["core.container"],
     ["core.msh", "core.appearance"],
     ["core.animation"],

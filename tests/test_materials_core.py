@@ -12,8 +12,9 @@ from core.appearance.resolve import Libraries, find_libraries, resolve_looks
 from core.appearance.wear import parse_wear, validate_wear
 from core.authoring.synth import material_entry, sample_libraries
 from core.container.nres import Archive, Entry
+from core.disk import SETTLED_NS, names_in
 from core.errors import FormatError
-from core.files import SETTLED_NS, names_in, open_container, validate_container
+from core.files import open_container, validate_container
 
 PHASE = bytes([10, 20, 30, 50, 200, 100, 50, 255, 1, 2, 3, 4, 5, 6, 7, 8, 3, 0xFE]) + b"BODY.0".ljust(16, b"\0")
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from ..container.nres import Archive, Entry
+from ..disk import names_in, read_input
 from ..errors import FormatError
-from ..files import names_in, read_input
 from .mat0 import MAT0_TYPE_ID, OPAQUE, Material, material_of
 from .texm import BYTES_PER_PIXEL, Texture, parse_texm
 from .wear import NO_LIGHTMAP, Wear

@@ -21,8 +21,9 @@ from ..animation.controller import (
 )
 from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
 from ..animation.sampler import AnimationData
+from ..disk import names_in, read_input
 from ..errors import Finding, FormatError, SelectionError, printable
-from ..files import names_in, open_container, read_input
+from ..files import open_container
 from ..msh.model import Model
 
 CONTROLLER_SUFFIX = ".ctl"

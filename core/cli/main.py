@@ -18,8 +18,9 @@ from ..animation.tracks import read_animation, write_animation
 from ..appearance.mat0 import MAT0_TYPE_ID, material_of
 from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Entry
+from ..disk import read_input, write_atomic
 from ..errors import ERROR, FormatError, SelectionError, printable
-from ..files import Container, open_container, read_input, validate_container, write_atomic
+from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
 from . import unit

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..container.nres import Archive
+from ..disk import names_in, read_input
 from ..errors import ERROR, Finding, FormatError, printable
-from ..files import names_in, read_container, read_input, validate_container
+from ..files import read_container, validate_container
 from ..unit import dat, objects
 from ..unit.cpt import parse_cpt, validate_cpt
 from ..unit.dat import parse_dat, validate_dat

@@ -14,8 +14,9 @@ from ...core.appearance.mat0 import MAT0_TYPE_ID
 from ...core.appearance.texm import TEXM_TYPE_ID
 from ...core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from ...core.container.nres import MODEL_TYPE_ID, Archive, Entry
+from ...core.disk import FileState, read_with_state, write_files
 from ...core.errors import FormatError, printable
-from ...core.files import FileState, read_container, read_with_state, write_files
+from ...core.files import read_container
 from ...core.msh.model import Model
 from ..com import props as P
 from .materials import MaterialExport
@@ -45,7 +46,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "
                                    f"0..{int(frames[-1])} is not applied")
     # Every file's bytes are made (and every check done) before the first one is written; then all are
-    # written as one transaction (core.files.write_files): all of them, or none.
+    # written as one transaction (core.disk.write_files): all of them, or none.
     read_as: dict[str, FileState | None] = {}
     files = _library_files(result.materials, options, read_as)
     wear = result.materials.wear if result.materials else None

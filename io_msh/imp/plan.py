@@ -18,8 +18,9 @@ from ...core.appearance.mat0 import material_of
 from ...core.appearance.resolve import Libraries, Look, find_libraries, resolve_looks
 from ...core.appearance.wear import Wear, parse_wear, wear_entry
 from ...core.container.nres import Entry
+from ...core.disk import names_in
 from ...core.errors import FormatError, SelectionError, has_errors
-from ...core.files import Container, names_in, open_container
+from ...core.files import Container, open_container
 from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ...core.msh.validate import validate_model

@@ -1,0 +1,258 @@
+"""Files on disk, for every kind of file the project reads or writes: regular files read whole (with a size
+limit), folders listed (by lower-case name), and writes that replace their targets whole, one file or several
+as one transaction."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import printable
+
+MAX_FILE_BYTES = 1 << 30  # far above any game file (the largest retail archives are tens of MB)
+
+
+class InputError(OSError):
+    """A path that is not a file the library reads: not a regular file, or too large."""
+
+
+class ChangedError(OSError):
+    """A file changed on disk between reading it and replacing it."""
+
+
+def read_input(path: str | Path) -> bytes:
+    """A regular file's bytes; InputError for a device, pipe or folder, or a file over MAX_FILE_BYTES."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(errno.EINVAL, "not a regular file", str(path))
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError(errno.EFBIG, f"{info.st_size} bytes, more than the {MAX_FILE_BYTES} a game file can be",
+                         str(path))
+    return Path(path).read_bytes()
+
+
+SETTLED_NS = 2_000_000_000  # a folder changed this recently may change again without a new mtime
+
+
+def names_in(folder: str | Path) -> dict[str, str]:
+    """The names in ``folder`` by their lower-case form (the game's file system ignores case). A batch looks up
+    libraries and WEAR files beside every model, so a folder is listed once per modification time; one changed
+    in the last 2 s is listed afresh, as mtimes are only as fine as the kernel's clock tick. Raises OSError."""
+    mtime_ns = os.stat(folder).st_mtime_ns
+    if time.time_ns() - mtime_ns < SETTLED_NS:
+        return _listing(str(folder))
+    return _settled_listing(str(folder), mtime_ns)
+
+
+def _listing(folder: str) -> dict[str, str]:
+    return {name.lower(): name for name in os.listdir(folder)}
+
+
+@lru_cache(maxsize=16)
+def _settled_listing(folder: str, mtime_ns: int) -> dict[str, str]:
+    return _listing(folder)
+
+
+def write_atomic(path: str | Path, data: bytes, force: bool = False) -> None:
+    """Write through a temporary file in the same folder, then rename: never a half-written target.
+
+    The target keeps its identity: its permission bits (a new file gets the umask's), and a symbolic link is
+    written through to the file it names, as ``cp`` does. A read-only target is refused unless ``force``.
+    SIGTERM during the write, like Ctrl-C, leaves no temporary file. Errors name ``path``, not the temporary.
+    """
+    write_files([(path, data)], force=force)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file as it was read: to tell whether something else wrote it since."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def read_with_state(path: str | Path) -> tuple[bytes, FileState]:
+    """``read_input`` and the state of the file the bytes came from (raises OSError, InputError)."""
+    before = os.stat(path)
+    data = read_input(path)
+    return data, FileState(before.st_size, before.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def changed_since(path: str | Path, state: FileState | None) -> bool:
+    """Whether the file at ``path`` is no longer the one read with ``state`` (None: it did not exist)."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return state is not None
+    if state is None:
+        return True
+    if (now.st_size, now.st_mtime_ns) != (state.size, state.mtime_ns):
+        return True
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() != state.sha256
+
+
+def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
+                read_as: dict[str, FileState | None] | None = None) -> None:
+    """Write several files as one transaction: all of them, or none.
+
+    Every target is checked first (a regular file or none, not read-only unless ``force``, no two paths
+    naming one file), then every file is written to a temporary beside its target; only when all are written
+    do they replace their targets, one after the other, and when a replacement fails the targets already
+    replaced get their old contents back (new ones are removed). Each target is written as ``write_atomic``
+    writes it. Errors (OSError) name the path of the file that failed, as given.
+    """
+    planned = []
+    seen: dict[Path, str] = {}
+    for path, data in files:
+        target = Path(os.path.realpath(path))
+        if target in seen:
+            raise InputError(errno.EINVAL, f"the same file as {printable(seen[target])}", str(path))
+        seen[target] = str(path)
+        planned.append((str(path), target, _checked_target(target, str(path), force), data))
+    temporaries: list[str] = []
+    backups: dict[int, str] = {}
+    replaced: list[int] = []
+    current = ""
+    try:
+        with _terminate_raises():
+            for path, target, existing, data in planned:
+                current = path
+                mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+                temporaries.append(_written_temporary(target, data, mode))
+            for i, (path, target, existing, _data) in enumerate(planned):
+                current = path
+                if read_as is not None and path in read_as and changed_since(target, read_as[path]):
+                    raise ChangedError(errno.EAGAIN, "it changed on disk after the export read it (another "
+                                                     "program or export wrote it meanwhile); nothing was "
+                                                     "written: export again", path)
+                if existing is not None:
+                    backups[i] = _backup(target)
+                os.replace(temporaries[i], target)
+                replaced.append(i)
+    except BaseException as exc:
+        unrestored = []
+        for i in reversed(replaced):  # the earlier targets get their old contents back
+            backup = backups.pop(i, None)
+            try:
+                if backup is not None:
+                    os.replace(backup, planned[i][1])
+                else:
+                    os.unlink(planned[i][1])
+            except OSError:  # the old contents stay in the backup, which is named in the error
+                unrestored.append(f"{printable(planned[i][0])} could not be put back"
+                                  + (f" (its old contents are in {printable(backup)})" if backup else ""))
+        for leftover in [*temporaries[len(replaced):], *backups.values()]:
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
+        if isinstance(exc, OSError) and not isinstance(exc, InputError) and (exc.filename != current or unrestored):
+            # A failed write ("File too large", "No space left on device") carries no file name, mkstemp's the
+            # temporary's: the error names the file the caller gave, and what could not be put back.
+            message = "; ".join([exc.strerror or os.strerror(exc.errno or errno.EIO), *unrestored])
+            raise type(exc)(exc.errno or errno.EIO, message, current) from None
+        raise
+    for backup in backups.values():
+        with contextlib.suppress(OSError):
+            os.unlink(backup)
+
+
+def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | None:
+    """The target's status (None when it does not exist); raises OSError naming ``path`` when it cannot be
+    replaced."""
+    try:
+        existing = os.stat(target)
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:  # a path through a file, a folder that cannot be searched
+        raise _named(exc, path) from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise InputError(errno.EISDIR, "is a folder; name the file to write", str(path))
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise InputError(errno.EINVAL, "not a regular file", path)
+    if existing is not None and not existing.st_mode & 0o222 and not force:
+        raise PermissionError(errno.EACCES, "the file is read-only (force to replace it)", path)
+    if not target.parent.is_dir():
+        folder = printable(str(target.parent))
+        raise FileNotFoundError(errno.ENOENT, f"{os.strerror(errno.ENOENT)} (no folder {folder})", path)
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, f"its folder {printable(str(target.parent))} is not writable", path)
+    return existing
+
+
+def _written_temporary(target: Path, data: bytes, mode: int) -> str:
+    """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _backup(target: Path) -> str:
+    """A second name for the target's current file (a hard link; a copy where links are not supported), to
+    put it back if a later replacement of the transaction fails."""
+    fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        os.unlink(backup)
+        os.link(target, backup)
+    except OSError:
+        try:
+            shutil.copy2(target, backup)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(backup)
+            raise
+    return backup
+
+
+def _named(exc: OSError, path: str | Path) -> OSError:
+    """The same error, naming ``path`` (errors without an errno keep their text)."""
+    if exc.errno is None:
+        return OSError(errno.EIO, f"{exc}", str(path))
+    return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while a file was being written (the write was undone)."""
+
+
+@contextlib.contextmanager
+def _terminate_raises():
+    """While writing, SIGTERM raises Terminated (so the temporary file is removed) instead of ending the
+    process on the spot. Only the main thread can set handlers; elsewhere nothing changes."""
+    def handler(signum, frame):
+        raise Terminated(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
