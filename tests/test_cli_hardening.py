@@ -78,7 +78,7 @@ def test_an_output_that_is_the_input_is_refused(capsys, tmp_path, textures, comm
 
 # --------------------------------------------------------------------- Ctrl-C (item 18)
 def test_ctrl_c_exits_130_without_a_traceback_or_a_temporary(capsys, tmp_path, monkeypatch, sample_rlb):
-    from core import files
+    from core import disk
 
     (tmp_path / "in.rlb").write_bytes(sample_rlb)
     target = tmp_path / "out.msh"
@@ -86,7 +86,7 @@ def test_ctrl_c_exits_130_without_a_traceback_or_a_temporary(capsys, tmp_path, m
     def interrupted(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(files.os, "fsync", interrupted)
+    monkeypatch.setattr(disk.os, "fsync", interrupted)
     code, _, err = run(capsys, "extract", tmp_path / "in.rlb", "sample.msh", "-o", target)
     assert code == 130 and err == "interrupted\n"
     assert not target.exists() and not leftovers(tmp_path)

@@ -20,9 +20,9 @@ def fcurves_module(blender):
     return importlib.import_module(f"{blender.ext.__name__}.io_msh.exp.fcurves")
 
 
-def evaluable_curves(readback, root):
-    curves = readback.read_curves(root)
-    readback._read_for_evaluation(root, curves)
+def evaluable_curves(blender, root):
+    curves = blender.ext.io_msh.com.curves.read_curves(root)
+    blender.ext.io_msh.exp.poses.read_for_evaluation(root, curves)
     return curves
 
 
@@ -53,7 +53,6 @@ def test_the_numpy_evaluation_gives_blenders_values_bit_for_bit(blender):
     bpy = blender.bpy
     fcurves = fcurves_module(blender)
     compat = blender.ext.io_msh.com.compat
-    readback = blender.ext.io_msh.exp.readback
     enum = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
     assert (enum["CONSTANT"].value, enum["LINEAR"].value, enum["BEZIER"].value) == (
         fcurves.CONSTANT, fcurves.LINEAR, fcurves.BEZIER)
@@ -66,7 +65,7 @@ def test_the_numpy_evaluation_gives_blenders_values_bit_for_bit(blender):
     curves, expected, refused = [], [], 0
     for _ in range(150):
         fcurve = random_curve(bpy, compat, obj, rng)
-        (curve,) = [c for c in evaluable_curves(readback, root) if c.handle == "node"]
+        (curve,) = [c for c in evaluable_curves(blender, root) if c.handle == "node"]
         if not curve.plain:
             refused += 1
             continue
@@ -93,7 +92,6 @@ def test_the_numpy_evaluation_gives_blenders_values_bit_for_bit(blender):
 def test_curves_it_cannot_reproduce_are_left_to_blender(blender, change):
     bpy = blender.bpy
     compat = blender.ext.io_msh.com.compat
-    readback = blender.ext.io_msh.exp.readback
     root = bpy.data.objects.new("root", None)
     obj = bpy.data.objects.new("node", None)
     bpy.context.scene.collection.objects.link(root)
@@ -103,7 +101,7 @@ def test_curves_it_cannot_reproduce_are_left_to_blender(blender, change):
         obj.location.x = value
         obj.keyframe_insert("location", index=0, frame=frame)
     (fcurve,) = compat.assigned_fcurves(obj)
-    (before,) = evaluable_curves(readback, root)
+    (before,) = evaluable_curves(blender, root)
     assert before.plain
     if change == "modifier":
         fcurve.modifiers.new("CYCLES")
@@ -118,7 +116,7 @@ def test_curves_it_cannot_reproduce_are_left_to_blender(blender, change):
     else:
         fcurve.keyframe_points.add(1)  # (insert and update would merge it with the key at frame 20)
         fcurve.keyframe_points[-1].co = (20.00015, 2.0)
-    (after,) = evaluable_curves(readback, root)
+    (after,) = evaluable_curves(blender, root)
     assert not after.plain
 
 
@@ -143,7 +141,7 @@ def exported_both_ways(blender, tmp_path, monkeypatch):
     from_curves = tmp_path / "curves.msh"
     export_file(blender.bpy, from_curves)
     curve_steps = len(stepped)
-    monkeypatch.setattr(readback, "_curve_poses", lambda *args: None)
+    monkeypatch.setattr(readback, "curve_poses", lambda *args: None)
     stepping = tmp_path / "stepping.msh"
     export_file(blender.bpy, stepping)
     return from_curves.read_bytes(), stepping.read_bytes(), curve_steps, len(stepped) - curve_steps

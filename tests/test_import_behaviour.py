@@ -279,7 +279,7 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
 
 # --------------------------------------------------------------------- item 18: deep parent chains
 @pytest.mark.parametrize("node_mode", NODE_MODES)
-def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path, node_mode):
+def test_a_1000_node_parent_chain_imports_exports_and_is_removed_again(blender, tmp_path, node_mode):
     from core.authoring.build import ModelDef, NodeDef, Part, build_model
     from core.authoring.synth import box
 
@@ -290,8 +290,11 @@ def test_a_1000_node_parent_chain_imports_and_is_removed_again(blender, tmp_path
     data = build_model(ModelDef(nodes, [Part(count - 1, pos, tris)])).to_bytes()
     (root,) = import_file(bpy, write(tmp_path, "chain.msh", data), node_mode=node_mode)
     assert len(node_matrices(bpy, root)) == count
+    exported = tmp_path / "again.msh"  # the export walks the chain without recursion too
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(exported)) == {"FINISHED"}
+    assert exported.read_bytes() == data
     importer = blender.ext.io_msh.imp.build
-    below = importer.descendants(root)
+    below = blender.ext.io_msh.com.hierarchy.descendants(root)
     assert len(below) == len(set(below)) == len(bpy.data.objects) - 1
     if node_mode == "EMPTIES":  # depth first: each Empty right after its parent
         assert [o["msh_node_index"] for o in below if o.type == "EMPTY"] == list(range(count))

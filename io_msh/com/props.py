@@ -20,3 +20,7 @@ LIGHTMAP = "msh_lightmap"      # on lightmapped materials: the LIGHTMAPS row (di
 WEAR_NAME = "msh_wear_name"    # on materials: the WEAR row's name (the Blender name may carry a .001)
 MAT0 = "msh_mat0"              # on materials from Material.lib: the MAT0 entry shown
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
+
+# UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
+BASE_UV = "UVMap"
+LIGHTMAP_UV = "Lightmap"

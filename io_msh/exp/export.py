@@ -19,9 +19,10 @@ from ...core.errors import FormatError, printable
 from ...core.files import read_container
 from ...core.msh.model import Model
 from ..com import props as P
+from ..com.curves import action_end, keyframe_frames, read_curves
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
-from .readback import action_end, find_root, keyframe_frames, read_curves, read_scene
+from .readback import find_root, read_scene
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,

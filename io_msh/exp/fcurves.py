@@ -1,4 +1,4 @@
-"""F-curves as the export reads them back, and Blender's evaluation of them in numpy (no bpy).
+"""Blender's evaluation of F-curves (io_msh.com.curves) in numpy (no bpy).
 
 ``evaluate`` follows Blender's evaluation of keyframes (blenkernel fcurve.cc: extrapolation, the
 keyframe search with its 0.0001 threshold, constant, linear and Bezier segments, the cubic root solver)
@@ -10,9 +10,9 @@ would shorten, keys closer than the search threshold) is left to Blender.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from ..com.curves import Curve
 
 # Keyframe.interpolation as foreach_get reads it (Blender's eBezTriple_Interpolation).
 CONSTANT, LINEAR, BEZIER = 0, 1, 2
@@ -22,24 +22,6 @@ FLT_EPSILON = np.float32(np.finfo(np.float32).eps)
 SMALL = np.float32(-1.0e-10)  # the accepted range of a Bezier segment's parameter
 END = np.float32(1.000001)
 PAIRS = 1 << 18               # (curve, frame) pairs evaluated at once
-
-
-@dataclass
-class Curve:
-    """One F-curve as read back: whose it is, what it drives, and its keys."""
-
-    node: int                 # msh_node_index, -1 for the root or a node made in Blender
-    handle: str               # the bone or Empty it animates ('' for the root object)
-    path: str                 # the property, without the pose bone prefix
-    index: int                # array index
-    co: np.ndarray            # float32 (frame, value) pairs, flattened
-    interpolation: np.ndarray  # int32 per key
-    settings: str             # extrapolation, mute and modifier count as text
-    # Read for evaluation only:
-    left: np.ndarray | None = None   # float32 handle pairs, flattened
-    right: np.ndarray | None = None
-    extrapolation: str = "CONSTANT"
-    plain: bool = False       # ``evaluate`` gives Blender's values: not muted, no modifier, ``reproducible``
 
 
 def reproducible(co: np.ndarray, left: np.ndarray, right: np.ndarray, interpolation: np.ndarray) -> bool:

@@ -24,7 +24,7 @@ from ...core.appearance.texm import Texture, encode_texm
 from ...core.appearance.wear import NO_LIGHTMAP, Wear, parse_wear
 from ...core.errors import FormatError
 from ..com.colours import display_rgba
-from .readback import SceneMaterial
+from .scene_model import SceneMaterial
 
 DEFAULT_ROW = "DEFAULT"
 TEXTURE_FORMATS = (8888, 565)

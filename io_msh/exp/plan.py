@@ -29,7 +29,7 @@ from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
 from .materials import MaterialExport, MaterialOptions, plan_materials
-from .readback import SceneMesh, SceneModel
+from .scene_model import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")

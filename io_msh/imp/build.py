@@ -6,7 +6,6 @@ again: an import either completes or leaves the scene as it was.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -18,8 +17,9 @@ from ...core.errors import printable
 from ...core.msh import streams as S
 from ..com import compat
 from ..com import props as P
-from ..exp.readback import curves_fingerprint
-from .materials import BASE_UV, LIGHTMAP_UV, build_material
+from ..com.curves import curves_fingerprint
+from ..com.hierarchy import descendants
+from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
 
 
@@ -61,8 +61,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
             _build_animation(plan, root, node_objects, created)
-            with recursion_room(len(plan.nodes)):
-                root[P.CURVES] = curves_fingerprint(root)
+            root[P.CURVES] = curves_fingerprint(root)
             if progress:
                 progress(i + 1)
         if set_frame_range:
@@ -227,9 +226,9 @@ def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection
     mesh.polygons.foreach_set("use_smooth", np.ones(len(tris), bool))
     for index in plan.materials:
         mesh.materials.append(materials[index])
-    mesh.uv_layers.new(name=BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
+    mesh.uv_layers.new(name=P.BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
     if plan.lightmap_uvs is not None:
-        mesh.uv_layers.new(name=LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
+        mesh.uv_layers.new(name=P.LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
     mesh.update()
     mesh.validate(clean_customdata=False)
     mesh.normals_split_custom_set_from_vertices(plan.normals.astype(np.float32).tolist())
@@ -320,33 +319,6 @@ def _select_only(context, objects) -> None:
 def remove_model(root: bpy.types.Object) -> None:
     """Remove an imported model and every datablock only it used: the inverse of an import."""
     remove_models([root])
-
-
-def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """``Object.children_recursive`` (depth first, in the same order) without recursion: Blender's recurses
-    once per level, and a chain of 1,000 Empties passes Python's recursion limit."""
-    children: dict[bpy.types.Object, list[bpy.types.Object]] = {}
-    for child in bpy.data.objects:
-        if child.parent is not None:
-            children.setdefault(child.parent, []).append(child)
-    out, stack = [], list(reversed(children.get(obj, ())))
-    while stack:
-        child = stack.pop()
-        out.append(child)
-        stack += reversed(children.get(child, ()))
-    return out
-
-
-@contextmanager
-def recursion_room(depth: int):
-    """Room for Blender's own recursive ``children_recursive`` (which io_msh.exp.readback calls) over a parent
-    chain ``depth`` objects deep: Python's limit raised for the call, restored afterwards."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 2 * depth + 1000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def remove_models(roots: list[bpy.types.Object]) -> None:

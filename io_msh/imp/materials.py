@@ -31,9 +31,6 @@ from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
 
-LIGHTMAP_UV = "Lightmap"
-BASE_UV = "UVMap"
-
 
 def texture_key(ref: TextureRef) -> str:
     return printable(f"{ref.library}|{ref.entry}")
@@ -124,13 +121,13 @@ class _Graph:
             return rgb, alpha
         colour_socket = alpha_socket = None
         if look.texture is not None:
-            texture = self._image(look.texture, BASE_UV, 0, look.cell)
+            texture = self._image(look.texture, P.BASE_UV, 0, look.cell)
             self.tree.nodes.active = texture  # Workbench's texture colour shows the active image
             colour_socket = self._multiply(texture.outputs["Color"], rgb, 100)
             if look.blend != OPAQUE and not look.lit_skin:
                 alpha_socket = self._math_multiply(texture.outputs["Alpha"], alpha, 100)
         if self.lightmap is not None:
-            lightmap = self._image(self.lightmap, LIGHTMAP_UV, -350, None)
+            lightmap = self._image(self.lightmap, P.LIGHTMAP_UV, -350, None)
             first = colour_socket if colour_socket is not None else rgb
             colour_socket = self._multiply(lightmap.outputs["Color"], first, 300)
         return colour_socket, alpha_socket if alpha_socket is not None else alpha
@@ -223,6 +220,6 @@ def _base_texture(tree):
         uv = vector.links[0].from_node if vector.is_linked else None
         while uv is not None and uv.type == "MAPPING":
             uv = uv.inputs["Vector"].links[0].from_node if uv.inputs["Vector"].is_linked else None
-        if uv is None or uv.type != "UVMAP" or uv.uv_map != LIGHTMAP_UV:
+        if uv is None or uv.type != "UVMAP" or uv.uv_map != P.LIGHTMAP_UV:
             return node
     return None

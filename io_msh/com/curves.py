@@ -1,0 +1,122 @@
+"""The model's F-curves, as the import writes them and the export reads them back: which curves animate the
+model's nodes, their keys, and fingerprints that tell whether they are still the ones the import wrote.
+
+The importer stores the fingerprints of the curves it wrote (``curves_fingerprint``: of all of them and of each
+node's); at export, curves with the same fingerprint, on nodes nothing else moves, whose pose at the first
+exported frame is the runtime's, show the runtime's pose at every frame (io_msh.exp.poses)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from . import props as P
+from .hierarchy import descendants
+
+
+@dataclass
+class Curve:
+    """One F-curve as read back: whose it is, what it drives, and its keys."""
+
+    node: int                 # msh_node_index, -1 for the root or a node made in Blender
+    handle: str               # the bone or Empty it animates ('' for the root object)
+    path: str                 # the property, without the pose bone prefix
+    index: int                # array index
+    co: np.ndarray            # float32 (frame, value) pairs, flattened
+    interpolation: np.ndarray  # int32 per key
+    settings: str             # extrapolation, mute and modifier count as text
+    # Read for evaluation only:
+    left: np.ndarray | None = None   # float32 handle pairs, flattened
+    right: np.ndarray | None = None
+    extrapolation: str = "CONSTANT"
+    plain: bool = False       # ``evaluate`` gives Blender's values: not muted, no modifier, ``reproducible``
+
+
+def read_curves(root) -> list[Curve]:
+    """Every F-curve that animates the root or a node (a bone, or an Empty below the root)."""
+    curves = []
+    for fcurve, target, owner, path in node_fcurves(root):
+        points = fcurve.keyframe_points
+        co = np.empty(2 * len(points), np.float32)
+        points.foreach_get("co", co)
+        interpolation = np.empty(len(points), np.int32)
+        points.foreach_get("interpolation", interpolation)
+        settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
+        curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
+    return curves
+
+
+def node_fcurves(root):
+    """(F-curve, msh_node_index, bone or Empty name, property path) for every F-curve animating the root
+    ('' and -1) or a node, in a fixed order."""
+    from ..com import compat
+
+    index_of = {b.name: b.get(P.NODE_INDEX, -1) for b in root.data.bones} if root.type == "ARMATURE" else {}
+    for id_block, handle in animated_ids(root):
+        node = id_block.get(P.NODE_INDEX, -1) if handle else -1
+        for fcurve in compat.assigned_fcurves(id_block):
+            path, target, owner = fcurve.data_path, node, handle
+            if root.type == "ARMATURE" and path.startswith('pose.bones["'):
+                bone, path = path[12:].split('"]', 1)
+                owner = bone.replace('\\"', '"').replace("\\\\", "\\")
+                target = index_of.get(owner, -1)
+            yield fcurve, target, owner, path
+
+
+def animated_ids(root) -> list[tuple[bpy.types.ID, str]]:
+    """What actions animating the model hang on, with the Empty's name ('' for the root): the root (an
+    armature's actions animate its bones), and for Empties every Empty below it."""
+    if root.type == "ARMATURE":
+        return [(root, "")]
+    return [(root, "")] + [(o, o.name) for o in descendants(root) if o.type == "EMPTY"]
+
+
+def action_end(root: bpy.types.Object) -> float:
+    """The last frame of the actions animating the model (their manual frame range when they have one,
+    as the importer sets it, else their last keyframe); 0 without animation."""
+    actions = {h.animation_data.action for h, _name in animated_ids(root)
+               if h.animation_data and h.animation_data.action}
+    return max((float(a.frame_range[1]) for a in actions), default=0.0)
+
+
+def keyframe_frames(curves: list[Curve]) -> np.ndarray:
+    """The frames of every keyframe of ``curves``."""
+    frames = [c.co[0::2] for c in curves]
+    return np.concatenate(frames).astype(np.float64) if frames else np.zeros(0)
+
+
+def fingerprint(curves: Iterable[Curve]) -> str:
+    """Digest of F-curves, in any order. Names are left out: a rename keeps the curves as imported."""
+    digest = hashlib.sha1()
+    for c in sorted(curves, key=lambda c: (c.node, c.path, c.index)):
+        digest.update(f"{c.node}|{c.path}|{c.index}|{c.settings}|{len(c.co)}".encode())
+        digest.update(np.ascontiguousarray(c.co, np.float32).tobytes())
+        digest.update(np.ascontiguousarray(c.interpolation, np.int32).tobytes())
+    return digest.hexdigest()
+
+
+def curves_fingerprint(root: bpy.types.Object) -> str:
+    """The fingerprints (io_msh.exp.unedited) of the F-curves animating the model's nodes: of all of them, and of
+    each node's (by msh_node_index), as JSON."""
+    curves = read_curves(root)
+    by_node: dict[int, list[Curve]] = {}
+    for curve in curves:
+        by_node.setdefault(curve.node, []).append(curve)
+    return json.dumps({"all": fingerprint(curves), "nodes": {str(n): fingerprint(c) for n, c in by_node.items()}})
+
+
+def stored_fingerprints(root) -> dict | None:
+    """What the import stored (P.CURVES); a .blend from before per-node fingerprints holds only the whole one."""
+    stored = root.get(P.CURVES)
+    if stored is None:
+        return None
+    try:
+        parsed = json.loads(str(stored))
+    except ValueError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) and "all" in parsed else {"all": str(stored), "nodes": None}

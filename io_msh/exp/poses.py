@@ -1,0 +1,149 @@
+"""Whether the F-curves alone give the nodes' poses: the import's curves left as they were (the tracks are
+then kept), or curves evaluated in numpy (io_msh.exp.fcurves) instead of stepping Blender through the frames."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ...core.msh import streams as S
+from ...core.msh.model import Model
+from ..com import conversion as C
+from ..com import props as P
+from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints
+from .fcurves import evaluate, reproducible
+from .scene_model import SceneNode
+from .unedited import same_as_runtime
+
+
+def local_matrices(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
+    """(nodes, frames, 4, 4) matrices relative to the root made relative to each node's parent."""
+    local = world.copy()
+    children = [i for i, n in enumerate(nodes) if n.parent is not None]
+    if children:
+        parents = [nodes[i].parent for i in children]
+        local[children] = C.affine_inverse(world[parents]) @ world[children]
+    return local
+
+
+def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curves: list, first_local: np.ndarray,
+                 frame: float) -> bool:
+    """For nodes nothing but their curves moves: whether they show the source's runtime pose at every frame
+    without stepping through them (the importer's curves unchanged, and the first frame's pose the
+    runtime's)."""
+    stored = stored_fingerprints(root)
+    if source is None or stored is None:
+        return False
+    if fingerprint(curves) != stored["all"]:
+        return False
+    model = Model.parse(source, str(root.get(P.MODEL, "")))
+    if model.is_legacy or [n.index for n in nodes] != list(range(model.node_count)):
+        return False
+    parents = [None if p == S.NO_INDEX else int(p) for p in model.nodes["parent"]]
+    if [n.parent for n in nodes] != parents:
+        return False
+    return bool(same_as_runtime(model, *C.local_poses(first_local), np.array([frame])).all())
+
+
+def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:
+    """The nodes (positions in ``nodes``) whose F-curves are exactly the ones the import wrote."""
+    stored = stored_fingerprints(root)
+    if stored is None or not stored["nodes"]:
+        return set()
+    by_node: dict[int, list[Curve]] = {}
+    for curve in curves:
+        by_node.setdefault(curve.node, []).append(curve)
+    none = fingerprint([])
+    return {i for i, node in enumerate(nodes) if node.index is not None
+            and fingerprint(by_node.get(node.index, [])) == stored["nodes"].get(str(node.index), none)}
+
+
+def read_for_evaluation(root, curves: list[Curve]) -> None:
+    """Add to ``read_curves(root)`` what io_msh.exp.fcurves needs to evaluate them."""
+    for curve, (fcurve, *_where) in zip(curves, node_fcurves(root), strict=True):
+        points = fcurve.keyframe_points
+        curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
+        points.foreach_get("handle_left", curve.left)
+        points.foreach_get("handle_right", curve.right)
+        curve.extrapolation = fcurve.extrapolation
+        curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
+                       and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
+
+
+CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a node (quaternion mode)
+
+
+SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows (relative to its size)
+
+
+def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
+    """For nodes nothing but their curves moves: a function giving their local matrices (nodes, frames, 4, 4)
+    at any frames from the F-curves alone (io_msh.exp.fcurves), without Blender stepping through them; None when
+    a curve is not one ``fcurves.evaluate`` reproduces."""
+    read_for_evaluation(root, curves)
+    if not all(c.plain for c in curves):
+        return None
+    position = {n.handle: i for i, n in enumerate(nodes)}
+    animated = [c for c in curves if c.handle in position]
+    channels = [(position[c.handle], c.path.lstrip("."), c.index) for c in animated]  # '.location' on bones
+    if any(path not in CHANNELS for _node, path, _index in channels):
+        return None
+    if mode == "ARMATURE":
+        if root.data.pose_position != "POSE":
+            return None
+        bones = root.pose.bones
+        order = [bones.find(n.handle) for n in nodes]
+        static = {}
+        for name, size in CHANNELS.items():
+            flat = np.empty(len(bones) * size, np.float32)
+            bones.foreach_get(name, flat)
+            static[name] = flat.reshape(-1, size)[order].astype(np.float64)
+        flat = np.empty(len(bones) * 16, np.float32)
+        root.data.bones.foreach_get("matrix_local", flat)
+        rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[root.data.bones.find(n.handle) for n in nodes]]
+        offsets = local_matrices(rest[:, None].astype(np.float64), nodes)[:, 0]  # each bone's rest in its parent's
+    else:
+        objects = [bpy.data.objects[n.handle] for n in nodes]
+        parents = [root if n.parent is None else objects[n.parent] for n in nodes]
+        if any(o.parent != p or o.parent_type != "OBJECT" for o, p in zip(objects, parents)):
+            return None
+        static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
+        offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
+
+    def poses(frames) -> np.ndarray:
+        frames = np.asarray(frames, np.float64)
+        values = {name: np.repeat(v[:, None], len(frames), axis=1) for name, v in static.items()}
+        for (node, path, index), curve_values in zip(channels, evaluate(animated, frames)):
+            values[path][node, :, index] = curve_values
+        basis = C.matrices(values["rotation_quaternion"], values["location"])
+        basis[..., :3, :3] *= values["scale"][..., None, :]
+        return offsets[:, None] @ basis
+    return poses
+
+
+def same_pose(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.all(np.abs(a - b) <= SAME_POSE * (1 + np.abs(b))))
+
+
+def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:
+    """Whether anything but the action's F-curves may move a node: constraints, drivers, NLA tracks, a
+    blended action, or (for bones) inheritance settings other than the importer's."""
+    if mode == "ARMATURE":
+        holders = [root, root.data]
+        bones = root.data.bones
+        if any(not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location
+               or b.use_relative_parent or b.use_connect for b in bones):
+            return True
+        pose_bones = root.pose.bones
+        if any(pb.constraints or pb.rotation_mode != "QUATERNION" for pb in pose_bones):
+            return True
+    else:
+        holders = [root, *(bpy.data.objects[n.handle] for n in nodes)]
+        if any(o.constraints or o.rotation_mode != "QUATERNION" for o in holders[1:]):
+            return True
+    for holder in holders:
+        anim = holder.animation_data
+        if anim is not None and (anim.drivers or anim.nla_tracks or anim.use_tweak_mode
+                                 or anim.action_influence != 1.0 or anim.action_blend_type != "REPLACE"):
+            return True
+    return False
