@@ -62,8 +62,8 @@ def main() -> None:
         for jobs in (1, 2):
             out = work / f"out_jobs{jobs}_{run}"
             start, cpu = time.perf_counter(), _children_cpu()
-            result = subprocess.run([sys.executable, str(ROOT / "io_msh" / "batch.py"), args.command, str(source),
-                                     "-o", str(out), "--jobs", str(jobs), *extra], capture_output=True, text=True)
+            result = subprocess.run([sys.executable, str(ROOT / "io_msh" / "batch"), args.command, str(source), "-o",
+                                     str(out), "--jobs", str(jobs), *extra], capture_output=True, text=True)
             seconds[jobs].append(time.perf_counter() - start)
             cores = (_children_cpu() - cpu) / seconds[jobs][-1]
             shutil.rmtree(out, ignore_errors=True)

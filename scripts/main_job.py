@@ -2,7 +2,7 @@
 
 With the core library: show the file, validate it (and the game libraries
 beside it), check the lossless round trip and sample a few poses. Then
-headless in Blender (the bpy wheel), through io_msh/batch.py: import every
+headless in Blender (the bpy wheel), through io_msh/batch: import every
 model to a .blend with its game materials and textures, render a textured
 thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
@@ -61,7 +61,7 @@ def core_steps(target: str, libraries: list[str]) -> int:
 
 
 def batch(*args: str) -> int:
-    command = [sys.executable, str(ROOT / "io_msh" / "batch.py"), *args]
+    command = [sys.executable, str(ROOT / "io_msh" / "batch" / "__main__.py"), *args]
     print(f"\n$ {' '.join(Path(c).name if i < 2 else c for i, c in enumerate(command))}", flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     for line in result.stdout.splitlines():
@@ -71,7 +71,7 @@ def batch(*args: str) -> int:
 
 
 def originals(target: Path) -> dict[str, tuple[bytes, bytes | None]]:
-    """Each model of the input (and its material list) by the name batch.py gives its output."""
+    """Each model of the input (and its material list) by the name the batch gives its output."""
     container = open_container(target)
     if container.is_model:
         return {target.stem: (target.read_bytes(), None)}

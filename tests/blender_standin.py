@@ -2,7 +2,7 @@
 
 Runs SCRIPT with the bpy wheel loaded and Blender's argument convention in
 sys.argv, so that scripts see exactly what Blender would give them.
-    python tests/blender_standin.py -b --factory-startup -P io_msh/batch.py -- import ...
+    python tests/blender_standin.py -b --factory-startup -P io_msh/batch/__main__.py -- import ...
 """
 
 import runpy

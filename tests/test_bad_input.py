@@ -80,7 +80,7 @@ def test_cli_gives_exit_1_and_a_message_for_each(bad_folder):
 
 
 def test_batch_names_every_bad_file_and_converts_the_good(bad_folder, tmp_path):
-    result = subprocess.run([sys.executable, str(ROOT / "io_msh" / "batch.py"), "import", str(bad_folder), "-o",
+    result = subprocess.run([sys.executable, str(ROOT / "io_msh" / "batch"), "import", str(bad_folder), "-o",
                              str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
     summary = result.stdout[result.stdout.index("summary:"):]

@@ -1,4 +1,4 @@
-"""io_msh/batch.py on a folder of generated models with corrupt files among them."""
+"""io_msh/batch on a folder of generated models with corrupt files among them."""
 
 import json
 import os
@@ -16,7 +16,7 @@ from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import open_container, validate_container
 
 ROOT = Path(__file__).resolve().parent.parent
-BATCH = ROOT / "io_msh" / "batch.py"
+BATCH = ROOT / "io_msh" / "batch" / "__main__.py"
 VALIDATOR = ROOT / "scripts" / "gltf" / "validate.js"
 GOOD = {"a.msh", "sub/b.msh", "units.rlb:tank.msh", "units.rlb:tower.msh", "looks/green.rlb:green.msh"}
 BAD = {"garbage.msh", "truncated.msh", "invalid.msh", "empty.rlb"}

@@ -1,4 +1,4 @@
-"""io_msh/batch.py under hostile and careless use (issue 19 items 4, 5, 6, 8, 13, 15-19 and item 2's batch part).
+"""io_msh/batch under hostile and careless use (issue 19 items 4, 5, 6, 8, 13, 15-19 and item 2's batch part).
 
 Every test here starts real Blender workers; several checks share one run where they can.
 """
@@ -22,7 +22,7 @@ from core.authoring.synth import checker, sample_libraries
 from core.container.nres import MODEL_TYPE_ID, Archive
 
 ROOT = Path(__file__).resolve().parent.parent
-BATCH = ROOT / "io_msh" / "batch.py"
+BATCH = ROOT / "io_msh" / "batch" / "__main__.py"
 WEAR_TYPE_ID = int.from_bytes(b"WEAR", "little")
 TANK = "\u0442\u0430\u043d\u043a"  # "tank" in Cyrillic, as cp1251 bytes b"\xf2\xe0\xed\xea" on disk
 
@@ -263,7 +263,7 @@ def test_contact_sheet_labels_draw_cyrillic(blender, tmp_path):
     that draws them: the label differs from the built-in font's, and is far less filled."""
     bpy = blender.bpy
     load_extension()
-    batch_module = importlib.import_module(f"{EXTENSION_PACKAGE}.io_msh.batch")
+    batch_module = importlib.import_module(f"{EXTENSION_PACKAGE}.io_msh.batch.pictures")
     picture = tmp_path / "tile.png"
     Image.fromarray(np.full((32, 32, 4), 40, np.uint8)).save(picture)
     label = "\u043d\u044b\u043d\u044b\u043d.msh"  # нынын.msh

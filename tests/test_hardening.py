@@ -171,7 +171,7 @@ def test_batch_rejects_a_zero_size(tmp_path):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "io_msh/batch.py", "thumbnails", "samples/sample.msh", "-o",
+    result = subprocess.run([sys.executable, "io_msh/batch/__main__.py", "thumbnails", "samples/sample.msh", "-o",
                              str(tmp_path), "--size", "0"], capture_output=True, text=True)
     assert result.returncode == 2 and "must be a whole number above 0" in result.stderr
 
@@ -309,7 +309,7 @@ def batch_run(*args, env=None, timeout=300):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "io_msh/batch.py", *args], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "io_msh/batch/__main__.py", *args], capture_output=True, text=True,
                             timeout=timeout, env={**os.environ, **(env or {})})
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     return result

@@ -22,7 +22,8 @@ LAYERS = [
     ["io_msh.com"],
     ["io_msh.imp"],
     ["io_msh.exp"],
-    ["io_msh.ui", "io_msh.batch"],
+    ["io_msh.ui"],
+    ["io_msh.batch"],  # registers the extension's classes in its workers, as Blender would
     ["io_msh.__init__"],
 ]
 LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}

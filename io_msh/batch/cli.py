@@ -1,0 +1,188 @@
+"""The batch command line: its arguments, and the run that plans the items, hands them to the workers and
+prints the progress and the summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .items import SHEET_NAME, Item, Result, plan_items
+from .pictures import MAX_SIZE
+from .pool import STAGE_PREFIX, WorkerPool
+from .results import Interrupt, finish, result_lines
+from .worker import worker_main
+
+
+def script_arguments(argv: list[str]) -> list[str]:
+    """Our arguments: after ``--`` when Blender runs the script (``blender -b -P SCRIPT -- ...``), else all."""
+    return argv[argv.index("--") + 1:] if "--" in argv else argv[1:]
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number above 0."""
+    if not text.strip().isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number above 0")
+    return int(text)
+
+
+def picture_size(text: str) -> int:
+    """An argparse type: a picture size in pixels, 1 to MAX_SIZE."""
+    size = positive(text)
+    if size > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large: at most {MAX_SIZE} pixels")
+    return size
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="batch", description="Headless batch conversion: many .msh/.rlb files "
+                                                               "(or folders) at once.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p, inputs_help):
+        p.add_argument("inputs", nargs="+", help=inputs_help)
+        p.add_argument("-o", "--output", required=True, help="output folder")
+        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
+        p.add_argument("--timeout", type=positive, default=600,
+                       help="seconds one item may take before its worker is stopped (default 600)")
+        p.add_argument("--warnings-as-errors", action="store_true",
+                       help="an item with warnings counts as failed (exit code 1)")
+
+    def import_options(p):
+        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
+        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"))
+        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"))
+        p.add_argument("--stage", type=int, default=0, choices=range(3), help="damage stage (0: intact)")
+        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"), help="LOD (4: first-person view)")
+        p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+
+    p = sub.add_parser("import", help="one .blend per model")
+    common(p, ".msh/.rlb files or folders (searched recursively)")
+    import_options(p)
+    p = sub.add_parser("export", help="every model root of each .blend to .msh")
+    common(p, ".blend files or folders")
+    p.add_argument("--keys", default="REDUCED", choices=("REDUCED", "EVERY_FRAME", "BLENDER_KEYS"))
+    p = sub.add_parser("convert", help="models to .glb, .fbx or .blend")
+    common(p, ".msh/.rlb files or folders")
+    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"))
+    import_options(p)
+    p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
+    common(p, ".msh/.rlb files or folders")
+    p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
+    p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+    p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
+    common(p, "texture libraries (.lib, .rlb) or folders of them")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    arguments = script_arguments(argv)
+    if arguments[:1] == ["--worker"]:
+        return worker_main()
+    args = build_parser().parse_args(arguments)
+    return run(args)
+
+
+def run(args) -> int:
+    from ...core.errors import printable
+
+    start = time.perf_counter()
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        print(printable(f"batch: error: -o {out}: not a folder"), file=sys.stderr)
+        return 2
+    temp = Path(tempfile.mkdtemp(prefix="io_msh_batch_run_"))  # the workers' TMPDIR, removed whatever happens
+    pool = WorkerPool(args, args.jobs, temp, out)
+    interrupt = Interrupt()
+    previous = interrupt.install()
+    done: list[Result] = []
+    total = 0
+    try:
+        pool.start(1)  # Blender starts in a worker while the inputs are listed here
+        notes: list[str] = []
+        items = plan_items(args, notes)
+        total = len(items)
+        for note in notes:
+            print(printable(note), flush=True)
+        if not items:
+            wanted = {"export": ".blend files", "textures": "texture"}.get(args.command, ".msh/.rlb models")
+            print(printable(f"nothing to convert: no {wanted} found in {', '.join(args.inputs)}"), file=sys.stderr)
+            return 2
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(printable(f"batch: error: -o {out}: {exc.strerror or exc}"), file=sys.stderr)
+            return 2
+        return _convert_all(args, pool, interrupt, items, done, start)
+    except KeyboardInterrupt:
+        pool.stop()
+        print(f"interrupted: {len(done)} of {total} items finished; nothing of the others was written",
+              file=sys.stderr, flush=True)
+        return 128 + (interrupt.signum or signal.SIGINT)
+    finally:
+        interrupt.holding = True  # a second Ctrl-C does not cut the clean-up short
+        pool.stop()
+        for stage in out.glob(f"{STAGE_PREFIX}{os.getpid()}.*"):  # items of workers that were stopped
+            shutil.rmtree(stage, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
+        interrupt.restore(previous)
+
+
+def _convert_all(args, pool: WorkerPool, interrupt: Interrupt, items: list[Item], results: list[Result],
+                 start: float) -> int:
+    from ...core.errors import printable
+
+    out = Path(args.output)
+    total = len(items)
+    taken = {str(Path(item.output)).lower() for item in items if item.output}
+    if args.command == "thumbnails":
+        taken.add(str(out / SHEET_NAME).lower())
+
+    def report(item: Item, result: Result) -> None:
+        finish(args, item, result, taken, interrupt)
+        results.append(result)
+        state = "ok" if result.ok else "FAILED"
+        lines = result_lines(result.message, item)
+        print(printable(f"[{len(results)}/{total}] {state:6} {item.label}: {lines[0]} "
+                        f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
+        for line in lines[1:]:
+            print(f"    {line}", flush=True)
+        for line in result.warnings:
+            print(f"    warning: {result_lines(line, item)[0]}", flush=True)
+        interrupt.check()
+
+    todo = []
+    for item in items:
+        if item.error:
+            report(item, Result(item.label, False, item.error, 0.0))
+        else:
+            todo.append(item)
+    pool.run(todo, report)
+    if args.command == "thumbnails":
+        pictures = [(r.outputs[0], r.label) for r in results if r.ok]
+        sheet = Item(json.dumps(pictures), None, str(out / SHEET_NAME), "contact sheet", kind="sheet")
+        outcome: list[Result] = []
+        if pictures:
+            pool.run([sheet], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
+            interrupt.check()
+        state = (f"{sheet.output} ({len(pictures)} models)" if outcome and outcome[0].ok else
+                 f"FAILED: {outcome[0].message}" if outcome else "not made: no thumbnail was made")
+        print(printable(f"contact sheet: {state}"))  # a convenience: the thumbnails are written either way
+    failed = [r for r in results if not r.ok]
+    warned = sum(len(r.warnings) for r in results)
+    print(f"summary: {len(results) - len(failed)} of {len(results)} converted, {len(failed)} failed, "
+          f"{warned} warning{'s' * (warned != 1)}, {pool.spawned} Blender process{'es' * (pool.spawned != 1)}, "
+          f"{time.perf_counter() - start:.1f} s")
+    by_label = {item.label: item for item in items}
+    for result in failed:
+        lines = result_lines(result.message, by_label.get(result.label))
+        print(printable(f"  failed: {result.label}: {lines[0]}"))
+        for line in lines[1:]:
+            print(f"      {line}")
+    return 1 if failed else 0

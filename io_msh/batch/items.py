@@ -1,0 +1,144 @@
+"""Work items of a batch run: which model or texture goes to which output, with names made unique."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+MODEL_SUFFIXES = (".msh", ".rlb")
+
+
+SHEET_NAME = "contact_sheet.png"
+
+
+@dataclass
+class Item:
+    source: str            # the file to read
+    entry: str | None      # a nested model of an archive
+    output: str            # the file to write
+    label: str             # how progress lines name it
+    error: str | None = None  # known before any work: the input cannot be read
+    index: int | None = None  # the archive entry (by index: names may repeat)
+    kind: str = ""         # the work: the command's, or "sheet" for the contact sheet
+    stage: str = ""        # the folder the worker writes the item's files to; the parent moves them into place
+
+
+@dataclass
+class Result:
+    label: str
+    ok: bool
+    message: str
+    seconds: float
+    outputs: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    staged: tuple[tuple[str, str], ...] = ()  # (file written in the stage folder, the output it becomes)
+
+
+def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
+    """(file, folder it was found under) for every input file or every matching file below a folder."""
+    found = []
+    for raw in inputs:
+        path = Path(raw)
+        if path.is_dir():
+            found += [(f, path) for f in sorted(path.rglob("*")) if f.suffix.lower() in suffixes and f.is_file()]
+        else:
+            found.append((path, path.parent))
+    return found
+
+
+def plan_items(args, notes: list[str] | None = None) -> list[Item]:
+    """The items of the run, each with a unique output name. ``notes`` receives what was skipped and why."""
+    notes = [] if notes is None else notes
+    out = Path(args.output)
+    if args.command == "textures":
+        return _texture_items(args.inputs, out, notes)
+    if args.command == "export":
+        items = []
+        taken: set[str] = set()
+        for path, base in _files(args.inputs, (".blend",)):
+            target = unique(out / path.relative_to(base).with_suffix(".msh"), taken)
+            items.append(Item(str(path), None, str(target), str(path),
+                              None if path.is_file() else f"{path}: no such file"))
+        return items
+    suffix = {"import": ".blend", "thumbnails": ".png"}.get(args.command) or f".{args.format}"
+    taken: set[str] = {str(out / SHEET_NAME).lower()} if args.command == "thumbnails" else set()
+    from ...core.errors import FormatError
+    from ...core.files import open_container
+
+    items = []
+    for path, base in _files(args.inputs, MODEL_SUFFIXES):
+        stem = path.relative_to(base).with_suffix("")
+        try:
+            container = open_container(path)
+        except (FormatError, OSError) as exc:
+            items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
+            continue
+        if container.is_model:
+            items.append(Item(str(path), None, str(unique(out / stem.with_suffix(suffix), taken)), str(path)))
+            continue
+        entries = container.model_entries()
+        if not entries:
+            items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+        index_of = {id(e): i for i, e in enumerate(container.archive.entries)}
+        for entry in entries:
+            if entry.alias_of is not None:  # the same bytes as an earlier entry: converted once
+                continue
+            name = stem.with_name(f"{stem.name}_{safe(without_suffix(entry.name_str))}")
+            items.append(Item(str(path), entry.name_str, str(unique(out / f"{name}{suffix}", taken)),
+                              f"{path}:{entry.name_str}", index=index_of[id(entry)]))
+    return items
+
+
+def _read_error(exc: Exception, path: Path) -> str:
+    from ...core.errors import FormatError
+
+    return exc.describe(str(path)) if isinstance(exc, FormatError) else f"{path}: {exc.strerror or exc}"
+
+
+def without_suffix(name: str) -> str:
+    """An entry name without its suffix (``d0/m.msh`` -> ``d0/m``); any text, even ``''``, ``.`` or ``/``."""
+    suffix = Path(name).suffix
+    return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
+
+
+def safe(name: str) -> str:
+    """A name usable as (part of) a file name: what a file system may not hold becomes '_', and so does a name
+    of dots only (``.``, ``..`` would name a folder)."""
+    safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name) or "_"
+    return "_" * len(safe) if not safe.strip(".") else safe
+
+
+def unique(path: Path, taken: set[str]) -> Path:
+    """``path``, or with ``_2``, ``_3``... before its suffix when a path equal but for case is taken already."""
+    candidate, n = path, 1
+    while str(candidate).lower() in taken:
+        n += 1
+        candidate = path.with_name(f"{path.stem}_{n}{path.suffix}")
+    taken.add(str(candidate).lower())
+    return candidate
+
+
+def _texture_items(inputs: list[str], out: Path, notes: list[str]) -> list[Item]:
+    """One item per Texm entry: DIR/LIBRARY_STEM/ENTRY.png (characters a file name cannot hold become '_'),
+    the entry chosen by its index (names may repeat, or differ only in case). Archives without a texture
+    (Material.lib, model archives) are skipped, each with a note."""
+    from ...core.appearance.texm import TEXM_TYPE_ID
+    from ...core.errors import FormatError
+    from ...core.files import open_container
+
+    items = []
+    taken: set[str] = set()
+    for path, _base in _files(inputs, (".lib", ".rlb")):
+        try:
+            entries = [(i, e) for i, e in enumerate(open_container(path).archive.entries)
+                       if e.type_id == TEXM_TYPE_ID]
+        except (FormatError, OSError) as exc:
+            items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
+            continue
+        if not entries:
+            notes.append(f"skipped {path}: the archive holds no texture")
+        folder = path.stem if path.stem.strip(".") else safe(path.stem)  # "...lib" must not write to out/..
+        for index, entry in entries:
+            target = unique(out / folder / f"{safe(entry.name_str)}.png", taken)
+            items.append(Item(str(path), entry.name_str, str(target), f"{path}:{entry.name_str}", index=index))
+    return items

@@ -1,0 +1,137 @@
+"""An item's result in the parent: its staged files moved onto their outputs as one transaction, and its
+lines (findings and warnings) as printed."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from .items import Item, Result, unique
+
+
+def finish(args, item: Item, result: Result, taken: set[str], interrupt: Interrupt) -> Result:
+    """Move the item's staged files onto their outputs (all or none), then remove its stage folder."""
+    try:
+        if result.ok and result.warnings and getattr(args, "warnings_as_errors", False):
+            count = len(result.warnings)
+            result.ok = False
+            result.message = (f"{count} warning{'s' * (count != 1)}, treated as errors (--warnings-as-errors): "
+                              f"nothing written")
+        elif result.ok:
+            with interrupt.held():  # Ctrl-C waits until the item's files are all in place (or all restored)
+                result.outputs = tuple(_commit(_targets(item, result, taken)))
+            result.message = "-> " + ", ".join(result.outputs)
+    except OSError as exc:
+        result.ok = False
+        result.message = f"{exc.filename or item.output}: cannot write: {exc.strerror or exc}"
+    finally:
+        if item.stage:
+            shutil.rmtree(item.stage, ignore_errors=True)
+    return result
+
+
+def _targets(item: Item, result: Result, taken: set[str]) -> list[tuple[Path, Path]]:
+    """(staged file, output) pairs. The planned output is the item's own; further outputs (an export of a .blend
+    holding several models) get names no other output has (``a.blend``'s model ``x`` is ``a_x.msh``, or
+    ``a_x_2.msh`` when ``a_x.blend`` gives ``a_x.msh``). Files staged under one stem (``0.msh``, ``0.wea``)
+    keep one stem."""
+    stems: dict[str, Path] = {}
+    pairs = []
+    for staged, wanted in result.staged:
+        staged, wanted = Path(staged), Path(wanted)
+        if staged.stem not in stems:
+            stems[staged.stem] = wanted if str(wanted) == item.output else unique(wanted, taken)
+        pairs.append((staged, stems[staged.stem].with_suffix(wanted.suffix)))
+    return pairs
+
+
+def _commit(pairs: list[tuple[Path, Path]]) -> list[str]:
+    """Move staged files onto their targets as one transaction: when one cannot be replaced, those already
+    replaced get their previous content back (or are removed, when new). OSError names the failed target.
+
+    (A local form of the write-to-temporary-then-rename transaction; the exporter's is in core/files.py.)"""
+    replaced: list[tuple[Path, Path | None]] = []
+    try:
+        for staged, target in pairs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            backup = None
+            if os.path.lexists(target):
+                if target.is_dir() and not target.is_symlink():
+                    raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(target))
+                backup = staged.with_name(staged.name + ".previous")  # in the stage folder: same file system
+                try:
+                    os.link(target, backup, follow_symlinks=False)
+                except OSError:
+                    shutil.copy2(target, backup, follow_symlinks=False)
+            try:
+                os.replace(staged, target)
+            except OSError as exc:
+                raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+            replaced.append((target, backup))
+    except BaseException:
+        for target, backup in reversed(replaced):
+            with contextlib.suppress(OSError):
+                if backup is None:
+                    os.unlink(target)
+                else:
+                    os.replace(backup, target)
+        raise
+    return [str(target) for _, target in pairs]
+
+
+def result_lines(message: str, item: Item | None) -> list[str]:
+    """A message as printable lines, one finding each, without the item's path (its progress line names it)."""
+    from ...core.errors import printable
+
+    prefixes = [printable(f"{text}: ") for text in ((item.label, item.source) if item else ()) if text]
+    lines = []
+    for line in message.splitlines() or [""]:
+        line = printable(line)
+        for prefix in prefixes:
+            if line.startswith(prefix):
+                line = line[len(prefix):]
+                break
+        lines.append(line)
+    return lines
+
+
+class Interrupt:
+    """SIGINT (Ctrl-C) and SIGTERM raise KeyboardInterrupt in the main thread, except while an item's files
+    are moved into place: then they wait until that is done."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.signum: int | None = None
+
+    def __call__(self, signum, frame) -> None:
+        self.signum = signum
+        if not self.holding:
+            raise KeyboardInterrupt
+
+    def install(self) -> dict:
+        previous = {}
+        with contextlib.suppress(ValueError):  # not the main thread: signals stay as they are
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous[signum] = signal.signal(signum, self)
+        return previous
+
+    def restore(self, previous: dict) -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    @contextlib.contextmanager
+    def held(self):
+        """Signals wait (``check`` raises them once the item is reported)."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt

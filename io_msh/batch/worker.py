@@ -1,0 +1,294 @@
+"""The work a batch worker does in Blender: one item at a time, read from its standard input, its result
+written to the result pipe."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .items import Item, Result, safe, without_suffix
+from .pictures import contact_sheet, render_thumbnail, save_png
+from .pool import RESULT_FD_VARIABLE, RESULT_TAG
+from .scene import clean_scene
+
+
+def worker_main() -> int:
+    """The worker side of WorkerPool: the arguments, then one item per line on stdin; a result line for each
+    on the result pipe (or stdout), always starting on a fresh line."""
+    args = argparse.Namespace(**json.loads(sys.stdin.readline()))
+    fd = os.environ.pop(RESULT_FD_VARIABLE, "")
+    worker = Worker(args)
+    try:
+        for line in sys.stdin:
+            result = worker.process(Item(**json.loads(line)))
+            data = ("\n" + RESULT_TAG + json.dumps(asdict(result)) + "\n").encode("ascii")
+            if fd:
+                while data:
+                    data = data[os.write(int(fd), data):]
+            else:
+                sys.stdout.flush()
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+    finally:
+        worker.close()
+    return 0
+
+
+class Worker:
+    """Does the items of one command in this Blender process, one clean scene each.
+
+    Each item's files are written into its stage folder under plain ASCII names (Blender's file paths are
+    UTF-8: a file name that is not is reached through a symbolic link of an ASCII name); the parent then
+    moves them onto their outputs."""
+
+    def __init__(self, args) -> None:
+        import bpy
+
+        self.args = args
+        self.bpy = bpy
+        self.warnings: list[str] = []
+        self.stage = ""
+        self.links = tempfile.mkdtemp(prefix="io_msh_names_")
+        bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups next to the outputs
+        self.registered = not hasattr(bpy.types, "IMPORT_SCENE_OT_parkan_msh")
+        if self.registered:
+            from ..ui.operators import register
+
+            register()
+        if args.command == "convert" and args.format in ("glb", "fbx"):
+            import addon_utils
+
+            addon_utils.enable("io_scene_gltf2" if args.format == "glb" else "io_scene_fbx", default_set=False)
+
+    def close(self) -> None:
+        clean_scene(self.bpy)
+        shutil.rmtree(self.links, ignore_errors=True)
+        if self.registered:
+            from ..ui.operators import unregister
+
+            unregister()
+            self.registered = False
+
+    def process(self, item: Item) -> Result:
+        start = time.perf_counter()
+        self.warnings = []
+        try:
+            _injected_fault(item)
+            clean_scene(self.bpy)  # nothing of the start-up scene (its cube, camera, light) or the last item
+            Path(item.stage).mkdir(parents=True, exist_ok=True)
+            self.stage = self.blender_path(item.stage)
+            staged = getattr(self, f"_{item.kind or self.args.command}")(item)
+            pairs = tuple((str(Path(item.stage) / name), wanted) for name, wanted in staged)
+            for (path, wanted) in pairs:
+                if not Path(path).is_file():
+                    raise ValueError(f"nothing was written to {wanted}")
+            return Result(item.label, True, "", time.perf_counter() - start, (), tuple(self.warnings), pairs)
+        except Exception as exc:  # one bad file must not stop the run
+            return Result(item.label, False, self._reason(exc, item), time.perf_counter() - start,
+                          warnings=tuple(self.warnings))
+        finally:
+            clean_scene(self.bpy)
+            for link in os.listdir(self.links):
+                os.unlink(os.path.join(self.links, link))
+
+    def _reason(self, exc: Exception, item: Item) -> str:
+        """The failure in plain words: a core error's findings, one per line; of a Python traceback (an operator
+        such as the glTF exporter failing) only its last line; the stage folder's files named as the outputs."""
+        import re
+
+        from ...core.errors import FormatError
+
+        if isinstance(exc, FormatError):
+            text = exc.describe(item.source)
+        elif isinstance(exc, OSError) and exc.filename:
+            text = f"{exc.filename}: {exc.strerror or exc}"
+        else:
+            text = operator_error(str(exc)) or type(exc).__name__
+        for folder in {self.stage, item.stage} - {""}:
+            text = re.sub(re.escape(folder) + r"/[^\s'\"]*", lambda _: item.output, text)
+        return text
+
+    @contextlib.contextmanager
+    def _writing(self, name: str, output: str):
+        """Around a Blender writer: its failure, or a file it left incomplete (Blender's own writers do not
+        all report a full disk), becomes "cannot write OUTPUT: reason"."""
+        try:
+            yield
+            incomplete = _incomplete(self._staged(name))
+        except Exception as exc:  # an operator's RuntimeError, an OSError of a Python writer
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else operator_error(str(exc))
+            raise ValueError(f"cannot write {output}: {reason}") from None
+        if incomplete:
+            raise ValueError(f"cannot write {output}: {incomplete}")
+
+    def blender_path(self, path: str | Path) -> str:
+        """``path`` as Blender can take it: itself, or an ASCII symbolic link to it when it is not UTF-8."""
+        text = str(path)
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            suffix = Path(text).suffix if Path(text).suffix.isascii() else ""
+            link = os.path.join(self.links, f"{len(os.listdir(self.links))}{suffix}")
+            os.symlink(os.path.abspath(text), link)
+            return link
+
+    def _staged(self, name: str) -> str:
+        return os.path.join(self.stage, name)
+
+    def _load(self, item: Item, **overrides) -> None:
+        """Import the item's model (an archive's entry by its index: names may repeat or look like patterns)."""
+        from mathutils import Matrix
+
+        from ...core.errors import FormatError
+        from ..com import compat
+        from ..imp.build import import_plans
+        from ..imp.plan import ImportOptions, plan_file
+
+        options = {"node_mode": getattr(self.args, "node_mode", "ARMATURE"),
+                   "animation": getattr(self.args, "animation", "FAITHFUL"),
+                   "slots": getattr(self.args, "slots", "CHOSEN"), "stage": getattr(self.args, "stage", 0),
+                   "lod": int(getattr(self.args, "lod", "0"))}
+        options.update(overrides)
+        folder = getattr(self.args, "game_folder", "")
+        options = ImportOptions(**options, game_folders=(folder,) if folder else (),
+                                entry_indices=None if item.index is None else (item.index,),
+                                name_bytes=compat.BONE_NAME_BYTES if options["node_mode"] == "ARMATURE"
+                                else compat.ID_NAME_BYTES)
+        try:
+            plans = plan_file(item.source, options)
+        except FormatError as exc:
+            raise ValueError(exc.describe(item.source)) from None
+        self.warnings += [warning for plan in plans for warning in plan.warnings]
+        import_plans(self.bpy.context, plans, Matrix.Identity(4))
+
+    def _import(self, item: Item) -> list[tuple[str, str]]:
+        self._load(item)
+        with self._writing("0.blend", item.output):
+            self.bpy.ops.wm.save_as_mainfile(filepath=self._staged("0.blend"), copy=True)
+        return [("0.blend", item.output)]
+
+    def _convert(self, item: Item) -> list[tuple[str, str]]:
+        self._load(item)
+        ops = self.bpy.ops
+        name = f"0.{self.args.format}"
+        with self._writing(name, item.output):
+            if self.args.format == "glb":
+                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
+            elif self.args.format == "fbx":
+                from ..imp.materials import textures_for_fbx
+
+                with textures_for_fbx(self.bpy.data.materials):  # FBX follows no Mix node: textures go straight in
+                    ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True, embed_textures=True,
+                                         path_mode="COPY")
+            else:
+                ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
+        return [(name, item.output)]
+
+    def _export(self, item: Item) -> list[tuple[str, str]]:
+        """Every model root of the .blend (several: one file each, named after the model), with the material
+        list the exporter writes beside it; the exporter's warnings are the item's."""
+        from ...core.errors import FormatError, printable
+        from ..exp.export import export_to_file
+        from ..exp.plan import ExportOptions
+
+        bpy = self.bpy
+        bpy.ops.wm.open_mainfile(filepath=self.blender_path(item.source))
+        roots = [o for o in bpy.data.objects if "msh_model" in o]
+        if not roots:
+            raise ValueError("the .blend holds no model root (an object with msh_model)")
+        staged: list[tuple[str, str]] = []
+        for n, root in enumerate(sorted(roots, key=lambda o: o.name)):
+            target = Path(item.output)
+            model = printable(str(root["msh_model"]))
+            if len(roots) > 1:  # several models (even of one name): one file each; the parent makes names unique
+                target = target.with_name(f"{target.stem}_{safe(without_suffix(model))}.msh")
+            for obj in bpy.context.view_layer.objects:
+                obj.select_set(obj == root)
+            bpy.context.view_layer.objects.active = root
+            where = f"{model}: " if len(roots) > 1 else ""
+            try:
+                result = export_to_file(bpy.context, self._staged(f"{n}.msh"), ExportOptions(keys=self.args.keys))
+            except FormatError as exc:
+                raise ValueError("\n".join(where + line for line in exc.describe("").splitlines())) from None
+            self.warnings += [where + warning for warning in result.warnings]
+            staged.append((f"{n}.msh", str(target)))
+            if os.path.exists(self._staged(f"{n}.wea")):
+                staged.append((f"{n}.wea", str(target.with_suffix(".wea"))))
+        return staged
+
+    def _sheet(self, item: Item) -> list[tuple[str, str]]:
+        pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]
+        with self._writing("0.png", item.output):
+            contact_sheet(pictures, Path(self._staged("0.png")), self.args.size)
+        return [("0.png", item.output)]
+
+    def _thumbnails(self, item: Item) -> list[tuple[str, str]]:
+        self._load(item, animation="NONE", slots="CHOSEN")
+        with self._writing("0.png", item.output):
+            render_thumbnail(self.bpy, Path(self._staged("0.png")), self.args.size)
+        return [("0.png", item.output)]
+
+    def _textures(self, item: Item) -> list[tuple[str, str]]:
+        from ...core.appearance.texm import parse_texm
+        from ...core.files import open_container
+
+        entry = open_container(item.source).archive.entries[item.index]
+        rgba = parse_texm(entry.data, item.label).decode()
+        with self._writing("0.png", item.output):
+            save_png(self.bpy, rgba, Path(self._staged("0.png")))
+        return [("0.png", item.output)]
+
+
+def operator_error(text: str) -> str:
+    """An operator's error as one line: of a Python traceback (``Error: Python: Traceback ...``) its last line,
+    the exception (``OSError: [Errno 27] File too large``), without Blender's ``Location:`` line."""
+    text = text.strip().removeprefix("Error: ")
+    marker = "Traceback (most recent call last):"
+    if marker in text:
+        tail = [line for line in text.split(marker, 1)[1].splitlines()
+                if line.strip() and not line.startswith((" ", "\t")) and not line.lower().startswith("location:")]
+        text = tail[-1] if tail else "an exporter failed"
+    return text
+
+
+def _incomplete(path: str) -> str:
+    """Why a file Blender wrote is incomplete, or "" (a .blend ends with its ENDB block, or the zstd
+    seek table when compressed; a PNG with its IEND chunk). Other formats are written by Python, which raises."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(max(0, size - 32))
+            tail = handle.read()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if path.endswith(".blend"):
+        complete = tail.endswith(b"\xb1\xea\x92\x8f") if head == b"\x28\xb5\x2f\xfd" else b"ENDB" in tail
+    elif path.endswith(".png"):
+        complete = tail.endswith(b"IEND\xaeB`\x82")
+    else:
+        return ""
+    return "" if complete else "the file was left incomplete (is the disk full, or a file size limit reached?)"
+
+
+FAULT_VARIABLE = "IO_MSH_BATCH_FAULT"
+
+
+def _injected_fault(item: Item) -> None:
+    """For the tests of the worker pool: ``IO_MSH_BATCH_FAULT=crash:TEXT`` (or ``hang:TEXT``) makes a worker die
+    (or stall) on an item whose label contains TEXT."""
+    kind, _, text = os.environ.get(FAULT_VARIABLE, "").partition(":")
+    if text and text in item.label:
+        if kind == "crash":
+            os._exit(3)
+        if kind == "hang":
+            time.sleep(3600)
