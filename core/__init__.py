@@ -1,9 +1,10 @@
 """io_msh core: the Parkan MSH / NRes format library, without Blender.
 
-Subpackages, each a concern: ``container`` (NRes), ``msh`` (model streams), ``animation``
-(tracks, sampler, key authoring), ``appearance`` (materials and textures), ``authoring`` (new
-files), ``cli`` (``python -m core``). ``errors`` and ``files`` (reading inputs, opening and
-validating containers, atomic writes) serve them all.
+Subpackages, each a concern: ``container`` (NRes), ``msh`` (model streams), ``animation`` (tracks,
+sampler, key authoring, controllers), ``appearance`` (materials and textures), ``unit`` (units and their
+parts), ``authoring`` (new files), ``cli`` (``python -m core``). ``errors``, ``disk`` (files on disk)
+and ``files`` (opening and checking game files) serve them all; the README's Layout section gives the
+import rule.
 """
 
 from .container.nres import Archive, Entry

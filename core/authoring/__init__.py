@@ -1,1 +1,2 @@
-"""New files made from definitions: models (build) and generated models and libraries (synth)."""
+"""New files made from definitions: models (build), edited slots spliced into a model (splice), and
+generated models, libraries, units and controllers for samples and tests (synth, units, controllers)."""

@@ -1,2 +1,3 @@
-"""Shared by import, export and batch: the MSH-to-Blender value mapping (conversion), the Blender version
-differences (compat) and the custom property names of the scene contract (props)."""
+"""Shared by import, export and batch: the MSH-to-Blender value mapping (conversion, colours), the Blender
+version differences (compat), the custom property names of the scene contract (props), the model's
+F-curves and their fingerprints (curves), and walking a model's objects (hierarchy)."""

@@ -1,2 +1,3 @@
-"""Export: the scene read back as plain data (readback, F-curves evaluated by fcurves, untouched animation
-recognised by unedited), the decisions in plain Python (plan, materials), and the files written (export)."""
+"""Export: the scene read back (readback, with poses, meshes and skin) into plain data (scene_model), the
+F-curves evaluated in numpy (fcurves), untouched animation recognised (unedited), the decisions in plain
+Python (plan, materials), and the files written as one transaction (export)."""
