@@ -132,3 +132,15 @@ def test_the_first_frame_is_read_the_same_from_the_users_scene_or_a_temporary_on
         outputs.append(tmp_path / f"at_{current}.msh")
         export_file(bpy, outputs[-1])
     assert outputs[0].read_bytes() == outputs[1].read_bytes() != data
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+@pytest.mark.parametrize("animation", ["FAITHFUL", "EDITING", "KEYS", "NONE"])
+def test_the_fingerprint_stored_at_import_is_the_one_read_back_from_the_curves(blender, tmp_path, node_mode,
+                                                                              animation):
+    """The import computes its curves' fingerprints from what it wrote (no read-back): they must equal what
+    reading the curves back gives, or an unedited export would take the slow path."""
+    bpy = blender.bpy
+    data = generated(23, node_count=6, frame_count=40, fractional=True)
+    (root,) = import_file(bpy, write(tmp_path, "m.msh", data), node_mode=node_mode, animation=animation)
+    assert root["msh_curves"] == blender.ext.io_msh.com.curves.curves_fingerprint(root)

@@ -46,7 +46,7 @@ def read_curves(root) -> list[Curve]:
         points.foreach_get("co", co)
         interpolation = np.empty(len(points), np.int32)
         points.foreach_get("interpolation", interpolation)
-        settings = f"{fcurve.extrapolation}|{fcurve.mute}|{len(fcurve.modifiers)}"
+        settings = curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))
         curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
     return curves
 
@@ -100,14 +100,26 @@ def fingerprint(curves: Iterable[Curve]) -> str:
     return digest.hexdigest()
 
 
+def curve_settings(extrapolation: str, mute: bool, modifiers: int) -> str:
+    """What a Curve records of an F-curve's settings (its ``settings`` text)."""
+    return f"{extrapolation}|{mute}|{modifiers}"
+
+
+NEW_CURVE = curve_settings("CONSTANT", False, 0)  # an F-curve as FCurves.new makes it
+
+
 def curves_fingerprint(root: bpy.types.Object) -> str:
-    """The fingerprints (io_msh.exp.unedited) of the F-curves animating the model's nodes: of all of them, and of
-    each node's (by msh_node_index), as JSON."""
-    curves = read_curves(root)
+    """The fingerprints of the F-curves animating the model's nodes (``fingerprints``)."""
+    return fingerprints(read_curves(root))
+
+
+def fingerprints(curves: list[Curve]) -> str:
+    """The fingerprints of ``curves``: of all of them, and of each node's (by msh_node_index), as JSON."""
     by_node: dict[int, list[Curve]] = {}
     for curve in curves:
         by_node.setdefault(curve.node, []).append(curve)
-    return json.dumps({"all": fingerprint(curves), "nodes": {str(n): fingerprint(c) for n, c in by_node.items()}})
+    return json.dumps({"all": fingerprint(curves), "nodes": {str(n): fingerprint(c) for n, c in by_node.items()}},
+                      sort_keys=True)
 
 
 def stored_fingerprints(root) -> dict | None:

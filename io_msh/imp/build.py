@@ -17,7 +17,7 @@ from ...core.errors import printable
 from ...core.msh import streams as S
 from ..com import compat
 from ..com import props as P
-from ..com.curves import curves_fingerprint
+from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
 from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
@@ -60,8 +60,8 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
             node_objects = bones[root.name] if root.type == "ARMATURE" else _build_empties(context, plan, root,
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
-            _build_animation(plan, root, node_objects, created)
-            root[P.CURVES] = curves_fingerprint(root)
+            written = _build_animation(plan, root, node_objects, created)
+            root[P.CURVES] = fingerprints(written)  # as curves_fingerprint(root) reads them back, without the read
             if progress:
                 progress(i + 1)
         if set_frame_range:
@@ -253,9 +253,10 @@ def _attach(obj, root, node_objects, node: int, mode: str) -> None:
 
 
 # --------------------------------------------------------------------- animation
-def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> None:
+def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> list[Curve]:
+    """The model's actions; returns the F-curves written, as io_msh.com.curves reads them back."""
     if not plan.channels:
-        return
+        return []
 
     def new_action(name: str) -> bpy.types.Action:
         """An action whose manual frame range is the model's frames 0 .. frame_count - 1 (what the export's
@@ -270,12 +271,13 @@ def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> N
         for channel in plan.channels:
             bone = node_objects[channel.node]
             _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel)
-        return
+        return [c for channel in plan.channels for c in _written_curves(plan, channel, node_objects, ".")]
     shared = new_action(f"{plan.name}Action") if compat.one_action_animates_many_ids() else None
     for channel in plan.channels:
         obj = node_objects[channel.node]
         action = shared or new_action(f"{plan.name}|{obj.name}")
         _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel)
+    return [c for channel in plan.channels for c in _written_curves(plan, channel, node_objects, "")]
 
 
 def _escape(name: str) -> str:
@@ -288,11 +290,28 @@ def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channe
             write_keys(target.new_fcurve(prefix + path, index, group), channel.frames, values[:, index])
 
 
+def _written_curves(plan: ModelPlan, channel: ChannelPlan, node_objects, prefix: str) -> list[Curve]:
+    """The F-curves ``_write_channel`` writes for ``channel``, as io_msh.com.curves.read_curves reads them
+    (``prefix``: what is left of a pose bone's path, '.')."""
+    handle = node_objects[channel.node]
+    handle = handle if isinstance(handle, str) else handle.name
+    node = plan.nodes[channel.node].index
+    linear = np.full(len(channel.frames), compat.LINEAR, np.int32)
+    return [Curve(node, handle, prefix + path, index, _key_co(channel.frames, values[:, index]), linear, NEW_CURVE)
+            for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation))
+            for index in range(values.shape[1])]
+
+
+def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Keyframe (frame, value) pairs as ``keyframe_points`` holds them: float32, flattened."""
+    return np.column_stack([frames, values]).astype(np.float32).ravel()
+
+
 def write_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
     """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set)."""
     points = fcurve.keyframe_points
     points.add(len(frames))
-    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+    points.foreach_set("co", _key_co(frames, values))
     points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
     fcurve.update()
 
