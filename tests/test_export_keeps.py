@@ -53,6 +53,20 @@ def mesh_at(root, node, position):
                 if o.type == "MESH" and o["msh_node_index"] == node and o.get("msh_slot", 0) == position)
 
 
+def import_with_faces_changed(bpy, tmp_path, data: bytes) -> None:
+    """``data`` imported, the edited part's first two edges subdivided (new faces and vertices)."""
+    import bmesh
+
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data))
+    mesh = mesh_at(root, *EDITED)
+    bm = bmesh.new()
+    bm.from_mesh(mesh.data)
+    bmesh.ops.subdivide_edges(bm, edges=bm.edges[:2], cuts=1)
+    bmesh.ops.triangulate(bm, faces=bm.faces[:])
+    bm.to_mesh(mesh.data)
+    bm.free()
+
+
 @pytest.mark.parametrize("slots", ["CHOSEN", "ALL"])
 def test_moving_one_vertex_keeps_every_other_slot_as_the_source_has_it(blender, tmp_path, capfd, slots):
     bpy = blender.bpy
@@ -85,18 +99,8 @@ def test_moving_one_vertex_keeps_every_other_slot_as_the_source_has_it(blender, 
 
 def test_a_part_whose_faces_changed_is_refused_when_a_stream_blender_does_not_hold_cannot_follow(
         blender, tmp_path):
-    import bmesh
-
     bpy = blender.bpy
-    data = layered_model()
-    (root,) = import_file(bpy, write(tmp_path, "in.msh", data))
-    mesh = mesh_at(root, *EDITED)
-    bm = bmesh.new()
-    bm.from_mesh(mesh.data)
-    bmesh.ops.subdivide_edges(bm, edges=bm.edges[:2], cuts=1)
-    bmesh.ops.triangulate(bm, faces=bm.faces[:])
-    bm.to_mesh(mesh.data)
-    bm.free()
+    import_with_faces_changed(bpy, tmp_path, layered_model())
     target = tmp_path / "out.msh"
     target.write_bytes(b"precious")
     with pytest.raises(RuntimeError, match=r"mesh 'b'.*extra vertex stream \(Res15\)"):
@@ -105,18 +109,9 @@ def test_a_part_whose_faces_changed_is_refused_when_a_stream_blender_does_not_ho
 
 
 def test_a_part_whose_faces_changed_is_rebuilt_alone_without_streams_blender_does_not_hold(blender, tmp_path):
-    import bmesh
-
     bpy = blender.bpy
     data = layered_model(extra_streams=False)
-    (root,) = import_file(bpy, write(tmp_path, "in.msh", data))
-    mesh = mesh_at(root, *EDITED)
-    bm = bmesh.new()
-    bm.from_mesh(mesh.data)
-    bmesh.ops.subdivide_edges(bm, edges=bm.edges[:2], cuts=1)
-    bmesh.ops.triangulate(bm, faces=bm.faces[:])
-    bm.to_mesh(mesh.data)
-    bm.free()
+    import_with_faces_changed(bpy, tmp_path, data)
     export_file(bpy, tmp_path / "out.msh")
     source, exported = Model.parse(data), Model.parse((tmp_path / "out.msh").read_bytes())
     assert not any(f.is_error for f in validate_model(exported))
