@@ -84,12 +84,13 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
         from_curves = None if as_imported or moved else curve_poses(root, nodes, mode, curves)
         untouched: set[int] = set()
+        poses = None
         if as_imported:
             frames = frames[:1]
-        elif from_curves is not None and same_pose(from_curves(frames[:1]), local):
+        elif from_curves is not None and same_pose(first := from_curves(frames[:1]), local):
             # The curves give the pose Blender shows (rest poses, parenting and unkeyed channels as it has
-            # them), so they give every frame's.
-            local = from_curves(frames)
+            # them), so they give every frame's: the export evaluates the nodes and frames it needs.
+            local, poses = first, from_curves
             untouched = curves_as_imported(root, nodes, curves)
         else:
             if scene is None:
@@ -106,7 +107,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE), warnings, untouched)
+        root.get(P.ANIMATION_MODE), warnings, untouched, poses)
 
 
 def _set_frame(scene, frame: float) -> None:
