@@ -215,3 +215,24 @@ def test_the_bounded_export_writes_the_bytes_of_holding_every_frame(blender, tmp
     scene.local_matrices, scene.poses = scene.poses(scene.frames), None
     held = export_plan.export_model(scene, options).model.to_bytes()
     assert outputs[0].read_bytes() == outputs[1].read_bytes() == held != data
+
+
+@pytest.mark.parametrize("edit", ["constraint", "scale key"])
+def test_what_needs_every_node_at_every_frame_of_a_huge_model_is_refused_up_front(blender, tmp_path, edit):
+    bpy = blender.bpy
+    path = tmp_path / "huge.msh"
+    path.write_bytes(synth.unmapped_model(0xFFFFFFFF))
+    (root,) = import_file(bpy, str(path))
+    bpy.context.scene.frame_set(3)
+    bone = root.pose.bones[1]
+    if edit == "constraint":  # before: Blender stepped through 1,048,575 frames, 52 s and 5 GB
+        bone.constraints.new("LIMIT_ROTATION").use_limit_x = True
+        why = "something other than plain F-curves moves the nodes"
+    else:
+        bone.scale.x = 1.5
+        bone.keyframe_insert("scale")
+        why = "a node's scale is keyed or set"
+    out = tmp_path / "out.msh"
+    with pytest.raises(RuntimeError, match=why + r".* 8 nodes at each of 1,048,575 frames .*more than 2,097,152"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(out))
+    assert not out.exists()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.errors import FormatError
 from ..com import conversion as C
 from .scene_model import SceneModel
 
 BLOCK = 262_144  # node-frames evaluated at once (as the import's sampling)
+HELD_LIMIT = 2_097_152  # node-frames held at once where every node's pose at every frame is needed (~1 GB)
 
 
 class Poses:
@@ -53,4 +55,16 @@ def hold_every_frame(scene: SceneModel) -> None:
         return
     parents = [n.parent for n in scene.nodes]
     if scene.poses.scale_curves or C.has_scale(scene.local_matrices[:, :1], parents):
+        check_held(len(scene.nodes), len(scene.frames), "a node's scale is keyed or set (MSH nodes have no scale: "
+                                                        "it is baked from every frame of every node)",
+                   "remove the scale or its keys")
         scene.local_matrices, scene.poses = scene.poses(scene.frames), None
+
+
+def check_held(nodes: int, frames: int, why: str, remedy: str) -> None:
+    """Refuse, before the work, to hold every node's pose at more than HELD_LIMIT node-frames."""
+    if nodes * frames > HELD_LIMIT:
+        raise FormatError.single("scene", None, f"{why}, so the export would hold {nodes} nodes at each of "
+                                                f"{frames:,} frames ({nodes * frames:,} poses, more than "
+                                                f"{HELD_LIMIT:,}): {remedy}, or export a shorter range "
+                                                "(Frame Range: Custom)")

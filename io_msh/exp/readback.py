@@ -17,6 +17,7 @@ from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, read_curves
 from ..com.hierarchy import descendants
+from .frames import check_held
 from .meshes import read_meshes
 from .poses import (
     curve_poses,
@@ -93,6 +94,10 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             local, poses = first, from_curves
             untouched = curves_as_imported(root, nodes, curves)
         else:
+            check_held(len(nodes), len(frames), "something other than plain F-curves moves the nodes (a "
+                       "constraint, driver, NLA track, F-curve modifier, or a pose not keyed), so Blender is stepped "
+                       "through every frame", "bake it into keyframes (Pose > Animation > Bake Action, with "
+                       "Visual Keying and Clear Constraints)")
             if scene is None:
                 scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
             # Only the nodes are needed from here on: the meshes leave the scene (so the frames do not
