@@ -1,4 +1,5 @@
-"""Peak memory and time of the hostile inputs of issue 10: huge frame counts and aliasing directories.
+"""Peak memory and time of the hostile inputs of issues 10 and 19: huge frame counts (import and export) and
+aliasing directories.
 
 Each case runs in a process of its own; the figure is the rise of its peak resident memory (VmHWM,
 reset once the input is built and the modules are loaded) and the wall time of the work alone.
@@ -35,6 +36,9 @@ CASES = {
     "import-shared-map": ("import", "shared_300.msh", "Blender import, 300 nodes all reading one map"),
     "import-aliasing-1k": ("import", "alias_1000.rlb", "Blender import, 1,000 entries sharing one payload"),
     "info-aliasing-20k": ("info", "alias_20000.rlb", "CLI info, 20,000 entries sharing one payload"),
+    # Issue 19, item 17: imported with the defaults (Armature, Faithful), one bone keyed, exported (timed alone).
+    "export-unmapped-4G": ("export", "unmapped_4294967295.msh", "export, one bone keyed, frame count 0xFFFFFFFF"),
+    "export-300x65535": ("export", "long_300.msh", "export, one bone keyed, 300 nodes x 65,535 frames"),
 }
 
 
@@ -77,6 +81,23 @@ def _work(kind: str, path: str):
         def work():
             bpy.ops.import_scene.parkan_msh(filepath=path)
             return f"{len(bpy.data.objects)} objects"
+    elif kind == "export":
+        import blender_env
+
+        blender_env.register()
+        blender_env.clean_scene()
+        bpy = blender_env.bpy
+        bpy.ops.import_scene.parkan_msh(filepath=path)
+        root = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+        bpy.context.scene.frame_set(3)  # as an artist keys a bone: at the current frame
+        bone = root.pose.bones[1]
+        bone.location.x += 0.5
+        bone.keyframe_insert("location")
+        out = str(Path(path).with_suffix(".out.msh"))
+
+        def work():
+            bpy.ops.export_scene.parkan_msh(filepath=out)
+            return f"{Path(out).stat().st_size:,} B written"
     elif kind == "plan":
         plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
 
@@ -99,7 +120,7 @@ def run_case(kind: str, path: str) -> dict:
     outcome = work()
     seconds = time.perf_counter() - start
     peak = memory_mb("VmHWM")
-    if kind == "import":
+    if kind in ("import", "export"):
         sys.modules["blender_env"].unregister()
     return {"seconds": seconds, "peak_rise_mb": peak - before, "outcome": outcome}
 

@@ -32,6 +32,8 @@ def game_folder(tmp_path_factory):
     archive.add("tank.msh", generated(61, node_count=4, frame_count=10), MODEL_TYPE_ID)
     archive.add("tower.msh", static_model(3), MODEL_TYPE_ID)
     archive.add("tank.wea", b"3\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n2 GREEN\r\n", int.from_bytes(b"WEAR", "little"))
+    # Each model its own list: tank.wea is tank.msh's, never tower.msh's (issue 19).
+    archive.add("tower.wea", b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n", int.from_bytes(b"WEAR", "little"))
     (folder / "units.rlb").write_bytes(archive.to_bytes())
     libraries = sample_libraries()  # the game's libraries at the top of the folder, as in a game install
     green = encode_texm(checker(8, (0, 255, 0, 255), (0, 200, 0, 255)), 565)

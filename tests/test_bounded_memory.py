@@ -1,7 +1,12 @@
-"""Issue 10, item 1: the frame count never drives memory; FAITHFUL keys only the frames that change the pose."""
+"""Issue 10, item 1: the frame count never drives memory; FAITHFUL keys only the frames that change the pose.
+Issue 19, item 17: nor does it drive the export's after one node is keyed."""
 
 import importlib
+import json
+import subprocess
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +14,7 @@ from fixtures import generated, load_extension, shared_map_model
 from test_import import import_file, node_matrices
 
 from core.animation.sampler import AnimationData, sample, world_matrices_at
+from core.animation.tracks import read_animation
 from core.authoring import synth
 from core.files import read_container
 from core.msh.model import Model
@@ -17,6 +23,7 @@ load_extension()
 plan = importlib.import_module("io_msh_ext.io_msh.imp.plan")
 animation_plan = importlib.import_module("io_msh_ext.io_msh.imp.animation")
 C = importlib.import_module("io_msh_ext.io_msh.com.conversion")
+plan_frames = importlib.import_module("io_msh_ext.io_msh.exp.frames")
 MB = 2 ** 20
 
 
@@ -131,3 +138,101 @@ def test_a_long_import_shows_the_runtime_pose_between_its_keys(blender, tmp_path
         for index, matrix in node_matrices(bpy, root).items():
             worst = max(worst, np.abs(matrix - rigid[index, i]).max())
     assert worst < 1e-5
+
+
+# --------------------------------------------------------------------- export (issue 19, item 17)
+BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bounded_memory.py"
+
+
+def exported_in_own_process(path: Path) -> dict:
+    """Import ``path`` with the defaults, key one bone as an artist does, export: peak memory of the export
+    (benchmarks/bounded_memory.py runs it)."""
+    child = subprocess.run([sys.executable, str(BENCHMARK), "--child", "export", str(path)], capture_output=True,
+                           text=True, timeout=900)
+    assert child.returncode == 0, child.stderr[-2000:]
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def test_keying_one_bone_of_a_huge_frame_count_exports_in_bounded_memory(tmp_path):
+    data = synth.unmapped_model(0xFFFFFFFF)
+    path = tmp_path / "huge.msh"
+    path.write_bytes(data)
+    figures = exported_in_own_process(path)
+    assert figures["peak_rise_mb"] < 600  # before: 3,788 MB (every node at each of 1,048,575 frames)
+    source = read_animation(Model.parse(data))
+    written = read_animation(Model.parse(path.with_suffix(".out.msh").read_bytes()))
+    # The exported range stops at Blender's last frame: the edited node is keyed over 0..1,048,574, the
+    # frame count becomes 1,048,575, and every other node (no map: its pose is one key's at any frame)
+    # keeps its track byte for byte.
+    assert written.frame_count == plan.BLENDER_LAST_FRAME + 1
+    changed = [i for i, (a, b) in enumerate(zip(source.tracks, written.tracks, strict=True)) if not same_track(a, b)]
+    assert len(changed) == 1 and written.tracks[changed[0]].has_map
+
+
+def test_keying_one_bone_of_300_nodes_by_65535_frames_exports_in_bounded_memory(tmp_path):
+    data = generated(7, node_count=300, frame_count=65535, animated=0.0)
+    path = tmp_path / "long.msh"
+    path.write_bytes(data)
+    figures = exported_in_own_process(path)
+    assert figures["peak_rise_mb"] < 300  # before: about 9 GB
+    source = read_animation(Model.parse(data))
+    written = read_animation(Model.parse(path.with_suffix(".out.msh").read_bytes()))
+    changed = [i for i, (a, b) in enumerate(zip(source.tracks, written.tracks, strict=True)) if not same_track(a, b)]
+    assert len(changed) == 1
+
+
+def same_track(a, b) -> bool:
+    return (a.has_map == b.has_map and np.array_equal(a.times, b.times) and np.array_equal(a.pos, b.pos)
+            and np.array_equal(a.rot, b.rot))
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("keys", ["REDUCED", "BLENDER_KEYS"])
+def test_the_bounded_export_writes_the_bytes_of_holding_every_frame(blender, tmp_path, monkeypatch, node_mode,
+                                                                   keys):
+    bpy = blender.bpy
+    data = generated(52, node_count=8, frame_count=30, animated=0.5)
+    path = tmp_path / "in.msh"
+    path.write_bytes(data)
+    (root,) = import_file(bpy, str(path), node_mode=node_mode)
+    bpy.context.scene.frame_set(3)
+    owner = root.pose.bones[2] if node_mode == "ARMATURE" else \
+        next(o for o in root.children_recursive if o.get("msh_node_index") == 2)
+    owner.location.x += 0.5
+    owner.keyframe_insert("location")
+    outputs = []
+    for block in (plan_frames.BLOCK, 7):  # one block, or blocks of a few frames
+        monkeypatch.setattr(plan_frames, "BLOCK", block)
+        outputs.append(tmp_path / f"out_{block}.msh")
+        assert bpy.ops.export_scene.parkan_msh(filepath=str(outputs[-1]), keys=keys) == {"FINISHED"}
+    # Every node's pose at every frame held at once, as the export did before.
+    readback = blender.ext.io_msh.exp.readback
+    export_plan = blender.ext.io_msh.exp.plan
+    options = export_plan.ExportOptions(keys=keys)
+    frames = np.arange(bpy.context.scene.frame_end + 1, dtype=np.float64)
+    scene = readback.read_scene(bpy.context, root, frames, keys == "BLENDER_KEYS")
+    assert scene.poses is not None and scene.local_matrices.shape[1] == 1
+    scene.local_matrices, scene.poses = scene.poses(scene.frames), None
+    held = export_plan.export_model(scene, options).model.to_bytes()
+    assert outputs[0].read_bytes() == outputs[1].read_bytes() == held != data
+
+
+@pytest.mark.parametrize("edit", ["constraint", "scale key"])
+def test_what_needs_every_node_at_every_frame_of_a_huge_model_is_refused_up_front(blender, tmp_path, edit):
+    bpy = blender.bpy
+    path = tmp_path / "huge.msh"
+    path.write_bytes(synth.unmapped_model(0xFFFFFFFF))
+    (root,) = import_file(bpy, str(path))
+    bpy.context.scene.frame_set(3)
+    bone = root.pose.bones[1]
+    if edit == "constraint":  # before: Blender stepped through 1,048,575 frames, 52 s and 5 GB
+        bone.constraints.new("LIMIT_ROTATION").use_limit_x = True
+        why = "something other than plain F-curves moves the nodes"
+    else:
+        bone.scale.x = 1.5
+        bone.keyframe_insert("scale")
+        why = "a node's scale is keyed or set"
+    out = tmp_path / "out.msh"
+    with pytest.raises(RuntimeError, match=why + r".* 8 nodes at each of 1,048,575 frames .*more than 2,097,152"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(out))
+    assert not out.exists()

@@ -22,7 +22,7 @@ from ..disk import names_in, read_input
 from ..errors import FormatError
 from .mat0 import MAT0_TYPE_ID, OPAQUE, Material, material_of
 from .texm import BYTES_PER_PIXEL, Texture, parse_texm
-from .wear import NO_LIGHTMAP, Wear
+from .wear import NO_LIGHTMAP, Wear, own_list
 
 LIBRARY_FILES = {"materials": "material.lib", "textures": "textures.lib", "lightmaps": "lightmap.lib"}
 DEFAULT_MATERIAL = "DEFAULT"
@@ -199,3 +199,18 @@ def _apply_material(look: Look, libraries: Libraries, notes: list[str]) -> None:
 def decoded(ref: TextureRef) -> np.ndarray:
     """Level 0 of a referenced texture as RGBA8 (height, width, 4)."""
     return ref.load().decode(0)
+
+
+def wear_file(model_path: str | Path) -> Path | None:
+    """The material list beside a model file (``STEM.wea``, see wear.own_list): of exactly its name, else
+    the only one of its name in any case that is not another model's there (``a.wea`` beside ``A.msh`` and
+    ``a.msh`` is ``a.msh``'s). None when there is none, several in other cases, or the folder cannot be read."""
+    path = Path(model_path)
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return None
+    lists = [n for n in names if n.lower().endswith(".wea")]
+    models = [os.fsencode(n) for n in names if n.lower().endswith(".msh")]
+    chosen = own_list(os.fsencode(path.name), [os.fsencode(n) for n in lists], models)
+    return None if chosen is None else path.parent / lists[chosen]

@@ -215,10 +215,34 @@ def _stem(name: bytes) -> bytes:
 
 
 def wear_entry(archive: Archive | None, model_name: str) -> Entry | None:
-    """The model's WEAR entry: the one sharing its name stem, else the archive's only one."""
+    """The model's WEAR entry (see ``own_list``): of exactly its name stem, else the only one of its stem in
+    any case, else the archive's only list; never the list of another model in the archive."""
     if archive is None:
         return None
     wears = archive.of_type(WEAR_TYPE_ID)
-    stem = _stem(model_name.encode("cp1251", "replace"))
-    match = [e for e in wears if _stem(e.name) == stem]
-    return match[0] if match else (wears[0] if len(wears) == 1 else None)
+    chosen = own_list(model_name.encode("cp1251", "replace"), [e.name for e in wears],
+                      [e.name for e in archive.models()], only_one=True)
+    return None if chosen is None else wears[chosen]
+
+
+def own_list(model: bytes, lists: list[bytes], models: list[bytes], only_one: bool = False) -> int | None:
+    """Which of the material lists ``lists`` (names) is the model's, among ``models`` (the names of the models
+    beside it; the game's lookup ignores case, so ``a.wea`` may be ``A.msh``'s, unless a model ``a.msh`` is
+    there): the list of exactly its name stem; else the only one of its stem in any case that is not exactly
+    another model's; else, with ``only_one``, the only list when it has no other model's stem in any case.
+    None when none qualifies or several do."""
+    stem = _exact_stem(model)
+    exact = [i for i, name in enumerate(lists) if _exact_stem(name) == stem]
+    if exact:
+        return exact[0]
+    others = {_exact_stem(m) for m in models} - {stem}
+    folded = [i for i, name in enumerate(lists) if _stem(name) == _stem(model) and _exact_stem(name) not in others]
+    if folded:
+        return folded[0] if len(folded) == 1 else None
+    if only_one and len(lists) == 1 and _stem(lists[0]) not in {fold(m) for m in others}:
+        return 0
+    return None
+
+
+def _exact_stem(name: bytes) -> bytes:
+    return bytes(name).rsplit(b".", 1)[0]

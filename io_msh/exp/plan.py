@@ -28,9 +28,10 @@ from ...core.msh.model import Model
 from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
+from .frames import Poses, blocks, hold_every_frame
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
-from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime
+from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime, same_in_blocks
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
@@ -91,8 +92,9 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     """The model to write; raises FormatError naming what cannot be written."""
     if options.keys not in KEY_MODES:
         raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
+    hold_every_frame(scene)
     scale_warnings = bake_node_scale(scene)
-    rot, pos = C.local_poses(scene.local_matrices)
+    poses = Poses(scene)
     times = (scene.frames - scene.frames[0]).astype(np.float32)
     source = _source_model(scene)
     materials = plan_materials(scene.materials, scene.wear, options.materials)
@@ -104,10 +106,10 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
                         "scene, and the original's unknown streams and fields are not carried over")
         source = None
     if source is None:
-        model = _new_model(scene, rot, pos, times, options, materials.words)
+        model = _new_model(scene, poses, times, options, materials.words)
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
-    edited = _update_tracks(anim, source, scene, rot, pos, times, options)
+    edited = _update_tracks(anim, source, scene, poses, times, options)
     if edited:
         anim.frame_count = len(times)
     new_parts, removed = _changed_slots(scene, source, materials.words)
@@ -195,38 +197,40 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
 
 
 # --------------------------------------------------------------------- poses
-def _update_tracks(anim: Animation, source: Model, scene: SceneModel, rot, pos, times, options) -> list[int]:
-    """Replace the tracks of the nodes Blender changed; returns their indices."""
+def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Poses, times, options) -> list[int]:
+    """Replace the tracks of the nodes Blender changed; returns their indices. A node whose curves are the
+    import's costs one frame; the others are compared with the runtime a block of frames at a time."""
     if scene.as_imported:
         return []
     same_position, same_rotation = options.same_position, options.same_rotation
     if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
         same_position = max(same_position, options.tolerance.position)
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
-    same = same_as_runtime(source, rot, pos, times, same_position, same_rotation)
+    # A node whose curves are the import's and whose first frame is the runtime's keeps its track, even
+    # where its curves do not reproduce the runtime at every frame (KEYS of a non-canonical map).
+    same = np.zeros(len(scene.nodes), bool)
     if scene.curves_as_imported:
-        # A node whose curves are the import's and whose first frame is the runtime's keeps its track, even
-        # where its curves do not reproduce the runtime at every frame (KEYS of a non-canonical map).
-        kept = np.zeros(len(same), bool)
-        kept[sorted(scene.curves_as_imported)] = True
-        first = same_as_runtime(source, rot[:, :1], pos[:, :1], times[:1], same_position, same_rotation)
-        same |= kept & first
+        same[sorted(scene.curves_as_imported)] = True
+        same &= same_as_runtime(source, *poses.at(None, slice(0, 1)), times[:1], same_position, same_rotation)
+    rest = np.flatnonzero(~same)
+    same[rest] = same_in_blocks(source, poses.at, rest, times, blocks(len(rest), len(times)), same_position,
+                                same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
-    for i, track in zip(edited, _authored(edited, scene, rot, pos, times, options)):
+    for i, track in zip(edited, _authored(edited, scene, poses, times, options)):
         anim.tracks[i] = track
     return edited
 
 
-def _authored(nodes: list[int], scene: SceneModel, rot, pos, times, options: ExportOptions) -> list[Track]:
+def _authored(nodes: list[int], scene: SceneModel, poses: Poses, times, options: ExportOptions) -> list[Track]:
     if options.keys == "BLENDER_KEYS":
-        return [_at_blender_keys(i, scene, rot, pos, times) for i in nodes]
+        return [_at_blender_keys(i, scene, poses, times) for i in nodes]
     if not nodes:
         return []
     # All nodes in one call: the key reduction tests them together.
-    return author_tracks(rot[nodes], pos[nodes], times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
+    return author_tracks(*poses.at(nodes), times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
 
 
-def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
+def _at_blender_keys(node: int, scene: SceneModel, poses: Poses, times) -> Track:
     frames = scene.frames
     keyed = scene.keyframes.get(node, np.zeros(0))
     off_grid = keyed[np.abs(keyed - np.round(keyed)) > 1e-3]
@@ -236,9 +240,10 @@ def _at_blender_keys(node: int, scene: SceneModel, rot, pos, times) -> Track:
                                                 "reduced or per-frame keys instead")
     wanted = np.unique(np.concatenate([[frames[0]], np.round(keyed)]))
     columns = np.searchsorted(frames, wanted[(wanted >= frames[0]) & (wanted <= frames[-1])])
+    (rot,), (pos,) = poses.at([node], columns)
     if len(columns) == 1:
-        return Track(times[:1].copy(), pos[node, :1].astype(np.float32), quantize_rotations(rot[node, :1]), False)
-    return Track.from_keys(times[columns], pos[node, columns], quantize_rotations(rot[node, columns]))
+        return Track(times[:1].copy(), pos[:1].astype(np.float32), quantize_rotations(rot[:1]), False)
+    return Track.from_keys(times[columns], pos, quantize_rotations(rot))
 
 
 # --------------------------------------------------------------------- geometry
@@ -411,8 +416,8 @@ def _node_defs(scene: SceneModel) -> list[NodeDef]:
     return [NodeDef(_stored_name(node, NAME_BYTES), node.parent) for node in scene.nodes]
 
 
-def _new_model(scene: SceneModel, rot, pos, times, options: ExportOptions, words: list[int]) -> Model:
-    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, rot, pos, times, options))
+def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int]) -> Model:
+    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, poses, times, options))
     anim.fit_frame_count()
     return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
 

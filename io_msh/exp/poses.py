@@ -78,8 +78,8 @@ SAME_POSE = 1e-5  # how close the curves' pose must be to the one Blender shows 
 
 def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
     """For nodes nothing but their curves moves: a function giving their local matrices (nodes, frames, 4, 4)
-    at any frames from the F-curves alone (io_msh.exp.fcurves), without Blender stepping through them; None when
-    a curve is not one ``fcurves.evaluate`` reproduces."""
+    at any frames (of any of the nodes) from the F-curves alone (io_msh.exp.fcurves), without Blender stepping
+    through them; None when a curve is not one ``fcurves.evaluate`` reproduces."""
     read_for_evaluation(root, curves)
     if not all(c.plain for c in curves):
         return None
@@ -110,14 +110,22 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
         static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
         offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
 
-    def poses(frames) -> np.ndarray:
+    def poses(frames, nodes=None) -> np.ndarray:
+        """(len(nodes), len(frames), 4, 4); ``nodes`` positions in the node list, default all. Each node's
+        matrices depend on its own curves alone, so a subset gives the same values as all of them."""
         frames = np.asarray(frames, np.float64)
-        values = {name: np.repeat(v[:, None], len(frames), axis=1) for name, v in static.items()}
-        for (node, path, index), curve_values in zip(channels, evaluate(animated, frames)):
-            values[path][node, :, index] = curve_values
+        chosen = np.arange(len(offsets)) if nodes is None else np.asarray(nodes, np.int64).reshape(-1)
+        row = {int(n): i for i, n in enumerate(chosen)}
+        values = {name: np.repeat(v[chosen][:, None], len(frames), axis=1) for name, v in static.items()}
+        picked = [k for k, (node, _path, _index) in enumerate(channels) if node in row]
+        for k, curve_values in zip(picked, evaluate([animated[k] for k in picked], frames)):
+            node, path, index = channels[k]
+            values[path][row[node], :, index] = curve_values
         basis = C.matrices(values["rotation_quaternion"], values["location"])
         basis[..., :3, :3] *= values["scale"][..., None, :]
-        return offsets[:, None] @ basis
+        return offsets[chosen][:, None] @ basis
+    # Quaternions are normalised: only scale curves can make a node's matrix other than a rotation at some frame.
+    poses.scale_curves = any(path == "scale" for _node, path, _index in channels)
     return poses
 
 

@@ -17,6 +17,7 @@ from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, read_curves
 from ..com.hierarchy import descendants
+from .frames import check_held
 from .meshes import read_meshes
 from .poses import (
     curve_poses,
@@ -84,14 +85,19 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
         from_curves = None if as_imported or moved else curve_poses(root, nodes, mode, curves)
         untouched: set[int] = set()
+        poses = None
         if as_imported:
             frames = frames[:1]
-        elif from_curves is not None and same_pose(from_curves(frames[:1]), local):
+        elif from_curves is not None and same_pose(first := from_curves(frames[:1]), local):
             # The curves give the pose Blender shows (rest poses, parenting and unkeyed channels as it has
-            # them), so they give every frame's.
-            local = from_curves(frames)
+            # them), so they give every frame's: the export evaluates the nodes and frames it needs.
+            local, poses = first, from_curves
             untouched = curves_as_imported(root, nodes, curves)
         else:
+            check_held(len(nodes), len(frames), "something other than plain F-curves moves the nodes (a "
+                       "constraint, driver, NLA track, F-curve modifier, or a pose not keyed), so Blender is stepped "
+                       "through every frame", "bake it into keyframes (Pose > Animation > Bake Action, with "
+                       "Visual Keying and Clear Constraints)")
             if scene is None:
                 scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
             # Only the nodes are needed from here on: the meshes leave the scene (so the frames do not
@@ -106,7 +112,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE), warnings, untouched)
+        root.get(P.ANIMATION_MODE), warnings, untouched, poses)
 
 
 def _set_frame(scene, frame: float) -> None:

@@ -3,6 +3,7 @@ materials; what io_msh.exp.plan decides from."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,3 +84,7 @@ class SceneModel:
     # Positions in ``nodes`` of the nodes whose F-curves are exactly the ones the import wrote, when the
     # curves alone give the poses shown: their tracks are kept when their first frame shows the runtime's.
     curves_as_imported: set[int] = field(default_factory=set)
+    # When the F-curves alone give the poses (io_msh.exp.poses.curve_poses): ``poses(frames, nodes)`` gives the
+    # local matrices of any nodes at any frames, and ``local_matrices`` hold the first frame only, so that the
+    # export evaluates only the nodes and frames it needs, a bounded block at a time (io_msh.exp.frames).
+    poses: Callable[..., np.ndarray] | None = None

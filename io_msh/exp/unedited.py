@@ -21,11 +21,33 @@ def same_as_runtime(source: Model, rot: np.ndarray, pos: np.ndarray, times: np.n
     """Per node, whether the local poses (``conversion.local_poses`` of (nodes, times, 4, 4) matrices), node
     i being the source's node i, equal the runtime's pose at ``times`` (msh-animation.md section 3) within
     the tolerances."""
-    runtime = sample(AnimationData.from_model(source), np.asarray(times, np.float32))
+    return _within(_deviation(AnimationData.from_model(source), rot, pos, times, None), same_position, same_rotation)
+
+
+def same_in_blocks(source: Model, poses_at, nodes: np.ndarray, times: np.ndarray, blocks: list[slice],
+                   same_position: float = SAME_POSITION, same_rotation: float = SAME_ROTATION) -> np.ndarray:
+    """``same_as_runtime`` of the source's ``nodes`` (their poses given by ``poses_at(nodes, columns)``), a
+    block of frames at a time: the same answer, without holding every frame."""
+    data = AnimationData.from_model(source)
+    worst = np.zeros((3, len(nodes)))
+    for block in blocks:
+        rot, pos = poses_at(nodes, block)
+        worst = np.maximum(worst, _deviation(data, rot, pos, times[block], nodes))
+    return _within(worst, same_position, same_rotation)
+
+
+def _deviation(data: AnimationData, rot, pos, times, nodes) -> np.ndarray:
+    """Per node: the largest position difference from the runtime's, its largest position coordinate, and
+    the largest rotation difference (radians)."""
+    runtime = sample(data, np.asarray(times, np.float32), nodes)
     length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
     original_rot = runtime.rot / np.where(length > 0, length, 1)
+    return np.stack([np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0),
+                     np.abs(runtime.pos).max(axis=(1, 2), initial=0),
+                     rotation_error(rot, original_rot).max(axis=1, initial=0)])
+
+
+def _within(worst: np.ndarray, same_position: float, same_rotation: float) -> np.ndarray:
     # float32 poses round relative to their coordinates: a far node's rounding alone must not count as an edit.
-    rounding = POSITION_ROUNDING * np.abs(runtime.pos).max(axis=(1, 2), initial=0)
-    position_ok = np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0) <= same_position + rounding
-    rotation_ok = rotation_error(rot, original_rot).max(axis=1, initial=0) <= same_rotation
-    return position_ok & rotation_ok
+    rounding = POSITION_ROUNDING * worst[1]
+    return (worst[0] <= same_position + rounding) & (worst[2] <= same_rotation)

@@ -15,10 +15,9 @@ import numpy as np
 
 from ...core.animation.tracks import track_starts
 from ...core.appearance.mat0 import material_of
-from ...core.appearance.resolve import Libraries, Look, find_libraries, resolve_looks
+from ...core.appearance.resolve import Libraries, Look, find_libraries, resolve_looks, wear_file
 from ...core.appearance.wear import Wear, parse_wear, wear_entry
 from ...core.container.nres import Entry
-from ...core.disk import names_in
 from ...core.errors import FormatError, SelectionError, has_errors
 from ...core.files import Container, open_container
 from ...core.msh import streams as S
@@ -94,14 +93,25 @@ class ModelPlan:
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
     """Plans for the models of a file (every model of an archive, filtered by ``entry_filter``).
 
-    Raises FormatError when the file or any chosen model is invalid, OSError when unreadable.
+    One bad model entry of an archive (or an unreadable directory record) does not keep the others from
+    importing: it is named in a warning. Raises FormatError when the file, or every chosen model, is invalid,
+    SelectionError when the chosen slot is missing, OSError when unreadable.
     """
-    container = open_container(path)
+    container = open_container(path, tolerant=True)
     if container.is_model:
         return [plan_model(container, None, options)]
     entries, aliases = _chosen(container, options, str(path))
-    plans = [plan_model(container, entry, options) for entry in entries]
-    plans[0].warnings += aliases
+    plans, failures = [], []
+    for entry in entries:
+        try:
+            plans.append(plan_model(container, entry, options))
+        except SelectionError:
+            raise
+        except FormatError as exc:  # findings named by the entry, for the file
+            failures += [f if f.where else f.located(entry.name_str) for f in exc.findings if f.severity == "error"]
+    if not plans:
+        raise FormatError(failures, str(path))
+    plans[0].warnings[:0] = [f"{f.format(str(path))} (this model is not imported)" for f in failures] + aliases
     return plans
 
 
@@ -255,11 +265,7 @@ def describe_slots(positions: list[int]) -> str:
 def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, Wear | None, list[str]]:
     """The model's WEAR text: its archive's entry, or for a model file a ``STEM.wea`` file beside it."""
     if container.is_model:
-        path = Path(container.path)
-        try:
-            sibling = path.parent / names_in(path.parent)[f"{path.stem}.wea".lower()]
-        except (OSError, KeyError):
-            sibling = None
+        sibling = wear_file(container.path)
         data = sibling.read_bytes() if sibling is not None and sibling.is_file() else None
     else:
         entry = wear_entry(container.archive, model_name)
