@@ -19,6 +19,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import curves_fingerprint
 from ..com.hierarchy import descendants
+from .clip_actions import build_controller
 from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
 
@@ -61,6 +62,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
             _build_animation(plan, root, node_objects, created)
+            build_controller(plan, root, node_objects, created)
             root[P.CURVES] = curves_fingerprint(root)
             if progress:
                 progress(i + 1)

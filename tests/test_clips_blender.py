@@ -1,0 +1,189 @@
+"""Issue 21 items 4-5 through the real import operator: a controller beside the model gives an action per clip
+whose pose at every step is the runtime's blended pose, with both root-motion choices, and a 0..1 slider per
+channel posing its node as the game's channel frame does."""
+
+import numpy as np
+import pytest
+
+from core.animation.controller import CTLD_TYPE_ID, clips_of, pose_at_step, step_at
+from core.animation.controller.clips import channel_frame
+from core.animation.pose import pose_matrix
+from core.animation.sampler import AnimationData, blend, blend_pose
+from core.authoring.build import build_model
+from core.authoring.controllers import WALKER_CLIPS, walker_controller, walker_model
+from core.container.nres import Archive
+from core.msh.model import Model
+
+RATE = 30.0
+NAMES = ["walker.msh|stand 0", "walker.msh|walk 1", "walker.msh|run 2"]
+
+
+@pytest.fixture(scope="module")
+def walker_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("walker")
+    data = build_model(walker_model()).to_bytes()
+    (folder / "walker.msh").write_bytes(data)
+    (folder / "WALKER.CTL").write_bytes(walker_controller().to_bytes())  # any case, as the game's files
+    return folder, data
+
+
+def import_walker(blender, path, **options):
+    bpy = blender.bpy
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), **options) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    return root
+
+
+def clip_actions_module(blender):
+    return blender.ext.io_msh.imp.clip_actions
+
+
+def local_poses(bpy, root):
+    """Each node's local matrix (relative to its parent node), by node index, as Blender evaluates it."""
+    world = {}
+    if root.type == "ARMATURE":
+        for pose_bone in root.pose.bones:
+            world[root.data.bones[pose_bone.name]["msh_node_index"]] = (np.array(pose_bone.matrix), pose_bone)
+        parents = {i: (None if pb.parent is None else root.data.bones[pb.parent.name]["msh_node_index"])
+                   for i, (_m, pb) in world.items()}
+    else:
+        inverse = root.matrix_world.inverted()
+        empties = {o["msh_node_index"]: o for o in bpy.data.objects if o.type == "EMPTY" and "msh_node_index" in o}
+        world = {i: (np.array(inverse @ o.matrix_world), o) for i, o in empties.items()}
+        parents = {i: (o.parent["msh_node_index"] if o.parent is not root else None) for i, o in empties.items()}
+    return {i: (m if parents[i] is None else np.linalg.inv(world[parents[i]][0]) @ m) for i, (m, _o) in world.items()}
+
+
+def rigid(q_file: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The game's pose with its quaternion normalised (what a viewer that normalises shows)."""
+    q = np.asarray(q_file, np.float64)
+    return pose_matrix(q / np.linalg.norm(q), p).astype(np.float64)
+
+
+def game_matrix(m: np.ndarray) -> np.ndarray:
+    """core's row-vector-free matrix (translation in elements 3/7/11) is already Blender's column layout."""
+    return np.asarray(m, np.float64)
+
+
+def test_blend_pose_is_blend_bit_for_bit():
+    data = AnimationData.from_model(Model.parse(build_model(walker_model()).to_bytes()))
+    for node in range(data.node_count):
+        for t_a, t_b, w in ((-1, 3.5, 1), (2.25, 7.5, 0.3), (5, -1, 0), (14.5, 22, 0.6)):
+            q, p = blend_pose(data, node, t_a, t_b, w)
+            assert np.array_equal(pose_matrix(q, p), blend(data, node, t_a, t_b, w))
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("root_motion", ["IN_PLACE", "MOVING"])
+def test_clips_import_as_named_actions_posed_as_the_runtime(blender, walker_files, node_mode, root_motion):
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS",
+                         root_motion=root_motion, frame_rate=RATE)
+    assert list(root["msh_clips"]) == NAMES
+    timeline = root.animation_data.action if node_mode == "ARMATURE" else None
+    controller = walker_controller()
+    anim = AnimationData.from_model(Model.parse(data))
+    clips = clips_of(controller, anim)
+    assert [c.states for c in clips] == WALKER_CLIPS
+    nodes = None if node_mode == "ARMATURE" else [o for o in bpy.data.objects if "msh_node_index" in o
+                                                  and o.type == "EMPTY"]
+    nodes = nodes and sorted(nodes, key=lambda o: o["msh_node_index"])
+    worst_rigid = worst_game = 0.0
+    checked = 0
+    for clip, name in zip(clips, NAMES):
+        clip_actions_module(blender).show_clip(root, name, nodes)
+        durations = np.array([s.duration_ms for s in clip.steps])
+        starts = np.concatenate([[0], np.cumsum(durations)]) * RATE / 1000
+        action = bpy.data.actions[name]
+        assert action.use_fake_user and action.frame_range[1] == pytest.approx(starts[-1], abs=1e-4)
+        travelled = np.concatenate([[0], np.cumsum([s.stride for s in clip.steps])])
+        for k in range(len(clip.steps) + 1):
+            blender.evaluated_frame(starts[k])
+            shown = local_poses(bpy, root)
+            step = step_at(controller, clip, k)
+            game = pose_at_step(anim, controller, step, in_place=True)
+            for node in range(anim.node_count):
+                q, p = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+                if node in (1, 2):  # channel nodes: the sliders' initial values
+                    channel = controller.channels[node - 1]
+                    q, p = blend_pose(anim, node, -1.0, float(channel_frame(channel, channel["initial"])), 1.0)
+                p = np.array(p, np.float64)
+                if node == 0:
+                    p[:] = 0
+                    if root_motion == "MOVING":
+                        p[:] = (0.0, travelled[k], 0.0)  # along +y, the walker's velocity boxes
+                expected = rigid(q, p)
+                worst_rigid = max(worst_rigid, np.abs(shown[node] - expected).max())
+                if not (node == 0 and root_motion == "MOVING"):
+                    worst_game = max(worst_game, np.abs(shown[node] - game_matrix(game[node])).max())
+                checked += 1
+    assert checked == anim.node_count * sum(len(c.steps) + 1 for c in clips)
+    assert worst_rigid < 1e-5
+    assert worst_game < 2e-4  # the game builds its matrix from the unnormalised i16 quaternion
+    if node_mode == "ARMATURE":
+        clip_actions_module(blender).show_clip(root, None)
+        root.animation_data.action = timeline
+
+
+def test_import_keeps_the_timeline_assigned_and_lays_out_nla_tracks(blender, walker_files):
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="NLA", frame_rate=RATE)
+    assert root.animation_data.action.name == "walker.mshAction"
+    tracks = root.animation_data.nla_tracks
+    assert [t.name for t in tracks] == NAMES
+    assert all(t.mute for t in tracks)
+    assert [t.strips[0].action.name for t in tracks] == NAMES
+    assert all(t.strips[0].frame_start == 0 for t in tracks)
+
+
+def test_no_controller_or_clips_none_makes_no_clip(blender, walker_files, tmp_path):
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh")
+    assert "msh_clips" not in root and not [a for a in blender.bpy.data.actions if "|" in a.name]
+    blender.clean_scene()
+    (tmp_path / "lone.msh").write_bytes(data)
+    bpy = blender.bpy
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "lone.msh"), clips="ACTIONS") == {"FINISHED"}
+    assert not [a for a in bpy.data.actions if "|" in a.name]
+
+
+def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files, tmp_path):
+    _folder, data = walker_files
+    archive = Archive()
+    archive.add("walker.msh", data)
+    archive.add("walker.ctl", walker_controller().to_bytes(), CTLD_TYPE_ID)
+    (tmp_path / "unit.rlb").write_bytes(archive.to_bytes())
+    root = import_walker(blender, tmp_path / "unit.rlb", clips="ACTIONS")
+    assert list(root["msh_clips"]) == NAMES
+    blender.clean_scene()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "walker.msh").write_bytes(data)
+    (bad / "walker.ctl").write_bytes(walker_controller().to_bytes()[:300])
+    bpy = blender.bpy
+    before = blender.datablock_counts()
+    with pytest.raises(RuntimeError, match=r"walker\.ctl"):
+        bpy.ops.import_scene.parkan_msh(filepath=str(bad / "walker.msh"), clips="ACTIONS")
+    assert blender.datablock_counts() == before
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_channel_sliders_pose_their_nodes_as_the_game(blender, walker_files, node_mode):
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS")
+    controller = walker_controller()
+    anim = AnimationData.from_model(Model.parse(data))
+    names = {0: "msh_channel 0 turret", 1: "msh_channel 1 gun"}
+    for index, name in names.items():
+        channel = controller.channels[index]
+        assert root[name] == pytest.approx(float(channel["initial"]))
+        assert root.id_properties_ui(name).as_dict()["max"] == 1.0
+        for value in (0.0, 0.5, 1.0):
+            root[name] = value
+            root.update_tag()  # as the property panel does on an edit
+            blender.evaluated_frame(7)  # any frame: the slider wins over the timeline, as in the game
+            q, p = blend_pose(anim, int(channel["node"]), -1.0, float(channel_frame(channel, value)), 1.0)
+            shown = local_poses(bpy, root)[int(channel["node"])]
+            assert np.abs(shown - rigid(q, p)).max() < 1e-5, (name, value)
