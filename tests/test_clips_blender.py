@@ -95,7 +95,7 @@ def test_clips_import_as_named_actions_posed_as_the_runtime(blender, walker_file
         clip_actions_module(blender).show_clip(root, name, nodes)
         durations = np.array([s.duration_ms for s in clip.steps])
         starts = np.concatenate([[0], np.cumsum(durations)]) * RATE / 1000
-        action = bpy.data.actions[name]
+        action = clip_actions_module(blender).clip_actions(nodes[0] if nodes else root, name)  # 4.2: one per Empty
         assert action.use_fake_user and action.frame_range[1] == pytest.approx(starts[-1], abs=1e-4)
         travelled = np.concatenate([[0], np.cumsum([s.stride for s in clip.steps])])
         for k in range(len(clip.steps) + 1):
