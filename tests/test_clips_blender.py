@@ -4,6 +4,7 @@ channel posing its node as the game's channel frame does."""
 
 import numpy as np
 import pytest
+from fixtures import load_extension
 
 from core.animation.controller import CTLD_TYPE_ID, clips_of, pose_at_step, step_at
 from core.animation.controller.clips import channel_frame
@@ -187,3 +188,29 @@ def test_channel_sliders_pose_their_nodes_as_the_game(blender, walker_files, nod
             q, p = blend_pose(anim, int(channel["node"]), -1.0, float(channel_frame(channel, value)), 1.0)
             shown = local_poses(bpy, root)[int(channel["node"])]
             assert np.abs(shown - rigid(q, p)).max() < 1e-5, (name, value)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("clips", ["ACTIONS", "NLA"])
+def test_an_unedited_import_with_clips_exports_byte_for_byte(blender, walker_files, tmp_path, node_mode, clips):
+    """The clip actions, NLA tracks and slider drivers are the controller's view: the model's timeline is what
+    the export writes, so a moved slider changes nothing in the file."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips=clips)
+    root["msh_channel 0 turret"] = 0.9
+    root.update_tag()
+    out = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == data
+    sliders = blender.ext.io_msh.com.sliders.slider_drivers(root)
+    assert len(sliders) == 2 * 7 and not any(fcurve.mute for _holder, fcurve in sliders)  # back after the export
+
+
+def test_a_frame_rate_past_the_key_limit_is_refused_before_sampling(walker_files):
+    ext = load_extension()  # planning needs no Blender
+    plan = ext.io_msh.imp.plan
+    folder, _data = walker_files
+    with pytest.raises(ext.core.errors.FormatError, match="choose a lower frame rate") as caught:
+        plan.plan_file(folder / "walker.msh", plan.ImportOptions(clips="ACTIONS", frame_rate=1e6))
+    assert "WALKER.CTL" in caught.value.describe(str(folder / "walker.msh"))

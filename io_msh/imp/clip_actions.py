@@ -14,9 +14,10 @@ import bpy
 import numpy as np
 
 from ..com import compat
+from ..com import props as P
 from .clips import ClipPlan, SliderPlan
 
-CLIPS = "msh_clips"  # on the root: the clip actions' names, in clip order
+CLIPS = P.CLIPS
 
 
 def build_controller(plan, root: bpy.types.Object, node_objects: list, created) -> None:

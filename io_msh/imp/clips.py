@@ -36,12 +36,13 @@ from ...core.errors import FormatError
 from ...core.files import Container
 from ...core.msh.model import Model
 from ..com import conversion as C
+from ..com.props import CHANNEL as CHANNEL_PROPERTY
 
 CLIPS = ("NONE", "ACTIONS", "NLA")
 ROOT_MOTION = ("IN_PLACE", "MOVING")
+KEY_LIMIT = 1 << 20             # node-keys over all clips: a hostile step length or frame rate is refused
 CHANNEL_SAMPLES_PER_FRAME = 16   # slider keys per timeline frame of a channel's segment
 CHANNEL_SAMPLES = (64, 1024)     # at least, at most per channel
-CHANNEL_PROPERTY = "msh_channel"  # the root's slider properties: 'msh_channel 0 turret' and so on
 
 
 @dataclass
@@ -169,6 +170,12 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     channel_nodes = {int(c["node"]) for c in controller.channels if (c["first"], c["last"]) != (-1, -1)}
     keyed = [n for n in nodes if n.index not in channel_nodes]
     clips = clips_of(controller, anim)
+    frames = sum(int(min(sum(s.duration_ms for s in c.steps) * options.frame_rate / 1000, KEY_LIMIT)) + 2
+                 + len(c.steps) for c in clips)
+    if frames * len(keyed) > KEY_LIMIT:
+        raise FormatError.single("clip", None, f"the clips need {frames} keys on each of {len(keyed)} nodes at "
+                                 f"{options.frame_rate:g} frames per second, more than {KEY_LIMIT}: choose a lower "
+                                 "frame rate", source)
     plans = []
     for clip, (motion, name) in zip(clips, clip_names(controller, clips, model.name)):
         plans.append(_plan_clip(anim, controller, clip, motion, name, keyed, options))
