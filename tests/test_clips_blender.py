@@ -214,3 +214,11 @@ def test_a_frame_rate_past_the_key_limit_is_refused_before_sampling(walker_files
     with pytest.raises(ext.core.errors.FormatError, match="choose a lower frame rate") as caught:
         plan.plan_file(folder / "walker.msh", plan.ImportOptions(clips="ACTIONS", frame_rate=1e6))
     assert "WALKER.CTL" in caught.value.describe(str(folder / "walker.msh"))
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_removing_the_model_removes_its_clip_actions(blender, walker_files, node_mode):
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA")
+    blender.ext.io_msh.imp.build.remove_model(root)
+    assert not blender.bpy.data.actions and not blender.bpy.data.objects

@@ -113,6 +113,15 @@ def clip_actions(holder: bpy.types.ID, name: str) -> bpy.types.Action | None:
     return bpy.data.actions.get(name) or bpy.data.actions.get(f"{name}|{holder.name}")
 
 
+def model_clip_actions(roots: list, objects: list) -> set:
+    """Every clip action of the models (what removing them removes too)."""
+    found = set()
+    for root in roots:
+        for name in root.get(CLIPS, []):
+            found |= {a for a in (clip_actions(o, name) for o in objects) if a is not None}
+    return found
+
+
 def show_clip(root: bpy.types.Object, name: str | None, node_objects: list | None = None) -> None:
     """Assign clip ``name``'s action to the model (None: nothing; the model's timeline action is then gone
     from the assignment too, as in Blender's Action editor)."""
