@@ -20,6 +20,7 @@ from ..com import props as P
 from ..com.curves import curves_fingerprint
 from ..com.hierarchy import descendants
 from .clip_actions import build_controller, model_clip_actions
+from .material_animation import animate_materials, material_actions
 from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
 
@@ -116,6 +117,7 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
 def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
     lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
     materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
+    animate_materials(plan, materials, created)
     slot_collections: dict[int, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:
         collection = None
@@ -338,6 +340,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     doomed = set(objects)
     for group in (data, actions, materials):  # materials after meshes: their users are meshes
         doomed |= {block for block in group if users[block] <= doomed}
+    doomed |= material_actions(m for m in materials if m in doomed)  # their animated colours and cells
     # An image's users are the node trees of the materials showing it.
     trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
     doomed |= {image for image in images if users[image] <= doomed | trees}

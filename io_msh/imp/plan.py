@@ -27,6 +27,7 @@ from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from .animation import ChannelPlan, has_non_canonical_maps, plan_channels
 from .clips import ControllerPlan, plan_controller
+from .material_keys import MaterialKeys, plan_material_keys
 
 BONE_NAME_BYTES = 63
 BLENDER_LAST_FRAME = 1_048_574  # MAXFRAME: the scene range cannot end later
@@ -94,6 +95,7 @@ class ModelPlan:
     wear: bytes | None = None  # the model's WEAR text as read (for a lossless export)
     entry_index: int | None = None  # the archive entry it came from (an export replaces that entry)
     controller: ControllerPlan | None = None  # clips and channel sliders (io_msh.imp.clips)
+    material_keys: dict[int, MaterialKeys] = field(default_factory=dict)  # animated materials by batch word
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -164,6 +166,8 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     elif used_materials and wear is None and wear_bytes is None:
         look_warnings.append(_no_material_list(container, model.name))
     look_warnings += _untextured(looks, libraries)
+    material_keys, key_warnings = plan_material_keys(looks, libraries, options.frame_rate)
+    look_warnings += key_warnings
     warnings += [f"{where}: {w}" for w in dict.fromkeys(mesh_warnings + wear_warnings + look_warnings)]
     channels = []
     if options.animation != "NONE":
@@ -178,7 +182,7 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     controller, clip_warnings = plan_controller(container, entry, model, nodes, options)
     warnings += [f"{where}: {w}" for w in clip_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
-                     nodes, meshes, looks, channels, warnings, wear_bytes, index, controller)
+                     nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys)
 
 
 def _no_material_list(container: Container, model_name: str) -> str:
