@@ -222,3 +222,22 @@ def test_removing_the_model_removes_its_clip_actions(blender, walker_files, node
     root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA")
     blender.ext.io_msh.imp.build.remove_model(root)
     assert not blender.bpy.data.actions and not blender.bpy.data.objects
+
+
+def test_exporting_into_the_archive_keeps_its_controller_byte_for_byte(blender, walker_files, tmp_path):
+    from core.files import open_container
+
+    _folder, data = walker_files
+    ctl = walker_controller().to_bytes()
+    archive = Archive()
+    archive.add("walker.msh", data)
+    archive.add("walker.ctl", ctl, CTLD_TYPE_ID)
+    path = tmp_path / "unit.rlb"
+    path.write_bytes(archive.to_bytes())
+    before = path.read_bytes()
+    root = import_walker(blender, path, clips="NLA")
+    root["msh_channel 1 gun"] = 1.0
+    assert blender.bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    assert path.read_bytes() == before  # the model unchanged, the controller entry as it was
+    (entry,) = [e for e in open_container(str(path)).archive.entries if e.type_id == CTLD_TYPE_ID]
+    assert bytes(entry.data) == ctl
