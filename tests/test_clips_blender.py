@@ -241,3 +241,64 @@ def test_exporting_into_the_archive_keeps_its_controller_byte_for_byte(blender, 
     assert path.read_bytes() == before  # the model unchanged, the controller entry as it was
     (entry,) = [e for e in open_container(str(path)).archive.entries if e.type_id == CTLD_TYPE_ID]
     assert bytes(entry.data) == ctl
+
+
+def clip_fcurve(blender, holder, path, index):
+    return next(f for f in blender.ext.io_msh.com.compat.assigned_fcurves(holder)
+                if f.data_path == path and f.array_index == index)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_an_edited_clip_is_written_into_the_timeline_and_exported(blender, walker_files, tmp_path, node_mode):
+    """Item 7: leg_l lifted 0.1 in the walk clip lands on the timeline frames 4..12 the walk plays (pure pair-B
+    steps), nothing else moves, and the export writes it."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS")
+    empties = sorted([o for o in bpy.data.objects if o.type == "EMPTY" and "msh_node_index" in o],
+                     key=lambda o: o["msh_node_index"])
+    holder, prefix = (root, 'pose.bones["leg_l"].') if node_mode == "ARMATURE" else (empties[3], "")
+    before = {f: local_poses(bpy, root) for f in range(0, 16) if not blender.evaluated_frame(f)}
+    ops = bpy.ops.object
+    bpy.context.view_layer.objects.active = root
+    assert ops.parkan_clip_to_timeline(clip=NAMES[1]) == {"FINISHED"}  # nothing edited: nothing written
+    unchanged = tmp_path / "unchanged.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(unchanged)) == {"FINISHED"}
+    assert unchanged.read_bytes() == data
+    clip_actions_module(blender).show_clip(root, NAMES[1], empties)
+    fcurve = clip_fcurve(blender, holder, prefix + "location", 2)
+    co = np.zeros(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    co[1::2] += 0.1
+    fcurve.keyframe_points.foreach_set("co", co)
+    fcurve.update()
+    assert ops.parkan_clip_to_timeline(clip=NAMES[1]) == {"FINISHED"}
+    assert node_mode == "EMPTIES" or root.animation_data.action.name == NAMES[1]  # the clip still shown
+    timeline = json_timeline(root)
+    for h in ([root] if node_mode == "ARMATURE" else empties):
+        clip_actions_module(blender).assign(h, bpy.data.actions.get(timeline.get(h.name, "")))
+    for f in range(0, 16):
+        blender.evaluated_frame(f)
+        shown = local_poses(bpy, root)
+        for node in range(5):
+            lift = 0.1 if node == 3 and 4 <= f <= 12 else 0.0
+            expected = before[f][node].copy()
+            expected[2, 3] += lift  # leg_l's parent is the body: its local z
+            assert np.abs(shown[node] - expected).max() < 1e-5, (f, node)
+    out = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    old, new = AnimationData.from_model(Model.parse(data)), AnimationData.from_model(Model.parse(out.read_bytes()))
+    from core.animation.sampler import sample
+
+    frames = np.arange(0, 16, dtype=np.float32)
+    a, b = sample(old, frames), sample(new, frames)
+    lift = np.where((frames >= 4) & (frames <= 12), 0.1, 0.0)
+    assert np.abs(b.pos[3, :, 2] - (a.pos[3, :, 2] + lift)).max() < 2e-4
+    others = [0, 1, 2, 4]
+    assert np.array_equal(a.pos[others], b.pos[others]) and np.array_equal(a.rot[others], b.rot[others])
+
+
+def json_timeline(root):
+    import json
+
+    return json.loads(root["msh_clip_steps"])["timeline"]

@@ -10,11 +10,14 @@ to the node's pose along the segment (keys at evenly spaced values, linear betwe
 
 from __future__ import annotations
 
+import json
+
 import bpy
 import numpy as np
 
 from ..com import compat
 from ..com import props as P
+from ..com.curves import fingerprint, read_curves
 from .clips import ClipPlan, SliderPlan
 
 CLIPS = P.CLIPS
@@ -29,12 +32,17 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
         _build_slider(plan, root, node_objects, slider)
     holders = _holders(plan, root, node_objects)
     before = {holder.name: _assignment(holder) for holder in holders}
-    names = []
+    names, steps = [], {}
     for clip in controller.clips:
         names.append(_build_clip(plan, root, node_objects, clip, created))
+        steps[clip.name] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure]
+                                      for k, (pair, pure) in enumerate(zip(clip.pair_b, clip.pure_b))],
+                            "curves": curve_fingerprints(root)}  # the clip's action is the assigned one now
     for holder in holders:
         _restore(holder, before[holder.name])
     root[CLIPS] = names
+    timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
+    root[P.CLIP_STEPS] = json.dumps({"clips": steps, "timeline": timeline})
     if plan.options.clips == "NLA":
         for holder in holders:
             _lay_out_nla(holder, controller.clips, names)
@@ -127,13 +135,17 @@ def show_clip(root: bpy.types.Object, name: str | None, node_objects: list | Non
     from the assignment too, as in Blender's Action editor)."""
     holders = [root] if root.type == "ARMATURE" else list(node_objects or [])
     for holder in holders:
-        action = clip_actions(holder, name) if name else None
-        anim = holder.animation_data or holder.animation_data_create()
-        anim.action = action
-        if action is not None and compat.HAS_SLOTTED_ACTIONS:
-            slot = next((s for s in action.slots if s.name_display == holder.name), None)
-            if slot is not None:
-                anim.action_slot = slot
+        assign(holder, clip_actions(holder, name) if name else None)
+
+
+def assign(holder, action) -> None:
+    """``action`` on ``holder``, with its slot named after the holder (as the import makes them)."""
+    anim = holder.animation_data or holder.animation_data_create()
+    anim.action = action
+    if action is not None and compat.HAS_SLOTTED_ACTIONS:
+        slot = next((s for s in action.slots if s.name_display == holder.name), None)
+        if slot is not None:
+            anim.action_slot = slot
 
 
 def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:
@@ -152,6 +164,11 @@ def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:
                 strip.action_slot = slot
         strip.action_frame_start, strip.action_frame_end = 0.0, float(clip.step_frames[-1])
         track.mute = True
+
+
+def curve_fingerprints(root) -> dict[str, str]:
+    """The fingerprint of each node curve in the assigned action(s), by 'node|path|index'."""
+    return {f"{c.node}|{c.path}|{c.index}": fingerprint([c]) for c in read_curves(root) if c.node >= 0}
 
 
 # ------------------------------------------------------------------ sliders

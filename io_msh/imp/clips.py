@@ -12,7 +12,7 @@ No bpy: pure numpy on top of core.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +62,8 @@ class ClipPlan:
     frames: np.ndarray    # (k,) Blender frames of the keys
     step_frames: np.ndarray  # (steps + 1,) where each step starts, and the clip's end
     nodes: list[NodeKeys]
+    pair_b: list[tuple[float, float]] = field(default_factory=list)  # each step's timeline frames B0, B1
+    pure_b: list[bool] = field(default_factory=list)  # weight 1 all through the step: the pose is frame B's
 
 
 @dataclass
@@ -216,7 +218,13 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
                                       options.node_mode)
     for row, node in enumerate(nodes):
         keys.append(NodeKeys(node.index, terms_loc[row], C.continuous(terms_rot[row], axis=0)))
-    return ClipPlan(clip.index, name, motion, frames, starts, keys)
+    pair_b, pure_b = [], []
+    for k, here in enumerate(clip.steps):
+        b0, b1 = (float(v) for v in controller.states[here.state]["pair_b"])
+        pair_b.append((b0, b1))
+        pure_b.append(here.q == 1 and clip.steps[k - 1].q == 1 and bool(np.isfinite([b0, b1]).all())
+                      and min(b0, b1) >= 0)
+    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b)
 
 
 def motion_direction(controller: Controller, state: int) -> np.ndarray:

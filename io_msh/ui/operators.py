@@ -26,6 +26,7 @@ from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
 from ..imp.build import import_plans
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
+from .clip_operators import CLASSES as CLIP_CLASSES
 from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
@@ -317,7 +318,7 @@ CLASSES = (ParkanMshPreferences, IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_par
 
 
 def register() -> None:
-    for cls in CLASSES:
+    for cls in CLASSES + CLIP_CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
@@ -326,5 +327,5 @@ def register() -> None:
 def unregister() -> None:
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES):
+    for cls in reversed(CLASSES + CLIP_CLASSES):
         bpy.utils.unregister_class(cls)
