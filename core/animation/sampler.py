@@ -194,6 +194,13 @@ def blend(data: AnimationData, node: int, t_a: float, t_b: float, weight: float)
 
     None for the branch the original leaves undefined (neither sample taken).
     """
+    pose = blend_pose(data, node, t_a, t_b, weight)
+    return None if pose is None else pose_matrix(*pose)
+
+
+def blend_pose(data: AnimationData, node: int, t_a: float, t_b: float, weight: float
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``blend``'s quaternion (file order, not normalised) and position, float32, before the matrix is made."""
     w = F32(weight)
     has_a = bool(w < F32(1)) and bool(F32(t_a) >= F32(0))
     has_b = bool(w > F32(0)) and bool(F32(t_b) >= F32(0))
@@ -202,14 +209,13 @@ def blend(data: AnimationData, node: int, t_a: float, t_b: float, weight: float)
     s = sample(data, [t_a, t_b], [node])
     (q_a, q_b), (p_a, p_b) = s.rot[0], s.pos[0]
     if has_a != has_b:
-        q, p = (q_a, p_a) if has_a else (q_b, p_b)
-        return pose_matrix(q, p)
+        return (q_a, p_a) if has_a else (q_b, p_b)
     plus, minus = q_a + q_b, q_a - q_b
     if _dot4(plus, plus) < _dot4(minus, minus):
         q_b = -q_b
     q = slerp(q_a, q_b, w)
     p = (F32(1) - w) * p_a + w * p_b
-    return pose_matrix(q, p)
+    return q, p
 
 
 def _dot4(a: np.ndarray, b: np.ndarray) -> np.float32:

@@ -20,6 +20,9 @@ LIGHTMAP = "msh_lightmap"      # on lightmapped materials: the LIGHTMAPS row (di
 WEAR_NAME = "msh_wear_name"    # on materials: the WEAR row's name (the Blender name may carry a .001)
 MAT0 = "msh_mat0"              # on materials from Material.lib: the MAT0 entry shown
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
+CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
+CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order
+CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' frames and its curves' fingerprints
 
 # UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
 BASE_UV = "UVMap"

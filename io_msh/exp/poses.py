@@ -151,7 +151,9 @@ def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:
             return True
     for holder in holders:
         anim = holder.animation_data
-        if anim is not None and (anim.drivers or anim.nla_tracks or anim.use_tweak_mode
+        drivers = [d for d in anim.drivers if not d.mute] if anim is not None else []
+        tracks = [t for t in anim.nla_tracks if not t.mute] if anim is not None else []  # muted: no effect
+        if anim is not None and (drivers or tracks or anim.use_tweak_mode
                                  or anim.action_influence != 1.0 or anim.action_blend_type != "REPLACE"):
             return True
     return False

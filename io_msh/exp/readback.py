@@ -17,6 +17,7 @@ from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, read_curves
 from ..com.hierarchy import descendants
+from ..com.sliders import sliders_muted
 from .frames import check_held
 from .meshes import read_meshes
 from .poses import (
@@ -70,6 +71,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     source = root.get(P.SOURCE)
     source = bytes(source) if source is not None else None
     with ExitStack() as stack:
+        stack.enter_context(sliders_muted(root))  # a controller's channel sliders are not the model's pose
         scene = None
         if _shown_at(context, root, frames[0]):  # the user's depsgraph already holds the first frame
             depsgraph = context.evaluated_depsgraph_get()

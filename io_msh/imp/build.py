@@ -19,6 +19,8 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
+from .clip_actions import build_controller, model_clip_actions
+from .material_animation import animate_materials, material_actions
 from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
 
@@ -61,6 +63,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                                                                                             created)
             _build_parts(context, plan, root, node_objects, created)
             written = _build_animation(plan, root, node_objects, created)
+            build_controller(plan, root, node_objects, created)
             root[P.CURVES] = fingerprints(written)  # as curves_fingerprint(root) reads them back, without the read
             if progress:
                 progress(i + 1)
@@ -114,6 +117,7 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
 def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
     lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
     materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
+    animate_materials(plan, materials, created)
     slot_collections: dict[int, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:
         collection = None
@@ -347,6 +351,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     objects = [o for root in roots for o in (root, *descendants(root))]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
+    actions |= model_clip_actions(roots, objects)
     materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
     images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes
               if n.type == "TEX_IMAGE" and n.image is not None}
@@ -354,6 +359,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     doomed = set(objects)
     for group in (data, actions, materials):  # materials after meshes: their users are meshes
         doomed |= {block for block in group if users[block] <= doomed}
+    doomed |= material_actions(m for m in materials if m in doomed)  # their animated colours and cells
     # An image's users are the node trees of the materials showing it.
     trees = {m.node_tree for m in materials if m in doomed and m.node_tree}
     doomed |= {image for image in images if users[image] <= doomed | trees}

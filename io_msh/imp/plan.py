@@ -25,6 +25,8 @@ from ...core.msh.model import Model
 from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from .animation import ChannelPlan, has_non_canonical_maps, plan_channels
+from .clips import ControllerPlan, plan_controller
+from .material_keys import MaterialKeys, plan_material_keys
 
 BONE_NAME_BYTES = 63
 BLENDER_LAST_FRAME = 1_048_574  # MAXFRAME: the scene range cannot end later
@@ -41,6 +43,9 @@ class ImportOptions:
     entry_indices: tuple[int, ...] | None = None  # archive entries by index (batch): names may repeat
     name_bytes: int = BONE_NAME_BYTES  # the longest name Blender keeps (bones: 63 bytes)
     game_folders: tuple[str, ...] = ()  # where to look for Material.lib, Textures.lib, LightMap.lib
+    clips: str = "NONE"              # the controller's clips (io_msh.imp.clips): NONE, ACTIONS or NLA
+    root_motion: str = "IN_PLACE"    # IN_PLACE: node 0's translation cleared; MOVING: moved by the stride
+    frame_rate: float = 24.0         # Blender frames per second of the controller's time
 
     @property
     def slot_position(self) -> int:
@@ -88,6 +93,8 @@ class ModelPlan:
     warnings: list[str] = field(default_factory=list)
     wear: bytes | None = None  # the model's WEAR text as read (for a lossless export)
     entry_index: int | None = None  # the archive entry it came from (an export replaces that entry)
+    controller: ControllerPlan | None = None  # clips and channel sliders (io_msh.imp.clips)
+    material_keys: dict[int, MaterialKeys] = field(default_factory=dict)  # animated materials by batch word
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -169,6 +176,8 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     elif used_materials and wear is None and wear_bytes is None:
         look_warnings.append(_no_material_list(container, model.name))
     look_warnings += _untextured(looks, libraries)
+    material_keys, key_warnings = plan_material_keys(looks, libraries, options.frame_rate)
+    look_warnings += key_warnings
     warnings += [f"{where}: {w}" for w in dict.fromkeys(mesh_warnings + wear_warnings + look_warnings)]
     channels = []
     if options.animation != "NONE":
@@ -180,8 +189,10 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
             warnings.append(f"{where}: frame count {model.frame_count} runs past Blender's last frame "
                             f"{BLENDER_LAST_FRAME}; the scene's frame range stops there")
     index = next((i for i, e in enumerate(container.archive.entries) if e is entry), None)
+    controller, clip_warnings = plan_controller(container, entry, model, nodes, options)
+    warnings += [f"{where}: {w}" for w in clip_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
-                     nodes, meshes, looks, channels, warnings, wear_bytes, index)
+                     nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys)
 
 
 def _no_material_list(container: Container, model_name: str) -> str:

@@ -26,6 +26,7 @@ from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
 from ..imp.build import import_plans
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
+from .clip_operators import CLASSES as CLIP_CLASSES
 from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
@@ -94,6 +95,20 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
                                   description="Set the scene's frame range to the animation's 0 .. frame_count - 1, "
                                               "and go to frame 0")
     global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+    clips: EnumProperty(
+        name="Clips", default="NONE",
+        description="With a controller beside the model (STEM.ctl) or in the archive (CTLD): an action per clip "
+                    "the game plays, named '<model>|<motion> <index>', and a 0..1 slider per channel",
+        items=(("NONE", "None", "Only the model's whole timeline"),
+               ("ACTIONS", "Actions", "An action per clip, kept in the file; the timeline stays assigned"),
+               ("NLA", "NLA Strips", "An action per clip, each also on a muted NLA track of its own")))
+    root_motion: EnumProperty(
+        name="Root Motion", default="IN_PLACE",
+        items=(("IN_PLACE", "In Place", "As the game draws it: node 0's translation cleared"),
+               ("MOVING", "Moving", "The body moved by the clip's stride at the clip's speed")))
+    frame_rate: FloatProperty(name="Frame Rate", default=24.0, min=0.01, max=1000.0,
+                              description="Blender frames per second of the game's milliseconds: the controller's "
+                                          "steps and the materials' animation")
 
     def invoke(self, context, event):
         return self.invoke_popup(context)
@@ -109,9 +124,17 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         layout.prop(self, "game_folder")
         layout.prop(self, "set_frame_range")
         layout.prop(self, "global_scale")
+        self._draw_clips(layout)
         layout.prop(self, "axis_forward")
         layout.prop(self, "axis_up")
         self._draw_archive_models(context)
+
+    def _draw_clips(self, layout) -> None:
+        layout.prop(self, "clips")
+        column = layout.column()
+        column.enabled = self.clips != "NONE"
+        column.prop(self, "root_motion")
+        layout.prop(self, "frame_rate")
 
     def _draw_archive_models(self, context) -> None:
         path = self._browsed_path(context)
@@ -145,6 +168,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         options = ImportOptions(
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
             entry_filter=self.entry_filter, game_folders=folders,
+            clips=self.clips, root_motion=self.root_motion, frame_rate=self.frame_rate,
             name_bytes=compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
         plans, failures, warnings = [], [], []
         for path in self._paths():
@@ -294,7 +318,7 @@ CLASSES = (ParkanMshPreferences, IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_par
 
 
 def register() -> None:
-    for cls in CLASSES:
+    for cls in CLASSES + CLIP_CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
@@ -303,5 +327,5 @@ def register() -> None:
 def unregister() -> None:
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES):
+    for cls in reversed(CLASSES + CLIP_CLASSES):
         bpy.utils.unregister_class(cls)

@@ -1,0 +1,198 @@
+"""Blender data for a model's controller (the plan of io_msh.imp.clips): an action per clip, kept in the file
+(Clips: Actions) or also laid out as muted NLA tracks (Clips: NLA Strips), and a 0..1 slider per channel that
+drives its node through the node's own timeline segment.
+
+The model's timeline action stays assigned: a clip is shown by assigning its action (``show_clip``), or, with
+NLA Strips, by soloing or tweaking its track. A slider is a custom property on the model root; each of its
+node's location and rotation channels gets a driver reading it, whose F-curve maps the slider value (its x)
+to the node's pose along the segment (keys at evenly spaced values, linear between).
+"""
+
+from __future__ import annotations
+
+import json
+
+import bpy
+import numpy as np
+
+from ..com import compat
+from ..com import props as P
+from ..com.curves import fingerprint, read_curves
+from .clips import ClipPlan, SliderPlan
+
+CLIPS = P.CLIPS
+
+
+def build_controller(plan, root: bpy.types.Object, node_objects: list, created) -> None:
+    """The sliders and the clip actions of ``plan.controller`` (None: nothing)."""
+    controller = plan.controller
+    if controller is None:
+        return
+    for slider in controller.sliders:
+        _build_slider(plan, root, node_objects, slider)
+    holders = _holders(plan, root, node_objects)
+    before = {holder.name: _assignment(holder) for holder in holders}
+    names, steps = [], {}
+    for clip in controller.clips:
+        names.append(_build_clip(plan, root, node_objects, clip, created))
+        steps[clip.name] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure]
+                                      for k, (pair, pure) in enumerate(zip(clip.pair_b, clip.pure_b))],
+                            "curves": curve_fingerprints(root)}  # the clip's action is the assigned one now
+    for holder in holders:
+        _restore(holder, before[holder.name])
+    root[CLIPS] = names
+    timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
+    root[P.CLIP_STEPS] = json.dumps({"clips": steps, "timeline": timeline})
+    if plan.options.clips == "NLA":
+        for holder in holders:
+            _lay_out_nla(holder, controller.clips, names)
+
+
+# ------------------------------------------------------------------ clips
+def _holders(plan, root, node_objects) -> list[bpy.types.ID]:
+    """The IDs a clip's action animates: the armature object, or the node Empties."""
+    if plan.options.node_mode == "ARMATURE":
+        return [root]
+    return list(node_objects)
+
+
+def _assignment(holder):
+    anim = holder.animation_data
+    if anim is None:
+        return None, None
+    return anim.action, (anim.action_slot if compat.HAS_SLOTTED_ACTIONS else None)
+
+
+def _restore(holder, saved) -> None:
+    action, slot = saved
+    anim = holder.animation_data
+    if anim is None:
+        return
+    anim.action = action
+    if action is not None and slot is not None:
+        anim.action_slot = slot
+
+
+def _new_action(name: str, clip: ClipPlan, created) -> bpy.types.Action:
+    action = created.add(bpy.data.actions.new(name))
+    action.use_fake_user = True  # kept in the file although only the NLA, or nothing, uses it
+    action.use_frame_range = True
+    action.frame_start, action.frame_end = 0.0, float(clip.step_frames[-1])
+    action.use_cyclic = True
+    return action
+
+
+def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
+    """The clip's action (4.2 with Empties: one per Empty, named '<clip>|<node>'); returns the clip's name."""
+    if plan.options.node_mode == "ARMATURE":
+        target = compat.ChannelTarget(_new_action(clip.name, clip, created), root, root.name)
+        for keys in clip.nodes:
+            bone = node_objects[keys.node]
+            _write(target, f'pose.bones["{_escape(bone)}"].', bone, clip.frames, keys)
+        return target.action.name
+    shared = _new_action(clip.name, clip, created) if compat.one_action_animates_many_ids() else None
+    for keys in clip.nodes:
+        obj = node_objects[keys.node]
+        action = shared or _new_action(f"{clip.name}|{obj.name}", clip, created)
+        _write(compat.ChannelTarget(action, obj, obj.name), "", obj.name, clip.frames, keys)
+    return shared.name if shared is not None else clip.name
+
+
+def _write(target, prefix: str, group: str, frames: np.ndarray, keys) -> None:
+    for path, values in (("location", keys.location), ("rotation_quaternion", keys.rotation)):
+        for index in range(values.shape[1]):
+            _linear_keys(target.new_fcurve(prefix + path, index, group), frames, values[:, index])
+
+
+def _linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
+    points = fcurve.keyframe_points
+    points.add(len(frames))
+    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+    points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
+    fcurve.update()
+
+
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def clip_actions(holder: bpy.types.ID, name: str) -> bpy.types.Action | None:
+    """The action showing clip ``name`` on ``holder`` (a 4.2 Empty has its own)."""
+    return bpy.data.actions.get(name) or bpy.data.actions.get(f"{name}|{holder.name}")
+
+
+def model_clip_actions(roots: list, objects: list) -> set:
+    """Every clip action of the models (what removing them removes too)."""
+    found = set()
+    for root in roots:
+        for name in root.get(CLIPS, []):
+            found |= {a for a in (clip_actions(o, name) for o in objects) if a is not None}
+    return found
+
+
+def show_clip(root: bpy.types.Object, name: str | None, node_objects: list | None = None) -> None:
+    """Assign clip ``name``'s action to the model (None: nothing; the model's timeline action is then gone
+    from the assignment too, as in Blender's Action editor)."""
+    holders = [root] if root.type == "ARMATURE" else list(node_objects or [])
+    for holder in holders:
+        assign(holder, clip_actions(holder, name) if name else None)
+
+
+def assign(holder, action) -> None:
+    """``action`` on ``holder``, with its slot named after the holder (as the import makes them)."""
+    anim = holder.animation_data or holder.animation_data_create()
+    anim.action = action
+    if action is not None and compat.HAS_SLOTTED_ACTIONS:
+        slot = next((s for s in action.slots if s.name_display == holder.name), None)
+        if slot is not None:
+            anim.action_slot = slot
+
+
+def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:
+    """One muted NLA track per clip, its strip at frame 0 (solo or tweak a track to see the clip)."""
+    anim = holder.animation_data or holder.animation_data_create()
+    for clip, name in zip(clips, names):
+        action = clip_actions(holder, name)
+        if action is None:
+            continue
+        track = anim.nla_tracks.new()
+        track.name = clip.name
+        strip = track.strips.new(clip.name, 0, action)
+        if compat.HAS_SLOTTED_ACTIONS:
+            slot = next((s for s in action.slots if s.name_display == holder.name), None)
+            if slot is not None:
+                strip.action_slot = slot
+        strip.action_frame_start, strip.action_frame_end = 0.0, float(clip.step_frames[-1])
+        track.mute = True
+
+
+def curve_fingerprints(root) -> dict[str, str]:
+    """The fingerprint of each node curve in the assigned action(s), by 'node|path|index'."""
+    return {f"{c.node}|{c.path}|{c.index}": fingerprint([c]) for c in read_curves(root) if c.node >= 0}
+
+
+# ------------------------------------------------------------------ sliders
+def _build_slider(plan, root, node_objects, slider: SliderPlan) -> None:
+    root[slider.property] = slider.initial
+    ui = root.id_properties_ui(slider.property)
+    ui.update(min=0.0, max=1.0, soft_min=0.0, soft_max=1.0, default=slider.initial,
+              description=f"Controller channel {slider.index}: 0..1 along its node's own timeline segment")
+    if plan.options.node_mode == "ARMATURE":
+        holder, prefix = root, f'pose.bones["{_escape(node_objects[slider.node])}"].'
+    else:
+        holder, prefix = node_objects[slider.node], ""
+    for path, values in (("location", slider.location), ("rotation_quaternion", slider.rotation)):
+        for index in range(values.shape[1]):
+            fcurve = holder.driver_add(prefix + path, index)
+            driver = fcurve.driver
+            driver.type = "AVERAGE"
+            variable = driver.variables.new()
+            variable.type = "SINGLE_PROP"
+            variable.targets[0].id_type = "OBJECT"
+            variable.targets[0].id = root
+            variable.targets[0].data_path = f'["{slider.property}"]'
+            for modifier in list(fcurve.modifiers):
+                fcurve.modifiers.remove(modifier)
+            for point in reversed(list(fcurve.keyframe_points)):
+                fcurve.keyframe_points.remove(point)
+            _linear_keys(fcurve, slider.values, values[:, index])

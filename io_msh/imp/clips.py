@@ -1,0 +1,293 @@
+"""Import planning of a model's controller (``.ctl``, units-clips-digest 2): one set of keys per clip, the game's
+blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
+
+The controller is ``STEM.ctl`` beside a model file (any case), or an archive's CTLD entry (the one named like the
+model, else the archive's only one). Clip names follow ``clip_name``. Times: a clip starts at Blender frame 0 and
+step k starts at ``sum(duration_ms of the steps before) * frame_rate / 1000``; keys sit at every step start and
+every integer frame between, each the pose ``core.animation.controller.pose_at_step`` gives there (its
+quaternion normalised, as Blender shows it). Nodes a channel animates are left to their sliders.
+
+No bpy: pure numpy on top of core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...core.animation.controller import (
+    CTLD_TYPE_ID,
+    Clip,
+    Controller,
+    Step,
+    channel_frame,
+    clips_of,
+    read_controller,
+    step_at,
+    validate_controller,
+)
+from ...core.animation.controller.clips import state_speed
+from ...core.animation.sampler import NONE, AnimationData, blend_pose
+from ...core.container.nres import Entry
+from ...core.disk import names_in, read_input
+from ...core.errors import FormatError
+from ...core.files import Container
+from ...core.msh.model import Model
+from ..com import conversion as C
+from ..com.props import CHANNEL as CHANNEL_PROPERTY
+
+CLIPS = ("NONE", "ACTIONS", "NLA")
+ROOT_MOTION = ("IN_PLACE", "MOVING")
+KEY_LIMIT = 1 << 20             # node-keys over all clips: a hostile step length or frame rate is refused
+CHANNEL_SAMPLES_PER_FRAME = 16   # slider keys per timeline frame of a channel's segment
+CHANNEL_SAMPLES = (64, 1024)     # at least, at most per channel
+
+
+@dataclass
+class NodeKeys:
+    """One node's keys in a clip, in the node mode's terms."""
+
+    node: int
+    location: np.ndarray  # (k, 3)
+    rotation: np.ndarray  # (k, 4) Blender quaternions, sign-continuous
+
+
+@dataclass
+class ClipPlan:
+    index: int            # the clip's number in core's clips_of (``python -m core clips``)
+    name: str             # '<model>|<motion> <index>'
+    motion: str
+    frames: np.ndarray    # (k,) Blender frames of the keys
+    step_frames: np.ndarray  # (steps + 1,) where each step starts, and the clip's end
+    nodes: list[NodeKeys]
+    pair_b: list[tuple[float, float]] = field(default_factory=list)  # each step's timeline frames B0, B1
+    pure_b: list[bool] = field(default_factory=list)  # weight 1 all through the step: the pose is frame B's
+
+
+@dataclass
+class SliderPlan:
+    """A section-2 channel: a 0..1 slider on the root posing ``node`` at ``first + v (last - first)``."""
+
+    index: int
+    node: int
+    property: str         # the root's custom property
+    initial: float
+    values: np.ndarray    # (k,) slider values of the keys, 0..1 increasing
+    location: np.ndarray  # (k, 3) the node's pose at each value, in the node mode's terms
+    rotation: np.ndarray  # (k, 4)
+
+
+@dataclass
+class ControllerPlan:
+    source: str
+    clips: list[ClipPlan]
+    sliders: list[SliderPlan]
+
+
+# ------------------------------------------------------------------ finding it
+def find_controller(container: Container, entry: Entry | None) -> tuple[bytes, str] | None:
+    """The controller's bytes and where they came from, or None when the model has none."""
+    if container.is_model:
+        path = Path(container.path)
+        try:
+            name = names_in(path.parent).get(path.stem.lower() + ".ctl")
+        except OSError:
+            return None
+        return (read_input(str(path.parent / name)), str(path.parent / name)) if name else None
+    found = [e for e in container.archive.entries if e.type_id == CTLD_TYPE_ID]
+    stem = Path(entry.name_str).stem.lower() if entry is not None else ""
+    named = [e for e in found if Path(e.name_str).stem.lower() == stem]
+    chosen = named[:1] or (found if len(found) == 1 else [])
+    return (bytes(chosen[0].data), f"{container.path}:{chosen[0].name_str}") if chosen else None
+
+
+def read_checked(data: bytes, source: str, model: Model) -> Controller:
+    """The controller, or FormatError naming every error (its own, and against the model's nodes and frames)."""
+    controller, findings = read_controller(data, source)
+    findings += validate_controller(controller, node_count=model.node_count, frame_count=model.frame_count)
+    errors = [f for f in findings if f.is_error]
+    if errors:
+        raise FormatError(errors, source)
+    return controller
+
+
+# ------------------------------------------------------------------ names
+def clip_motion(controller: Controller, clip: Clip, slowest_forward: float) -> str:
+    """The motion word of a clip, from its anchor state's boxes (2.2):
+
+    - ``turn``: the spin box is on and its centre is not 0 while the velocity box's centre is 0;
+    - ``stand``: otherwise, when the velocity box's centre is 0 (or no box is on);
+    - ``back``: the velocity centre's largest component is negative;
+    - ``walk``: the slowest forward clip (by the anchor's nominal speed), ``run``: faster ones.
+    """
+    s = controller.states[clip.anchor]
+    speed = state_speed(controller, clip.anchor)
+    spin_centre = (s["spin_min"].astype(np.float64) + s["spin_max"]) / 2
+    spinning = any(s["boxes"] & (0x10 << k) and spin_centre[k] != 0 for k in range(3))
+    if speed == 0:
+        return "turn" if spinning else "stand"
+    centre = (s["velocity_min"].astype(np.float64) + s["velocity_max"]) / 2
+    on = [centre[k] for k in range(3) if s["boxes"] & (1 << k)]
+    if max(on, key=abs) < 0:
+        return "back"
+    return "walk" if speed <= slowest_forward else "run"
+
+
+def clip_names(controller: Controller, clips: list[Clip], model_name: str) -> list[tuple[str, str]]:
+    """(motion, name) per clip: '<model>|<motion> <clip index>'."""
+    forward = []
+    for clip in clips:
+        s = controller.states[clip.anchor]
+        centre = (s["velocity_min"].astype(np.float64) + s["velocity_max"]) / 2
+        on = [centre[k] for k in range(3) if s["boxes"] & (1 << k)]
+        speed = state_speed(controller, clip.anchor)
+        if speed > 0 and max(on, key=abs) > 0:
+            forward.append(speed)
+    slowest = min(forward, default=0.0)
+    out = []
+    for clip in clips:
+        motion = clip_motion(controller, clip, slowest)
+        out.append((motion, f"{model_name}|{motion} {clip.index}"))
+    return out
+
+
+# ------------------------------------------------------------------ clips
+def plan_controller(container: Container, entry: Entry | None, model: Model, nodes: list, options
+                    ) -> tuple[ControllerPlan | None, list[str]]:
+    """The clips and channels of the model's controller when ``options.clips`` asks for them; a warning when
+    it has none. FormatError when the controller is bad."""
+    if options.clips == "NONE":
+        return None, []
+    found = find_controller(container, entry)
+    if found is None:
+        where = Path(container.path).stem + ".ctl beside the model" if container.is_model else "a CTLD entry"
+        return None, [f"no controller ({where}): no clips were made"]
+    data, source = found
+    controller = read_checked(data, source, model)
+    anim = AnimationData.from_model(model)
+    if not np.isfinite(options.frame_rate) or options.frame_rate <= 0:
+        raise FormatError.single("options", None, f"frame rate {options.frame_rate} is not a positive number")
+    channel_nodes = {int(c["node"]) for c in controller.channels if (c["first"], c["last"]) != (-1, -1)}
+    keyed = [n for n in nodes if n.index not in channel_nodes]
+    clips = clips_of(controller, anim)
+    frames = sum(int(min(sum(s.duration_ms for s in c.steps) * options.frame_rate / 1000, KEY_LIMIT)) + 2
+                 + len(c.steps) for c in clips)
+    if frames * len(keyed) > KEY_LIMIT:
+        raise FormatError.single("clip", None, f"the clips need {frames} keys on each of {len(keyed)} nodes at "
+                                 f"{options.frame_rate:g} frames per second, more than {KEY_LIMIT}: choose a lower "
+                                 "frame rate", source)
+    plans = []
+    for clip, (motion, name) in zip(clips, clip_names(controller, clips, model.name)):
+        plans.append(_plan_clip(anim, controller, clip, motion, name, keyed, options))
+    sliders = plan_sliders(anim, controller, nodes, options.node_mode)
+    return ControllerPlan(source, plans, sliders), []
+
+
+def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: str, name: str, nodes: list,
+               options) -> ClipPlan:
+    durations = np.array([s.duration_ms for s in clip.steps], np.float64)
+    starts = np.concatenate([[0.0], np.cumsum(durations)]) * options.frame_rate / 1000
+    end = starts[-1]
+    frames = np.union1d(starts, np.arange(0.0, np.floor(end) + 1))
+    frames = frames[frames <= end]
+    step = np.searchsorted(starts, frames, side="right") - 1  # the step each key falls in (steps: the end)
+    length = starts[1:] - starts[:-1]
+    within = np.minimum(step, len(durations) - 1)
+    phase = np.where(step >= len(durations), 0.0,
+                     (frames - starts[within]) / np.where(length[within] > 0, length[within], 1))
+    ids = [n.index for n in nodes]
+    rotation = np.zeros((len(frames), len(ids), 4))
+    location = np.zeros((len(frames), len(ids), 3))
+    travel = np.zeros(len(frames))
+    strides = np.array([s.stride or 0.0 for s in clip.steps])
+    done = np.concatenate([[0.0], np.cumsum(strides)])
+    count = len(durations)
+    for k, (whole, s) in enumerate(zip(step, phase)):
+        position = min(int(whole), count)
+        here = step_at(controller, clip, position + s if position < count else count)
+        rotation[k], location[k] = step_pose(anim, here, ids)
+        travel[k] = done[position] + (s * strides[position] if position < count else 0.0)
+    if 0 in ids and anim.parents[0] == NONE:  # 2.4: the game draws node 0 without its translation
+        location[:, ids.index(0)] = 0.0
+        if options.root_motion == "MOVING":
+            location[:, ids.index(0)] = travel[:, None] * motion_direction(controller, clip.anchor)
+    keys = []
+    terms_loc, terms_rot = node_terms(nodes, rotation.transpose(1, 0, 2), location.transpose(1, 0, 2),
+                                      options.node_mode)
+    for row, node in enumerate(nodes):
+        keys.append(NodeKeys(node.index, terms_loc[row], C.continuous(terms_rot[row], axis=0)))
+    pair_b, pure_b = [], []
+    for k, here in enumerate(clip.steps):
+        b0, b1 = (float(v) for v in controller.states[here.state]["pair_b"])
+        pair_b.append((b0, b1))
+        pure_b.append(here.q == 1 and clip.steps[k - 1].q == 1 and bool(np.isfinite([b0, b1]).all())
+                      and min(b0, b1) >= 0)
+    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b)
+
+
+def motion_direction(controller: Controller, state: int) -> np.ndarray:
+    """Decision: the body moves along its anchor's velocity box centre (over the switched-on axes), +y when
+    that is 0: the game turns the stride into the world by the body's heading (2.4)."""
+    s = controller.states[state]
+    centre = (s["velocity_min"].astype(np.float64) + s["velocity_max"]) / 2
+    on = np.array([bool(s["boxes"] & (1 << k)) for k in range(3)])
+    direction = np.where(on, centre, 0.0)
+    size = np.linalg.norm(direction)
+    return direction / size if size > 0 else np.array([0.0, 1.0, 0.0])
+
+
+def step_pose(anim: AnimationData, step: Step, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, 4) Blender quaternions, normalised, and (nodes, 3) positions of the nodes at a step: each node's
+    ``blend_pose`` (``pose_at_step``'s ``blend`` before the matrix); identity where the runtime has none."""
+    rotation, location = np.tile([1.0, 0, 0, 0], (len(ids), 1)), np.zeros((len(ids), 3))
+    for row, node in enumerate(ids):
+        pose = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+        if pose is not None:
+            rotation[row], location[row] = _unit(pose[0]), pose[1]
+    return rotation, location
+
+
+def _unit(file_rot: np.ndarray) -> np.ndarray:
+    """A Blender quaternion of a file one, normalised as Blender shows it (i16 keys are off unit length)."""
+    q = C.blender_quaternions(file_rot)
+    size = np.linalg.norm(q)
+    return q / size if size > 0 and np.isfinite(size) else np.array([1.0, 0, 0, 0])
+
+
+def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mode: str):
+    """(nodes, k, 3) locations and (nodes, k, 4) rotations of the local pose in the node mode's terms: Empties
+    the local pose, pose bones relative to their rest (rest^-1 @ local)."""
+    if node_mode == "EMPTIES":
+        return location, rotation
+    inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))[:, None]
+    rest = np.array([n.rest_location for n in nodes])[:, None]
+    return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
+
+
+# ------------------------------------------------------------------ channels
+def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_mode: str) -> list[SliderPlan]:
+    """A slider per channel with a segment of its own (2.5; belt channels, first = last = -1, drive a material
+    and get none): keys of the node's pose at evenly spaced slider values, each ``channel_frame`` sampled as
+    ``pose_at_step`` samples a channel's node (A = -1, B = the frame, weight 1)."""
+    out = []
+    taken: set[int] = set()
+    for index, channel in enumerate(controller.channels):
+        node = int(channel["node"])
+        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes):
+            continue
+        taken.add(node)
+        span = abs(float(channel["last"]) - float(channel["first"]))
+        count = int(np.clip(np.ceil(span * CHANNEL_SAMPLES_PER_FRAME) + 1, *CHANNEL_SAMPLES))
+        values = np.linspace(0.0, 1.0, count)
+        rotation, location = np.tile([1.0, 0, 0, 0], (count, 1)), np.zeros((count, 3))
+        for k, v in enumerate(values):
+            pose = blend_pose(anim, node, -1.0, float(channel_frame(channel, v)), 1.0)
+            if pose is not None:
+                rotation[k], location[k] = _unit(pose[0]), pose[1]
+        terms_loc, terms_rot = node_terms([nodes[node]], rotation[None], location[None], node_mode)
+        name = f"{CHANNEL_PROPERTY} {index} {nodes[node].name}"
+        out.append(SliderPlan(index, node, name, float(np.clip(channel["initial"], 0, 1)), values, terms_loc[0],
+                               C.continuous(terms_rot[0], axis=0)))
+    return out

@@ -1,0 +1,59 @@
+"""Object > Parkan: Write Clip to Timeline: an edited clip's keys into the model's timeline
+(io_msh.exp.clip_timeline), so that the export writes them."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import StringProperty
+
+from ..com import props as P
+from ..exp.clip_timeline import write_clip_to_timeline
+
+
+def _model_root(context):
+    obj = context.active_object
+    while obj is not None and P.MODEL not in obj:
+        obj = obj.parent
+    return obj
+
+
+class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
+    """Write the keys of the nodes edited in a clip into the model's timeline, at the frames the clip plays"""
+
+    bl_idname = "object.parkan_clip_to_timeline"
+    bl_label = "Write Clip to Timeline"
+    bl_options = {"REGISTER", "UNDO"}
+
+    clip: StringProperty(name="Clip", default="",
+                         description="The clip's action name (empty: the clip action assigned to the model)")
+
+    @classmethod
+    def poll(cls, context):
+        root = _model_root(context)
+        return root is not None and P.CLIP_STEPS in root
+
+    def execute(self, context):
+        root = _model_root(context)
+        clip = self.clip or self._assigned_clip(root)
+        if not clip:
+            self.report({"ERROR"}, "Name the clip (or assign a clip's action to the model)")
+            return {"CANCELLED"}
+        try:
+            written, warnings = write_clip_to_timeline(root, clip)
+        except KeyError as exc:
+            self.report({"ERROR"}, str(exc.args[0]))
+            return {"CANCELLED"}
+        for line in warnings:
+            self.report({"WARNING"}, line)
+        self.report({"INFO"}, f"{clip}: {len(written)} edited node(s) written into the timeline")
+        return {"FINISHED"}
+
+    @staticmethod
+    def _assigned_clip(root) -> str:
+        names = list(root.get(P.CLIPS, []))
+        anim = root.animation_data
+        action = anim.action.name if anim is not None and anim.action is not None else ""
+        return next((n for n in names if action == n or action.startswith(n + "|")), "")
+
+
+CLASSES = (OBJECT_OT_parkan_clip_to_timeline,)
