@@ -20,6 +20,7 @@ COMPONENT = "msh_unit_component"     # on each part's root: its component index 
 RECORD = "msh_unit_record"           # on each part's root: its objects.rlb record
 ATTACH = "msh_unit_attach"           # on each part's root: the component's attach as read
 DISPLAY = "msh_unit_display"         # on each part's root: its display name
+EXTERNAL = "msh_unit_external"       # on each part's root: it hangs on a socket (or is the root part)
 POINT = "msh_cpt"                    # on control-point Empties: the point's index in its part's .cpt
 MOUNT = "Mount"                      # the Child Of constraint of a mounted part's root
 
@@ -91,6 +92,7 @@ def _part_properties(root, part: PartPlan) -> None:
     root[RECORD] = part.record
     root[ATTACH] = part.attach
     root[DISPLAY] = part.display
+    root[EXTERNAL] = part.external
 
 
 def node_handles(root) -> dict[int, object]:

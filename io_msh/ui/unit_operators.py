@@ -1,18 +1,28 @@
 """File > Import > Parkan Unit (.dat): a unit's parts imported with the model importer's options and mounted
-at their sockets (io_msh.imp.unit), and the drop handler for .dat files."""
+at their sockets (io_msh.imp.unit), the drop handler for .dat files, and File > Export > Parkan Unit
+(io_msh.exp.unit)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper, axis_conversion, orientation_helper, poll_file_object_drop
+from bpy_extras.io_utils import (
+    ExportHelper,
+    ImportHelper,
+    axis_conversion,
+    orientation_helper,
+    poll_file_object_drop,
+)
 from mathutils import Matrix
 
 from ...core.errors import FormatError, printable
 from ...core.msh import streams as S
 from ..com import compat
+from ..exp.plan import ExportOptions
+from ..exp.unit import export_unit, unit_collection
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
 from ..imp.unit_plan import plan_unit
@@ -96,6 +106,46 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
+class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
+    """Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another
+    socket of its parent gets its new attach)"""
+
+    bl_idname = "export_scene.parkan_unit"
+    bl_label = "Export Parkan Unit"
+    bl_options = {"PRESET"}
+
+    filename_ext = ".dat"
+    filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
+    collection: StringProperty(options={"HIDDEN"}, description="Export the unit of this collection")
+    keys: EnumProperty(
+        name="Keys", default="REDUCED",
+        items=(("REDUCED", "Reduced", "The fewest keys that reproduce every frame within the tolerance"),
+               ("EVERY_FRAME", "Every Frame", "One key per frame of the scene's range"),
+               ("BLENDER_KEYS", "Blender Keyframes", "Keys exactly at the Blender keyframes (integer frames)")))
+    force: BoolProperty(name="Replace Read-Only Files", default=False)
+
+    def invoke(self, context, event):
+        with contextlib.suppress(FormatError):  # no unit: the dialog starts empty, execute says why
+            self.filepath = str(unit_collection(context, self.collection or None)["msh_unit"])
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
+        try:
+            result = export_unit(context, path, ExportOptions(self.keys, force=self.force), self.collection or None)
+        except FormatError as exc:
+            _report(self, "ERROR", exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            _report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        for line in result.warnings:
+            _report(self, "WARNING", line)
+        _report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
+                              f"{len(result.moved)} moved to another socket")
+        return {"FINISHED"}
+
+
 class IO_FH_parkan_unit(bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_unit"
     bl_label = "Parkan Unit"
@@ -111,16 +161,22 @@ def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_parkan_unit.bl_idname, text="Parkan Unit (.dat)")
 
 
-CLASSES = (IMPORT_SCENE_OT_parkan_unit, IO_FH_parkan_unit)
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_parkan_unit.bl_idname, text="Parkan Unit (.dat)")
+
+
+CLASSES = (IMPORT_SCENE_OT_parkan_unit, EXPORT_SCENE_OT_parkan_unit, IO_FH_parkan_unit)
 
 
 def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
 
 
 def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
