@@ -27,7 +27,7 @@ MOUNT = "Mount"                      # the Child Of constraint of a mounted part
 
 def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: bool = True) -> list:
     """The unit's part roots (by component; None where not imported). On failure nothing is left."""
-    collections, roots = [], [None] * len(plan.parts)
+    collections, roots, actions = [], [None] * len(plan.parts), []
     active = context.view_layer.active_layer_collection
     try:
         unit = _collection(context, active, plan.name, collections)
@@ -48,7 +48,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             _part_properties(root, part)
         for part in plan.parts:
             if roots[part.component] is not None and part.parent is not None:
-                _mount(roots, part, plan.parts)
+                _mount(roots, part, actions)
             if roots[part.component] is not None:
                 _damage(roots[part.component], part)
         if plan.points:
@@ -59,6 +59,8 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             _frame_range(context.scene, plan)
     except BaseException:
         remove_models([r for r in roots if r is not None])
+        for action in actions:
+            bpy.data.actions.remove(action)
         for collection in reversed(collections):
             for obj in list(collection.objects):
                 bpy.data.objects.remove(obj)
@@ -102,7 +104,7 @@ def node_handles(root) -> dict[int, object]:
     return {int(o[P.NODE_INDEX]): o for o in root.children_recursive if o.type == "EMPTY" and P.NODE_INDEX in o}
 
 
-def _mount(roots, part: PartPlan, parts: list[PartPlan]) -> None:
+def _mount(roots, part: PartPlan, actions: list) -> None:
     """An external part: its root hangs on a mount Empty that follows the socket's bone or Empty (a Child Of
     constraint) and carries the inverse of the part's node-0 pose (keyed when node 0 moves), so that node
     n >= 1 lands on socket_world @ local(n); the part's own model and animation stay as imported. An internal
@@ -130,13 +132,13 @@ def _mount(roots, part: PartPlan, parts: list[PartPlan]) -> None:
     if part.root_inverse is not None:
         mount.matrix_basis = Matrix(part.root_inverse[0].tolist())
         if len(part.root_frames) > 1:
-            _key_mount(mount, part)
+            actions.append(_key_mount(mount, part))
     root.parent = mount
     root.matrix_parent_inverse = Matrix()
     root.matrix_basis = Matrix()
 
 
-def _key_mount(mount, part: PartPlan) -> None:
+def _key_mount(mount, part: PartPlan) -> bpy.types.Action:
     """Keys on the mount Empty at every frame of an animated node 0 (the inverse of its pose)."""
     values = [Matrix(m.tolist()).decompose() for m in part.root_inverse]
     location = np.array([tuple(v[0]) for v in values])
@@ -144,10 +146,12 @@ def _key_mount(mount, part: PartPlan) -> None:
     for i in range(1, len(rotation)):  # the shortest path between consecutive keys
         if np.dot(rotation[i], rotation[i - 1]) < 0:
             rotation[i] = -rotation[i]
-    target = compat.ChannelTarget(bpy.data.actions.new(mount.name), mount, mount.name)
+    action = bpy.data.actions.new(mount.name)
+    target = compat.ChannelTarget(action, mount, mount.name)
     for path, data in (("location", location), ("rotation_quaternion", rotation)):
         for index in range(data.shape[1]):
             write_keys(target.new_fcurve(path, index, MOUNT), part.root_frames, data[:, index])
+    return action
 
 
 def _damage(root, part: PartPlan) -> None:

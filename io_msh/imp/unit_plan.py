@@ -86,11 +86,11 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
     tree = parse_dat(data, path)
     folder = game_folder(path)
     objects = locate(folder, "objects.rlb")
-    records = Archive.parse(read_input(objects), str(objects)) if objects is not None else None
+    if objects is None:
+        raise FormatError.single("unit", None, f"no objects.rlb in {folder} or the folders above the unit", path)
+    records = Archive.parse(read_input(objects), str(objects))
     unit = resolve_unit(tree, records, folder_loader(folder))
     warnings = [f.format(path) for f in unit.findings]
-    if records is None:
-        raise FormatError.single("unit", None, f"no objects.rlb in {folder} or the folders above the unit", path)
     if not unit.parts or unit.assembly.parts[0] is None:
         reasons = "; ".join(f.message for f in unit.findings if f.is_error) or "no model"
         raise FormatError.single("unit", 0, f"the root part cannot be read: {reasons}", path)
