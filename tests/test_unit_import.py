@@ -39,11 +39,13 @@ def node_worlds(root) -> dict[int, np.ndarray]:
             if o.type == "EMPTY" and "msh_node_index" in o}
 
 
-@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
-def test_every_part_node_is_where_the_mounting_rule_puts_it_at_every_frame(blender, tmp_path, files, node_mode):
+@pytest.mark.parametrize(("node_mode", "transform"), [("ARMATURE", {}), ("EMPTIES", {}),
+                                                      ("ARMATURE", {"global_scale": 2.5, "axis_forward": "-X"})])
+def test_every_part_node_is_where_the_mounting_rule_puts_it_at_every_frame(blender, tmp_path, files, node_mode,
+                                                                           transform):
     bpy = blender.bpy
     write_game(tmp_path, files)
-    roots = import_unit(bpy, tmp_path / units.UNIT_DAT, node_mode=node_mode)
+    roots = import_unit(bpy, tmp_path / units.UNIT_DAT, node_mode=node_mode, **transform)
     unit = resolved(files)
     # every component with a model is imported: the chassis, turrets, guns, the engine and the clip
     assert sorted(roots) == list(range(8))
@@ -52,7 +54,7 @@ def test_every_part_node_is_where_the_mounting_rule_puts_it_at_every_frame(blend
     worst = 0.0
     for fi, frame in enumerate(FRAMES):
         scene.frame_set(frame)
-        unit_space = np.linalg.inv(np.array(roots[0].matrix_world))
+        unit_space = np.linalg.inv(np.array(roots[0].matrix_world))  # the import's scale and axes undone
         shown = {c: node_worlds(root) for c, root in roots.items()}
         for unit_node, (component, part_node) in enumerate(unit.assembly.owner):
             got = unit_space @ shown[component][part_node]
@@ -150,3 +152,17 @@ def test_a_part_whose_root_moves_still_has_its_nodes_where_the_rule_puts_them(bl
         for node in (1, 2):
             unit_node = unit.assembly.owner.index((6, node))
             assert np.abs(shown[node] - expected[unit_node, fi]).max() < 1e-5, (frame, node)
+
+
+def test_a_missing_record_is_a_warning_naming_it_and_the_rest_is_imported(blender, tmp_path, files, capfd):
+    bpy = blender.bpy
+    records = Archive.parse(files[units.OBJECTS])
+    records.remove("e_tur_mt_01")
+    write_game(tmp_path, {**files, units.OBJECTS: records.to_bytes()})
+    capfd.readouterr()
+    roots = import_unit(bpy, tmp_path / units.UNIT_DAT)
+    output = capfd.readouterr().out
+    assert "no record 'e_tur_mt_01' in objects.rlb" in output
+    for component, record in ((5, "e_tur_mt_01"), (6, "e_gun_mc_01"), (7, "i_c01_clip")):  # its subtree too
+        assert f"component {component} ({record!r}) is not imported" in output
+    assert sorted(roots) == [0, 1, 2, 3, 4]
