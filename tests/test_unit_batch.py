@@ -9,10 +9,12 @@ import pytest
 from test_batch import VALIDATOR, _glb_json, batch, progress
 from unit_fixtures import loader, write_game
 
+from core.animation.pose import pose_matrix
+from core.animation.sampler import AnimationData, sample
 from core.authoring import units
 from core.container.nres import Archive
 from core.unit.dat import parse_dat
-from core.unit.mount import unit_world_matrices
+from core.unit.mount import part_placement, unit_world_matrices
 from core.unit.resolve import resolve_unit
 
 
@@ -50,10 +52,42 @@ def test_convert_to_glb_gives_one_valid_file_with_every_part(game, tmp_path):
     names = {n.get("name") for n in _glb_json(path)["nodes"]}
     assert {"synth_chassis.msh", "e_tur_lt_01.msh", "e_tur_mt_01.msh", "e_gun_mc_01.msh", "Base_TL",
             "muzzle"} <= names
+    # the mounted parts move with their sockets: the turret's mount is baked, at frame 10 where the rule says
+    files = units.unit_files()
+    unit = resolve_unit(parse_dat(files[units.UNIT_DAT]), Archive.parse(files[units.OBJECTS]), loader(files))
+    socket = unit_world_matrices(unit.assembly, unit.animations(), [10.0], normalize=True)[1, 0]
+    s = sample(AnimationData.from_model(unit.parts[2].model), [10.0], [0])
+    place = part_placement(socket, pose_matrix(s.rot[0, 0], s.pos[0, 0]))
+    times, values = _channel(path, "e_tur_lt_01.msh mount", "translation")
+    at = values[np.argmin(np.abs(times - 10 / 24))]
+    x, y, z = place[:3, 3]
+    assert np.allclose(at, [x, z, -y], atol=1e-5)  # glTF is Y-up
+    assert np.ptp(values, axis=0).max() > 0.01       # and it moves
     if not (VALIDATOR.parent / "node_modules" / "gltf-validator").is_dir():
         pytest.fail("the glTF validator is not installed: run scripts/setup.sh (needs npm)")
     check = subprocess.run(["node", str(VALIDATOR), str(path)], capture_output=True, text=True)
     assert check.returncode == 0 and json.loads(check.stdout.splitlines()[0])["errors"] == 0, check.stdout
+
+
+def _channel(path, node_name: str, target: str) -> tuple[np.ndarray, np.ndarray]:
+    """The times and values of a glb animation channel of a node (from the binary chunk)."""
+    data = path.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    gltf, binary = json.loads(data[20:20 + length]), data[20 + length + 8:]
+    node = next(i for i, n in enumerate(gltf["nodes"]) if n.get("name") == node_name)
+
+    def accessor(index, width):
+        a = gltf["accessors"][index]
+        view = gltf["bufferViews"][a["bufferView"]]
+        start = view.get("byteOffset", 0) + a.get("byteOffset", 0)
+        return np.frombuffer(binary, np.float32, a["count"] * width, start).reshape(a["count"], width)
+
+    for animation in gltf["animations"]:
+        for channel in animation["channels"]:
+            if channel["target"]["node"] == node and channel["target"]["path"] == target:
+                sampler = animation["samplers"][channel["sampler"]]
+                return accessor(sampler["input"], 1)[:, 0], accessor(sampler["output"], 3)
+    raise AssertionError(f"no {target} channel for {node_name}")
 
 
 def test_thumbnails_of_a_folder_take_units_and_skip_other_dat_files(blender, game, tmp_path):

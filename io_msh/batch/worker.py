@@ -200,7 +200,9 @@ class Worker:
         name = f"0.{self.args.format}"
         with self._writing(name, item.output):
             if self.args.format == "glb":
-                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
+                # A unit's mounted parts follow their sockets through constraints: baked, so the file moves too.
+                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True,
+                                      export_bake_animation=item.source.lower().endswith(UNIT_SUFFIX))
             elif self.args.format == "fbx":
                 from ..imp.materials import textures_for_fbx
 
