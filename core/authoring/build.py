@@ -46,6 +46,7 @@ class Part:
     slot: int = 0  # position in the node's slot[15] (a * 5 + b, digest fact 6)
     face_materials: np.ndarray | None = None
     face_words: np.ndarray | None = None  # whole batch material words (lightmap << 8 | WEAR row), if given
+    face_flags: np.ndarray | None = None  # Res7 flag word of every triangle (walkable, glass, ...); else 0
 
 
 @dataclass
@@ -134,13 +135,20 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
             materials = UNLIT_MATERIAL_HIGH | (rows & 0xFF)
         order = np.argsort(materials, kind="stable")
         tris, materials = tris[order], materials[order]
+        flags = np.zeros(len(tris), np.int64) if part.face_flags is None \
+            else np.asarray(part.face_flags, np.int64).reshape(-1)
+        if len(flags) != len(tris):
+            raise FormatError.single("Res7", i, f"{where}: {len(flags)} face flags for {len(tris)} triangles")
+        flags = flags[order]
         normal = _vertex_normals(pos, tris) if part.normals is None else np.asarray(part.normals, np.float32)
         uv = np.zeros((len(pos), 2), np.float32) if part.uvs is None else np.asarray(part.uvs, np.float32)
         positions.append(pos)
         normals.append(np.concatenate([S.encode_normals(normal), np.zeros((len(pos), 1), np.int8)], axis=1))
         uvs.append(S.encode_uvs(uv))
         indices.append(tris.reshape(-1).astype(np.uint16))
-        triangles.append(_triangle_records(pos, tris, tri_base))
+        records = _triangle_records(pos, tris, tri_base)
+        records["flags"] = flags & 0xFFFF
+        triangles.append(records)
         runs = np.flatnonzero(np.diff(materials, prepend=-1, append=-1))
         batch_start = len(batches)
         for a, b in itertools.pairwise(runs):
@@ -149,6 +157,7 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         center = (low + high) / 2
         radius = float(np.linalg.norm(pos - center, axis=1).max()) if len(pos) else 0.0
         slots[i] = (tri_base, len(tris), batch_start, len(batches) - batch_start, low, high, center, radius, (0,) * 5)
+        slots["unknown"][i, SLOT_VOLUME] = slot_volume_word(slots[i])
         vertex_base += len(pos)
         index_base += tris.size
         tri_base += len(tris)
@@ -169,6 +178,20 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
         "batches": np.array(batches, S.BATCH) if batches else np.zeros(0, S.BATCH),
         "slots": slots,
     }
+
+
+# Res2 slot tail (units-clips digest 4.1), as words of SLOT["unknown"]: +0x30 area, +0x34 volume.
+SLOT_AREA, SLOT_VOLUME = 0, 1
+
+
+def slot_volume_word(slot: np.void) -> int:
+    """The slot's volume (Res2 +0x34) as the u32 bits of an f32: the product of its bounding box's sides
+    (digest 4.1: the AABB volume on every player-chassis slot; times the .ndp density it is the node's mass).
+    The area at +0x30 has no established formula: new slots get 0 there (docs/format-notes.md, "Slot area
+    and volume")."""
+    sides = slot["aabb_max"].astype(np.float32) - slot["aabb_min"].astype(np.float32)
+    volume = np.float32(np.prod(np.maximum(sides, 0), dtype=np.float32))
+    return int(np.array([volume], np.float32).view(np.uint32)[0])
 
 
 def _vertex_normals(pos: np.ndarray, tris: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from ..animation.tracks import Animation
 from ..errors import FormatError
 from ..msh import streams as S
 from ..msh.model import Model
-from .build import Part, _geometry, _header, _rest_world
+from .build import SLOT_VOLUME, Part, _geometry, _header, _rest_world
 
 VERTEX_STREAMS = tuple(t for t, spec in S.SPECS.items() if spec.per_vertex)  # 3, 4, 5, 15, 16, 18
 EXTRA_VERTEX_STREAMS = (15, 16, 18)  # Blender does not hold them: a new part takes them from ``NewPart``
@@ -33,7 +33,9 @@ class NewPart:
     part: Part
     vertex_streams: dict[int, np.ndarray] | None = None
     label: str = ""
-    unknown: np.ndarray | None = None  # the slot record's unk30..unk40 to keep (those of the slot it replaces)
+    # The slot record's unk30..unk40 to keep (those of the slot it replaces), but for the volume at +0x34,
+    # which is computed from the new geometry; None: a new slot (area 0, see core.authoring.build).
+    unknown: np.ndarray | None = None
 
 
 @dataclass
@@ -225,7 +227,9 @@ def _add_new(out: _Streams, new: NewPart, present: list[int], nodes: np.ndarray,
     slot = built["slots"]
     slot["tri_start"], slot["batch_start"] = out.tri_base, out.batch_base
     if new.unknown is not None:
+        volume = slot["unknown"][0, SLOT_VOLUME]
         slot["unknown"] = new.unknown
+        slot["unknown"][0, SLOT_VOLUME] = volume
     out.slots.append(slot)
     out.triangles.append(triangles)
     out.batches.append(batches)

@@ -27,19 +27,26 @@ OBJECTS = "objects.rlb"
 
 
 # --------------------------------------------------------------------- the game folder
+def locate(folder: str | Path, name: str) -> Path | None:
+    """The file a slot's name (``a\\b.rlb`` or ``a/b.rlb``, any case) names below ``folder``; None when there is
+    no such file."""
+    place = Path(folder)
+    for part in [p for p in name.replace("\\", "/").split("/") if p and p != "."]:
+        if part == ".." or not place.is_dir():
+            return None
+        found = names_in(place).get(part.lower())
+        if found is None:
+            return None
+        place = place / found
+    return place if place.is_file() else None
+
+
 def folder_loader(folder: str | Path) -> Callable[[str], bytes | None]:
-    """A loader for core.unit.resolve: a name as a slot gives it (``a\\b.rlb`` or ``a/b.rlb``, any case) ->
-    the file's bytes below ``folder``, None when there is no such file."""
+    """A loader for core.unit.resolve: a name as a slot gives it -> the file's bytes below ``folder`` (see
+    ``locate``), None when there is no such file."""
     def load(name: str) -> bytes | None:
-        place = Path(folder)
-        for part in [p for p in name.replace("\\", "/").split("/") if p and p != "."]:
-            if part == ".." or not place.is_dir():
-                return None
-            found = names_in(place).get(part.lower())
-            if found is None:
-                return None
-            place = place / found
-        return read_input(place) if place.is_file() else None
+        place = locate(folder, name)
+        return read_input(place) if place is not None else None
     return load
 
 

@@ -68,12 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="every model root of each .blend to .msh")
     common(p, ".blend files or folders")
     p.add_argument("--keys", default="REDUCED", choices=("REDUCED", "EVERY_FRAME", "BLENDER_KEYS"))
-    p = sub.add_parser("convert", help="models to .glb, .fbx or .blend")
-    common(p, ".msh/.rlb files or folders")
+    p = sub.add_parser("convert", help="models (and .dat units, assembled) to .glb, .fbx or .blend")
+    common(p, ".msh/.rlb files, .dat units or folders")
     p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"))
     import_options(p)
-    p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
-    common(p, ".msh/.rlb files or folders")
+    p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit) and a contact sheet")
+    common(p, ".msh/.rlb files, .dat units or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
     p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
@@ -111,7 +111,8 @@ def run(args) -> int:
         for note in notes:
             print(printable(note), flush=True)
         if not items:
-            wanted = {"export": ".blend files", "textures": "texture"}.get(args.command, ".msh/.rlb models")
+            wanted = {"export": ".blend files", "textures": "texture", "convert": ".msh/.rlb models or .dat units",
+                      "thumbnails": ".msh/.rlb models or .dat units"}.get(args.command, ".msh/.rlb models")
             print(printable(f"nothing to convert: no {wanted} found in {', '.join(args.inputs)}"), file=sys.stderr)
             return 2
         try:

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_SUFFIXES = (".msh", ".rlb")
+UNIT_SUFFIX = ".dat"  # a unit tree: convert and thumbnails give the assembled unit, one output per .dat
+UNIT_COMMANDS = ("convert", "thumbnails")
+UNIT_MAGIC = b"\xf1\xf0\x00\x00"
 
 
 SHEET_NAME = "contact_sheet.png"
@@ -66,8 +69,12 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
     from ...core.files import open_container
 
     items = []
-    for path, base in _files(args.inputs, MODEL_SUFFIXES):
+    units = args.command in UNIT_COMMANDS
+    for path, base in _files(args.inputs, MODEL_SUFFIXES + ((UNIT_SUFFIX,) if units else ())):
         stem = path.relative_to(base).with_suffix("")
+        if path.suffix.lower() == UNIT_SUFFIX:
+            _unit_item(items, path, str(path) in args.inputs, out / stem.with_suffix(suffix), taken, notes)
+            continue
         try:
             container = open_container(path)
         except (FormatError, OSError) as exc:
@@ -87,6 +94,24 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
             items.append(Item(str(path), entry.name_str, str(unique(out / f"{name}{suffix}", taken)),
                               f"{path}:{entry.name_str}", index=index_of[id(entry)]))
     return items
+
+
+def _unit_item(items: list[Item], path: Path, named: bool, target: Path, taken: set[str], notes: list[str]) -> None:
+    """A unit tree's item (the worker imports the assembled unit, io_msh.batch.worker). A .dat found in a folder that
+    is no unit tree (other magic) is skipped with a note; one named on the command line is a failed item."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+    except OSError as exc:
+        items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
+        return
+    if head != UNIT_MAGIC:
+        if named:
+            items.append(Item(str(path), None, "", str(path), f"{path}: not a unit tree (no 0xF0F1 magic)"))
+        else:
+            notes.append(f"skipped {path}: not a unit tree")
+        return
+    items.append(Item(str(path), None, str(unique(target, taken)), str(path)))
 
 
 def _read_error(exc: Exception, path: Path) -> str:

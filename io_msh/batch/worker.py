@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .items import Item, Result, safe, without_suffix
+from .items import UNIT_SUFFIX, Item, Result, safe, without_suffix
 from .pictures import contact_sheet, render_thumbnail, save_png
 from .pool import RESULT_FD_VARIABLE, RESULT_TAG
 from .scene import clean_scene
@@ -163,12 +163,30 @@ class Worker:
                                 entry_indices=None if item.index is None else (item.index,),
                                 name_bytes=compat.BONE_NAME_BYTES if options["node_mode"] == "ARMATURE"
                                 else compat.ID_NAME_BYTES)
+        if item.source.lower().endswith(UNIT_SUFFIX):
+            self._load_unit(item, options)
+            return
         try:
             plans = plan_file(item.source, options)
         except FormatError as exc:
             raise ValueError(exc.describe(item.source)) from None
         self.warnings += [warning for plan in plans for warning in plan.warnings]
         import_plans(self.bpy.context, plans, Matrix.Identity(4))
+
+    def _load_unit(self, item: Item, options) -> None:
+        """Import a unit tree assembled (io_msh.imp.unit): every part at its socket."""
+        from mathutils import Matrix
+
+        from ...core.errors import FormatError
+        from ..imp.unit import import_unit
+        from ..imp.unit_plan import plan_unit
+
+        try:
+            plan = plan_unit(item.source, options)
+        except FormatError as exc:
+            raise ValueError(exc.describe(item.source)) from None
+        self.warnings += plan.warnings
+        import_unit(self.bpy.context, plan, Matrix.Identity(4))
 
     def _import(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
@@ -182,7 +200,9 @@ class Worker:
         name = f"0.{self.args.format}"
         with self._writing(name, item.output):
             if self.args.format == "glb":
-                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True)
+                # A unit's mounted parts follow their sockets through constraints: baked, so the file moves too.
+                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True,
+                                      export_bake_animation=item.source.lower().endswith(UNIT_SUFFIX))
             elif self.args.format == "fbx":
                 from ..imp.materials import textures_for_fbx
 

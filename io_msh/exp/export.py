@@ -29,6 +29,23 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
                    collection: str | None = None) -> ExportResult:
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
     root = _root_in_collection(collection) if collection else find_root(context)
+    result = model_of(context, root, options)
+    # Every file's bytes are made (and every check done) before the first one is written; then all are
+    # written as one transaction (core.disk.write_files): all of them, or none.
+    read_as: dict[str, FileState | None] = {}
+    files = _library_files(result.materials, options, read_as)
+    wear = result.materials.wear if result.materials else None
+    data = result.model.to_bytes()
+    if Path(path).suffix.lower() == ".rlb":
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as)
+    elif wear is not None:
+        files.append((_side_file(path), wear.to_bytes()))
+    write_files([*files, (path, data)], force=options.force, read_as=read_as)
+    return result
+
+
+def model_of(context, root, options: ExportOptions) -> ExportResult:
+    """The model a root exports to (in memory); FormatError naming what cannot be written."""
     result = _legacy_copy(root)
     if result is None:
         with _object_mode(context):
@@ -46,17 +63,6 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
             result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "
                                    f"0..{int(frames[-1])} is not applied")
-    # Every file's bytes are made (and every check done) before the first one is written; then all are
-    # written as one transaction (core.disk.write_files): all of them, or none.
-    read_as: dict[str, FileState | None] = {}
-    files = _library_files(result.materials, options, read_as)
-    wear = result.materials.wear if result.materials else None
-    data = result.model.to_bytes()
-    if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as)
-    elif wear is not None:
-        files.append((_side_file(path), wear.to_bytes()))
-    write_files([*files, (path, data)], force=options.force, read_as=read_as)
     return result
 
 

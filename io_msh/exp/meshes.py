@@ -9,6 +9,7 @@ from ...core.errors import FormatError
 from ..com import conversion as C
 from ..com import props as P
 from ..com.hierarchy import descendants
+from .game_fields import mesh_face_flags
 from .scene_model import SceneImage, SceneMaterial, SceneMesh
 from .skin import rigid_parts, strongest_bones
 
@@ -46,6 +47,7 @@ def read_meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMes
         modified = any(m.show_viewport for m in obj.modifiers) or obj.data.shape_keys is not None
         if strongest is None:
             meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_inverse, mesh_in_root, modified))
+            meshes[-1].face_flags = split["face_flags"]
             continue
         parts = rigid_parts(split, strongest)
         warnings.append(f"mesh {obj.name!r} is skinned to {len(parts)} bones; MSH parts move rigidly with one "
@@ -54,6 +56,7 @@ def read_meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMes
         for part_node, part, chosen in parts:
             meshes.append(_scene_mesh(obj, part_node, stored, part, face_keys[chosen], node_inverse, mesh_in_root,
                                       True))
+            meshes[-1].face_flags = split["face_flags"][chosen]
     return meshes, materials, warnings
 
 
@@ -114,6 +117,8 @@ def _split_vertices(mesh, name: str) -> dict[str, np.ndarray]:
     mesh.loop_triangles.foreach_get("loops", loops)
     face_slots = np.zeros(count, np.int64)
     mesh.loop_triangles.foreach_get("material_index", face_slots)
+    polygons = np.zeros(count, np.int64)
+    mesh.loop_triangles.foreach_get("polygon_index", polygons)
     vertex_of_loop = np.zeros(len(mesh.loops), np.int64)
     mesh.loops.foreach_get("vertex_index", vertex_of_loop)
     co = np.zeros(len(mesh.vertices) * 3)
@@ -143,6 +148,7 @@ def _split_vertices(mesh, name: str) -> dict[str, np.ndarray]:
         "uvs": uvs[chosen],
         "triangles": inverse.reshape(-1, 3),
         "face_slots": face_slots,
+        "face_flags": mesh_face_flags(mesh, polygons),
         "vertices": vertex_of_loop[chosen],
     }
 

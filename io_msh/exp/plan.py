@@ -29,6 +29,7 @@ from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
 from .frames import Poses, blocks, hold_every_frame
+from .game_fields import area_warnings, write_flags
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime, same_in_blocks
@@ -107,6 +108,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
         source = None
     if source is None:
         model = _new_model(scene, poses, times, options, materials.words)
+        warnings += area_warnings(scene, [(m.node, m.slot) for m in scene.meshes if len(m.triangles)])
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, poses, times, options)
@@ -116,12 +118,15 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
     if not new_parts and not removed:
         write_animation(source, anim)
         _rename_nodes(source, scene)
+        write_flags(source, scene, set())
         return _checked(ExportResult(source, warnings, edited, False, materials))
     # Only the edited parts are rebuilt; every other slot (imported and unchanged, or not imported at all)
     # keeps its geometry, per-vertex streams and slot record as the source has them.
     model = splice_slots(source, new_parts, removed, anim)
     write_animation(model, anim)
     _rename_nodes(model, scene)
+    write_flags(model, scene, {(n.part.node, n.part.slot) for n in new_parts})
+    warnings += area_warnings(scene, [(n.part.node, n.part.slot) for n in new_parts if n.unknown is None])
     changed = [n.label for n in new_parts] + [f"{S.slot_label(p)} of node {scene.nodes[i].name!r} (its mesh was "
                                               "deleted)" for i, p in removed]
     warnings.append(f"geometry changed: {', '.join(changed)} rebuilt; every other slot is kept as it was")
@@ -359,7 +364,7 @@ def _part(mesh: SceneMesh, words: list[int]) -> Part | None:
                                                 "material; MSH draws at most 21845 per material and part: "
                                                 "split the mesh or give its faces more materials")
     return Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
-                slot=mesh.slot, face_words=np.array(words)[mesh.face_materials])
+                slot=mesh.slot, face_words=np.array(words)[mesh.face_materials], face_flags=mesh.face_flags)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -413,7 +418,7 @@ def _stored_name(node, limit: int | None) -> bytes:
 
 # --------------------------------------------------------------------- new models
 def _node_defs(scene: SceneModel) -> list[NodeDef]:
-    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent) for node in scene.nodes]
+    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent, flags=node.flags or 0) for node in scene.nodes]
 
 
 def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int]) -> Model:

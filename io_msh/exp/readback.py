@@ -19,6 +19,7 @@ from ..com.curves import Curve, read_curves
 from ..com.hierarchy import descendants
 from ..com.sliders import sliders_muted
 from .frames import check_held
+from .game_fields import node_flags
 from .meshes import read_meshes
 from .poses import (
     curve_poses,
@@ -160,7 +161,7 @@ def _scene_node(item, parent: int | None) -> SceneNode:
     """A bone or an Empty as a node: a renamed one (its name differs from the import's) takes its new name."""
     renamed = P.IMPORTED_NAME in item and item.name != item[P.IMPORTED_NAME]
     name = item.name if renamed else item.get(P.NAME, item.name)
-    return SceneNode(name, parent, item.get(P.NODE_INDEX), item.name, renamed)
+    return SceneNode(name, parent, item.get(P.NODE_INDEX), item.name, renamed, node_flags(item))
 
 
 def _parents_first(items, parent_of, index_of) -> list:

@@ -16,6 +16,7 @@ class SceneNode:
     index: int | None           # msh_node_index when the node came from an import
     handle: str                 # bone name, or object name
     renamed: bool = False       # an imported node the user renamed: ``name`` is the new one
+    flags: int | None = None    # Res1 +0 from its properties (io_msh.exp.flags); None: a node without them
 
 
 @dataclass
@@ -59,6 +60,7 @@ class SceneMesh:
     modified: bool = False
     # The largest coordinate the placement was computed from: float32 matrices round relative to it.
     placement_scale: float = 1.0
+    face_flags: np.ndarray | None = None  # (m,) Res7 flag word of each triangle (io_msh.exp.flags)
 
 
 @dataclass

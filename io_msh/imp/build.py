@@ -16,6 +16,7 @@ from mathutils import Matrix
 from ...core.errors import printable
 from ...core.msh import streams as S
 from ..com import compat
+from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
@@ -119,11 +120,16 @@ def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created)
     materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
     animate_materials(plan, materials, created)
     slot_collections: dict[int, bpy.types.Collection] = {}
+    group_collections: dict[str, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:
         collection = None
+        group = F.node_group(plan.nodes[mesh_plan.node].flags)
         if mesh_plan.slot_position != plan.options.slot_position:
             collection = slot_collections.get(mesh_plan.slot_position) or _slot_collection(
                 context, plan, mesh_plan.slot_position, created, slot_collections)
+        elif group is not None:
+            collection = group_collections.get(group) or _group_collection(context, plan, group, created,
+                                                                           group_collections)
         obj = _build_mesh(context, mesh_plan, materials, created, collection)
         _attach(obj, root, node_objects, mesh_plan.node, plan.options.node_mode)
 
@@ -149,6 +155,7 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
         for node, name in zip(plan.nodes, names[root.name]):
             bone = root.data.bones[name]
             bone[P.NODE_INDEX] = node.index
+            _node_flags(bone, node.flags)
             bone[P.IMPORTED_NAME] = name
             if node.original_name is not None or name != node.name:
                 bone[P.NAME] = node.original_name or node.name
@@ -196,6 +203,7 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
         obj.location = node.rest_location.tolist()
         obj.rotation_quaternion = node.rest_rotation.tolist()
         obj[P.NODE_INDEX] = node.index
+        _node_flags(obj, node.flags)
         obj[P.IMPORTED_NAME] = obj.name
         if node.original_name is not None or obj.name != node.name:
             obj[P.NAME] = node.original_name or node.name
@@ -203,7 +211,23 @@ def _build_empties(context, plan: ModelPlan, root: bpy.types.Object, created: Cr
     return empties
 
 
+def _node_flags(target, word: int) -> None:
+    """The node's Res1 flag word and its named bits as custom properties (io_msh.com.flags)."""
+    target[F.NODE_WORD] = word
+    for name, bit in F.NODE_BITS.items():
+        target[name] = bool(word & bit)
+
+
 # --------------------------------------------------------------------- meshes
+def _group_collection(context, plan, group: str, created, cache) -> bpy.types.Collection:
+    """The collection of the shown parts of interior or cockpit nodes (digest 4.3), shown."""
+    collection = created.add(bpy.data.collections.new(f"{plan.name} {group}"))
+    collection[F.NODE_GROUP] = group
+    context.view_layer.active_layer_collection.collection.children.link(collection)
+    cache[group] = collection
+    return collection
+
+
 def _slot_collection(context, plan, position, created, cache) -> bpy.types.Collection:
     collection = created.add(bpy.data.collections.new(f"{plan.name} {S.slot_label(position)}"))
     collection[P.SLOT] = position
@@ -233,6 +257,7 @@ def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection
     mesh.uv_layers.new(name=P.BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
     if plan.lightmap_uvs is not None:
         mesh.uv_layers.new(name=P.LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
+    _face_flags(mesh, plan.face_flags if plan.face_flags is not None else np.zeros(len(tris), np.int64))
     mesh.update()
     mesh.validate(clean_customdata=False)
     mesh.normals_split_custom_set_from_vertices(plan.normals.astype(np.float32).tolist())
@@ -241,6 +266,14 @@ def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection
     obj[P.NODE_INDEX] = plan.node
     obj[P.SLOT] = plan.slot_position
     return obj
+
+
+def _face_flags(mesh, words: np.ndarray) -> None:
+    """A boolean face attribute per named Res7 bit, and the whole word when it has bits without a name."""
+    for name, values in F.face_bits(words).items():
+        mesh.attributes.new(name, "BOOLEAN", "FACE").data.foreach_set("value", values)
+    if np.any(np.asarray(words) & ~F.FACE_NAMED):
+        mesh.attributes.new(F.FACE_WORD, "INT", "FACE").data.foreach_set("value", np.asarray(words, np.int32))
 
 
 def _attach(obj, root, node_objects, node: int, mode: str) -> None:
@@ -365,5 +398,6 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     doomed |= {image for image in images if users[image] <= doomed | trees}
     # Slot collections left with none of their own objects (Object.users_collection would scan every
     # collection once per object).
-    doomed |= {c for c in bpy.data.collections if P.SLOT in c and c.all_objects and set(c.all_objects) <= doomed}
+    doomed |= {c for c in bpy.data.collections if (P.SLOT in c or F.NODE_GROUP in c) and c.all_objects
+               and set(c.all_objects) <= doomed}
     bpy.data.batch_remove(list(doomed))

@@ -62,6 +62,7 @@ class NodePlan:
     rest_rotation: np.ndarray  # (4,) Blender quaternion, local, normalised
     rest_world: np.ndarray     # (4, 4) relative to the model root
     bone_length: float
+    flags: int = 0             # Res1 +0 (io_msh.com.flags)
 
 
 @dataclass
@@ -77,6 +78,7 @@ class MeshPlan:
     lightmap_uvs: np.ndarray | None
     face_materials: np.ndarray  # (m,) index into ``materials``
     materials: list[int]       # batch material words used by this mesh (keys of ModelPlan.looks)
+    face_flags: np.ndarray | None = None  # (m,) Res7 flag word of each triangle (io_msh.com.flags)
 
 
 @dataclass
@@ -338,7 +340,8 @@ def _plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
         distances = [np.linalg.norm(c - world[i][:3, 3]) for c in children]
         length = max(min([d for d in distances if d > 1e-4], default=size * 0.1), size * 0.02, 1e-3)
         plans.append(NodePlan(i, final[i], wanted[i] if final[i] != wanted[i] else None, parents[i],
-                              rest_loc[i], rest_rot[i], world[i], float(length)))
+                              rest_loc[i], rest_rot[i], world[i], float(length),
+                              int(nodes[i]["flags"]) if "flags" in (nodes.dtype.names or ()) else 0))
     return plans
 
 
@@ -350,6 +353,15 @@ def _model_size(model: Model) -> float:
 
 
 # --------------------------------------------------------------------- meshes
+def slot_face_flags(model: Model, slot: np.void, count: int) -> np.ndarray:
+    """The Res7 flag word of each of a slot's ``count`` triangles in batch order: triangle k is record
+    tri_start + k (as core.authoring.build writes them); triangles past the slot's range get 0."""
+    records = model.triangles if model.stream(7) is not None else np.zeros(0, S.TRIANGLE)
+    start = int(slot["tri_start"])
+    known = records[start:start + min(int(slot["tri_count"]), count)]["flags"].astype(np.int64)
+    return np.concatenate([known, np.zeros(count - len(known), np.int64)])
+
+
 def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
     slots, batches, indices = model.slots, model.batches, model.indices
     positions = model.positions
@@ -393,5 +405,6 @@ def _plan_meshes(model: Model, nodes: list[NodePlan], options: ImportOptions):
                 normals[used_vertices] if normals is not None else np.zeros((len(used_vertices), 3)),
                 local_tri, uv,
                 C.blender_uvs(lightmap[used_vertices][loops]) if lightmap is not None else None,
-                np.searchsorted(mesh_materials, face_material), mesh_materials))
+                np.searchsorted(mesh_materials, face_material), mesh_materials,
+                slot_face_flags(model, slot, len(local_tri))))
     return meshes, used, warnings

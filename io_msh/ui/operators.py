@@ -26,6 +26,7 @@ from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
 from ..imp.build import import_plans
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
+from . import unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .preferences import ParkanMshPreferences, game_folder
 
@@ -322,9 +323,11 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    unit_operators.register()
 
 
 def unregister() -> None:
+    unit_operators.unregister()
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES + CLIP_CLASSES):

@@ -1,0 +1,208 @@
+"""Creating a unit in Blender from its plan (io_msh.imp.unit_plan): each part imported by the model importer
+into the unit's collection, external parts mounted at their sockets, internal parts in a hidden collection,
+control points as Empties, damage rows as node properties. All or nothing, as the model import."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Vector
+
+from ...core.errors import printable
+from ..com import compat
+from ..com import props as P
+from .build import import_plans, remove_models, write_keys
+from .plan import BLENDER_LAST_FRAME
+from .unit_plan import PartPlan, PointPlan, UnitPlan
+
+UNIT = "msh_unit"                    # on the unit's collection: the .dat path
+COMPONENT = "msh_unit_component"     # on each part's root: its component index in the .dat
+RECORD = "msh_unit_record"           # on each part's root: its objects.rlb record
+ATTACH = "msh_unit_attach"           # on each part's root: the component's attach as read
+DISPLAY = "msh_unit_display"         # on each part's root: its display name
+EXTERNAL = "msh_unit_external"       # on each part's root: it hangs on a socket (or is the root part)
+POINT = "msh_cpt"                    # on control-point Empties: the point's index in its part's .cpt
+MOUNT = "Mount"                      # the Child Of constraint of a mounted part's root
+
+
+def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: bool = True) -> list:
+    """The unit's part roots (by component; None where not imported). On failure nothing is left."""
+    collections, roots, actions = [], [None] * len(plan.parts), []
+    active = context.view_layer.active_layer_collection
+    try:
+        unit = _collection(context, active, plan.name, collections)
+        unit[UNIT] = printable(plan.path)
+        internal = None
+        for part in plan.parts:
+            if part.model is None:
+                continue
+            if not part.external and internal is None:
+                internal = _collection(context, _layer(context, unit), f"{plan.name} internal parts", collections)
+                _layer(context, internal).hide_viewport = True
+                internal.hide_render = True
+            target = unit if part.external else internal
+            context.view_layer.active_layer_collection = _layer(context, target)
+            (root,) = import_plans(context, [part.model], root_matrix if part.parent is None else Matrix(),
+                                   set_frame_range=False)
+            roots[part.component] = root
+            _part_properties(root, part)
+        for part in plan.parts:
+            if roots[part.component] is not None and part.parent is not None:
+                _mount(roots, part, actions)
+            if roots[part.component] is not None:
+                _damage(roots[part.component], part)
+        if plan.points:
+            points = _collection(context, _layer(context, unit), f"{plan.name} control points", collections)
+            for component, point in plan.points:
+                _point(points, roots, component, point)
+        if set_frame_range:
+            _frame_range(context.scene, plan)
+    except BaseException:
+        remove_models([r for r in roots if r is not None])
+        for action in actions:
+            bpy.data.actions.remove(action)
+        for collection in reversed(collections):
+            for obj in list(collection.objects):
+                bpy.data.objects.remove(obj)
+            bpy.data.collections.remove(collection)
+        raise
+    finally:
+        context.view_layer.active_layer_collection = active
+    return roots
+
+
+def _collection(context, parent_layer, name: str, made: list) -> bpy.types.Collection:
+    collection = bpy.data.collections.new(name)
+    made.append(collection)
+    parent_layer.collection.children.link(collection)
+    return collection
+
+
+def _layer(context, collection) -> bpy.types.LayerCollection:
+    """The view layer's layer collection of ``collection``."""
+    stack = [context.view_layer.layer_collection]
+    while stack:
+        layer = stack.pop()
+        if layer.collection == collection:
+            return layer
+        stack.extend(layer.children)
+    raise LookupError(collection.name)
+
+
+def _part_properties(root, part: PartPlan) -> None:
+    root[COMPONENT] = part.component
+    root[RECORD] = part.record
+    root[ATTACH] = part.attach
+    root[DISPLAY] = part.display
+    root[EXTERNAL] = part.external
+
+
+def node_handles(root) -> dict[int, object]:
+    """Each node index of an imported model -> its bone (armature) or Empty."""
+    if root.type == "ARMATURE":
+        return {int(b[P.NODE_INDEX]): b for b in root.data.bones if P.NODE_INDEX in b}
+    return {int(o[P.NODE_INDEX]): o for o in root.children_recursive if o.type == "EMPTY" and P.NODE_INDEX in o}
+
+
+def _mount(roots, part: PartPlan, actions: list) -> None:
+    """An external part: its root hangs on a mount Empty that follows the socket's bone or Empty (a Child Of
+    constraint) and carries the inverse of the part's node-0 pose (keyed when node 0 moves), so that node
+    n >= 1 lands on socket_world @ local(n); the part's own model and animation stay as imported. An internal
+    part (a device of its parent's controller, whose node the controller names) follows its parent's root."""
+    root, host = roots[part.component], roots[part.parent]
+    if host is None:
+        return
+    mount = bpy.data.objects.new(f"{root.name} {MOUNT.lower()}", None)
+    root.users_collection[0].objects.link(mount)
+    mount.empty_display_type = "PLAIN_AXES"
+    mount.empty_display_size = 0.05
+    mount[COMPONENT] = part.component
+    constraint = mount.constraints.new("CHILD_OF")
+    constraint.name = MOUNT
+    if part.external and part.socket is not None:
+        socket = node_handles(host).get(part.socket)
+        if host.type == "ARMATURE" and socket is not None:
+            constraint.target, constraint.subtarget = host, socket.name
+        else:
+            constraint.target = socket or host
+    else:
+        constraint.target = host
+    constraint.inverse_matrix = Matrix()
+    mount.rotation_mode = "QUATERNION"
+    if part.root_inverse is not None:
+        mount.matrix_basis = Matrix(part.root_inverse[0].tolist())
+        if len(part.root_frames) > 1:
+            actions.append(_key_mount(mount, part))
+    root.parent = mount
+    root.matrix_parent_inverse = Matrix()
+    root.matrix_basis = Matrix()
+
+
+def _key_mount(mount, part: PartPlan) -> bpy.types.Action:
+    """Keys on the mount Empty at every frame of an animated node 0 (the inverse of its pose)."""
+    values = [Matrix(m.tolist()).decompose() for m in part.root_inverse]
+    location = np.array([tuple(v[0]) for v in values])
+    rotation = np.array([tuple(v[1]) for v in values])
+    for i in range(1, len(rotation)):  # the shortest path between consecutive keys
+        if np.dot(rotation[i], rotation[i - 1]) < 0:
+            rotation[i] = -rotation[i]
+    action = bpy.data.actions.new(mount.name)
+    target = compat.ChannelTarget(action, mount, mount.name)
+    for path, data in (("location", location), ("rotation_quaternion", rotation)):
+        for index in range(data.shape[1]):
+            write_keys(target.new_fcurve(path, index, MOUNT), part.root_frames, data[:, index])
+    return action
+
+
+def _damage(root, part: PartPlan) -> None:
+    """The part's .ndp rows on its nodes (a mounted part's row 0, its dropped root, is not shown)."""
+    handles = node_handles(root)
+    for node, row in part.damage.items():
+        handle = handles.get(node)
+        if handle is None:
+            continue
+        handle["msh_ndp_row"] = row.row
+        handle["msh_ndp_flags"] = row.flags
+        handle["msh_hit_points"] = row.hit_points
+        handle["msh_density"] = row.density
+        handle["msh_explosion"] = row.explosion
+
+
+def _point(collection, roots, component: int, point: PointPlan) -> None:
+    """A control point: an Empty on its node (a single arrow along the point's vector, as long as the vector),
+    with its name, flags, carrier and vector as properties."""
+    if point.owner is None or roots[point.owner[0]] is None:
+        return
+    owner_root = roots[point.owner[0]]
+    handle = node_handles(owner_root).get(point.owner[1])
+    if handle is None:
+        return
+    obj = bpy.data.objects.new(point.name, None)
+    collection.objects.link(obj)
+    obj.empty_display_type = "SINGLE_ARROW"
+    length = float(np.linalg.norm(point.vector))
+    obj.empty_display_size = length if length > 0 else 0.1
+    if owner_root.type == "ARMATURE":
+        obj.parent, obj.parent_type, obj.parent_bone = owner_root, "BONE", handle.name
+        obj.matrix_parent_inverse = Matrix.Translation((0.0, -handle.length, 0.0))
+    else:
+        obj.parent = handle
+    obj.location = point.position.tolist()
+    obj.rotation_mode = "QUATERNION"
+    if length > 0:
+        obj.rotation_quaternion = Vector((0.0, 0.0, 1.0)).rotation_difference(Vector(point.vector.tolist()))
+    obj[POINT] = point.index
+    obj["msh_cpt_component"] = component
+    obj["msh_cpt_name"] = point.name
+    obj["msh_cpt_flags"] = point.flags
+    obj["msh_cpt_vector"] = point.vector.tolist()
+    if point.carrier is not None:
+        obj["msh_cpt_carrier"] = list(point.carrier)
+
+
+def _frame_range(scene, plan: UnitPlan) -> None:
+    counts = [p.model.frame_count for p in plan.parts if p.model is not None and p.model.channels]
+    if counts:
+        scene.frame_start = 0
+        scene.frame_end = min(max(counts) - 1, BLENDER_LAST_FRAME)
+        scene.frame_current = 0

@@ -1,0 +1,182 @@
+"""File > Import > Parkan Unit (.dat): a unit's parts imported with the model importer's options and mounted
+at their sockets (io_msh.imp.unit), the drop handler for .dat files, and File > Export > Parkan Unit
+(io_msh.exp.unit)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import (
+    ExportHelper,
+    ImportHelper,
+    axis_conversion,
+    orientation_helper,
+    poll_file_object_drop,
+)
+from mathutils import Matrix
+
+from ...core.errors import FormatError, printable
+from ...core.msh import streams as S
+from ..com import compat
+from ..exp.plan import ExportOptions
+from ..exp.unit import export_unit, unit_collection
+from ..imp.plan import ImportOptions
+from ..imp.unit import import_unit
+from ..imp.unit_plan import plan_unit
+from .preferences import game_folder
+
+
+def _report(operator, level: str, message: str) -> None:
+    """One report per line, printable (as io_msh.ui.operators reports)."""
+    for line in message.splitlines() or [""]:
+        operator.report({level}, printable(line))
+
+
+@orientation_helper(axis_forward="Y", axis_up="Z")
+class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
+    """Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with control points
+    and damage values"""
+
+    bl_idname = "import_scene.parkan_unit"
+    bl_label = "Import Parkan Unit"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".dat"
+    filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
+
+    node_mode: EnumProperty(
+        name="Nodes", default="ARMATURE",
+        items=(("ARMATURE", "Armature", "One armature per part, a bone per node"),
+               ("EMPTIES", "Empties", "An Empty per node, parented as the nodes are")))
+    animation: EnumProperty(
+        name="Animation", default="FAITHFUL",
+        items=(("FAITHFUL", "Faithful", "At every integer frame, exactly the pose the game computes"),
+               ("EDITING", "For Editing", "The game's pose at every integer frame within the export's tolerance"),
+               ("KEYS", "Keys", "One keyframe per MSH key"),
+               ("NONE", "None", "No animation: the rest pose")))
+    slots: EnumProperty(
+        name="Geometry", default="CHOSEN",
+        items=(("CHOSEN", "Stage and LOD", "The geometry of the chosen damage stage and LOD"),
+               ("ALL", "All Slots", "Every stage and LOD, each other one in its own hidden collection")))
+    stage: IntProperty(name="Damage Stage", default=0, min=0, max=S.STAGES - 1)
+    lod: EnumProperty(
+        name="LOD", default="0",
+        items=(*((str(i), f"LOD {i}", f"Distance level {i}") for i in range(S.FIRST_PERSON)),
+               (str(S.FIRST_PERSON), "First-Person", "The cockpit shell seen from inside")))
+    game_folder: StringProperty(
+        name="Game Folder", subtype="DIR_PATH", default="",
+        description="Where Material.lib, Textures.lib and LightMap.lib are, if not found from the unit's folder")
+    set_frame_range: BoolProperty(name="Set Frame Range", default=True)
+    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+
+    def invoke(self, context, event):
+        return self.invoke_popup(context)
+
+    def execute(self, context):
+        folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
+        options = ImportOptions(
+            node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
+            game_folders=folders,
+            name_bytes=compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
+        path = self.filepath
+        try:
+            plan = plan_unit(path, options)
+        except FormatError as exc:
+            _report(self, "ERROR", exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            _report(self, "ERROR", f"{path}: cannot read: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        root_matrix = (axis_conversion(from_forward="Y", from_up="Z", to_forward=self.axis_forward,
+                                       to_up=self.axis_up).to_4x4() @ Matrix.Scale(self.global_scale, 4))
+        try:
+            import_unit(context, plan, root_matrix, self.set_frame_range)
+        except Exception as exc:  # a Blender-side failure must not leave half a unit
+            _report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
+            return {"CANCELLED"}
+        for line in plan.warnings:
+            _report(self, "INFO", line)
+        imported = sum(p.model is not None for p in plan.parts)
+        if plan.warnings:
+            _report(self, "WARNING", f"Imported {imported} part(s) of {os.path.basename(path)} with "
+                                     f"{len(plan.warnings)} warning(s); first: {plan.warnings[0]}")
+        return {"FINISHED"}
+
+
+class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
+    """Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another
+    socket of its parent gets its new attach)"""
+
+    bl_idname = "export_scene.parkan_unit"
+    bl_label = "Export Parkan Unit"
+    bl_options = {"PRESET"}
+
+    filename_ext = ".dat"
+    filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
+    collection: StringProperty(options={"HIDDEN"}, description="Export the unit of this collection")
+    keys: EnumProperty(
+        name="Keys", default="REDUCED",
+        items=(("REDUCED", "Reduced", "The fewest keys that reproduce every frame within the tolerance"),
+               ("EVERY_FRAME", "Every Frame", "One key per frame of the scene's range"),
+               ("BLENDER_KEYS", "Blender Keyframes", "Keys exactly at the Blender keyframes (integer frames)")))
+    force: BoolProperty(name="Replace Read-Only Files", default=False)
+
+    def invoke(self, context, event):
+        with contextlib.suppress(FormatError):  # no unit: the dialog starts empty, execute says why
+            self.filepath = str(unit_collection(context, self.collection or None)["msh_unit"])
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
+        try:
+            result = export_unit(context, path, ExportOptions(self.keys, force=self.force), self.collection or None)
+        except FormatError as exc:
+            _report(self, "ERROR", exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            _report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        for line in result.warnings:
+            _report(self, "WARNING", line)
+        _report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
+                              f"{len(result.moved)} moved to another socket")
+        return {"FINISHED"}
+
+
+class IO_FH_parkan_unit(bpy.types.FileHandler):
+    bl_idname = "IO_FH_parkan_unit"
+    bl_label = "Parkan Unit"
+    bl_import_operator = "import_scene.parkan_unit"
+    bl_file_extensions = ".dat"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return poll_file_object_drop(context)
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_parkan_unit.bl_idname, text="Parkan Unit (.dat)")
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_parkan_unit.bl_idname, text="Parkan Unit (.dat)")
+
+
+CLASSES = (IMPORT_SCENE_OT_parkan_unit, EXPORT_SCENE_OT_parkan_unit, IO_FH_parkan_unit)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)
