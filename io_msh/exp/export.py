@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,29 +24,13 @@ from ..com.curves import action_end, keyframe_frames, read_curves
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .readback import find_root, read_scene
+from .scene_model import SceneModel
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
                    collection: str | None = None) -> ExportResult:
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
-    root = _root_in_collection(collection) if collection else find_root(context)
-    result = _legacy_copy(root)
-    if result is None:
-        with _object_mode(context):
-            curves = read_curves(root)
-            frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
-                                                context.scene.frame_end)
-            read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
-        result = export_model(read, options)
-        # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
-        edited = set(result.edited_nodes)
-        rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
-        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), action_end(root),
-                                              context.scene.frame_end)[1]
-        if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
-            result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
-                                   f"{result.model.frame_count}); the {options.frame_range.lower()} range "
-                                   f"0..{int(frames[-1])} is not applied")
+    root, result = plan_export(context, options, collection)
     # Every file's bytes are made (and every check done) before the first one is written; then all are
     # written as one transaction (core.disk.write_files): all of them, or none.
     read_as: dict[str, FileState | None] = {}
@@ -58,6 +43,34 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
         files.append((_side_file(path), wear.to_bytes()))
     write_files([*files, (path, data)], force=options.force, read_as=read_as)
     return result
+
+
+def plan_export(context, options: ExportOptions, collection: str | None = None,
+                on_read: Callable[[SceneModel], None] | None = None) -> tuple[bpy.types.Object, ExportResult]:
+    """The model to export and what the export would write, with every check of the scene done, nothing
+    written (the export, and the panel's export check). ``on_read`` sees the scene as read back, before it is
+    planned. Raises FormatError naming what cannot be exported."""
+    root = _root_in_collection(collection) if collection else find_root(context)
+    result = _legacy_copy(root)
+    if result is None:
+        with _object_mode(context):
+            curves = read_curves(root)
+            frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
+                                                context.scene.frame_end)
+            read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
+        if on_read is not None:
+            on_read(read)
+        result = export_model(read, options)
+        # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
+        edited = set(result.edited_nodes)
+        rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
+        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), action_end(root),
+                                              context.scene.frame_end)[1]
+        if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
+            result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
+                                   f"{result.model.frame_count}); the {options.frame_range.lower()} range "
+                                   f"0..{int(frames[-1])} is not applied")
+    return root, result
 
 
 def _side_file(path: str) -> str:

@@ -326,10 +326,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         return name != "end_frame" or self.frame_range == "CUSTOM"
 
     def execute(self, context):
-        libraries = MaterialOptions(self.material_library, self.texture_library, int(self.texture_format))
-        options = ExportOptions(self.keys, self.tolerance(),
-                                materials=libraries, force=self.force, frame_range=self.frame_range,
-                                end_frame=self.end_frame)
+        options = export_options(self)
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
         try:
             result = export_to_file(context, path, options, self.entry or None, self.collection or None)
@@ -347,9 +344,15 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-    def tolerance(self) -> Tolerance:
-        """The reduced keys' tolerance in the export's units: metres and degrees."""
-        return Tolerance(self.position_tolerance, math.degrees(self.rotation_tolerance))
+
+
+def export_options(props) -> ExportOptions:
+    """The export's options from the dialog's properties (the operator, or its last-used properties); the
+    tolerance in the export's units, metres and degrees."""
+    libraries = MaterialOptions(props.material_library, props.texture_library, int(props.texture_format))
+    return ExportOptions(props.keys, Tolerance(props.position_tolerance, math.degrees(props.rotation_tolerance)),
+                         materials=libraries, force=props.force, frame_range=props.frame_range,
+                         end_frame=props.end_frame)
 
 
 def draw_panel(layout, idname: str, title: str, operator, names) -> None:
