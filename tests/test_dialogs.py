@@ -125,3 +125,74 @@ def test_the_angle_reaches_the_export_in_degrees(blender, tmp_path):
                             position_tolerance=1.0)).read_bytes()
     assert default == explicit
     assert len(Model.parse(wide).to_bytes()) < len(default)
+
+
+class Dialog:
+    """An operator's draw() run on its last-used properties (what the file browser's sidebar shows), with a
+    layout that checks every call against UILayout's RNA (tests/rna_layout.py)."""
+
+    def __init__(self, bpy, idname: str, operator_class, layout) -> None:
+        props = bpy.context.window_manager.operator_properties_last(idname)
+        object.__setattr__(self, "props", props)
+        object.__setattr__(self, "cls", operator_class)
+        object.__setattr__(self, "layout", layout)
+
+    def __getattr__(self, name):
+        if name not in self.props.bl_rna.properties and callable(getattr(self.cls, name, None)):
+            return getattr(self.cls, name).__get__(self)
+        return getattr(self.props, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.props, name, value)
+
+
+def _panels(drawn):
+    out, current = {}, None
+    for item in drawn:
+        if item[0] == "panel":
+            current = item[1]
+            out[current] = []
+        elif item[0] in ("prop", "list") and current:
+            out[current].append(item[1])
+    return out
+
+
+def test_the_import_dialog_draws_its_panels_and_the_archives_list(blender, tmp_path, sample_msh):
+    from rna_layout import CheckedLayout
+
+    bpy = blender.bpy
+    operators = blender.ext.io_msh.ui.operators
+    path, _archive_data = _archive(tmp_path, sample_msh)
+    dialog = Dialog(bpy, "import_scene.parkan_msh", operators.IMPORT_SCENE_OT_parkan_msh, CheckedLayout())
+    dialog.filepath, dialog.entry_filter = path, "t*"
+    dialog.draw(bpy.context)
+    panels = _panels(dialog.layout.drawn)
+    assert panels == {
+        "PARKAN_MSH_import_models": ["models"],
+        "PARKAN_MSH_import_nodes": ["node_mode"], "PARKAN_MSH_import_animation": ["animation", "set_frame_range"],
+        "PARKAN_MSH_import_geometry": ["slots", "stage", "lod"], "PARKAN_MSH_import_materials": ["game_folder"],
+        "PARKAN_MSH_import_transform": ["global_scale", "axis_forward", "axis_up"]}
+    assert [(m.name, m.index, m.selected) for m in dialog.props.models] == [
+        ("sample.msh", 0, False), ("tank.msh", 3, True), ("tower.msh", 4, True)]
+    assert "Models (2 of 3)" in [d[1] for d in dialog.layout.drawn if d[0] == "label"]
+    rows = [{"name": m.name, "index": m.index, "selected": m.selected} for m in dialog.props.models]
+    imported = import_file(bpy, path, models=rows, models_source=dialog.props.models_source)
+    assert sorted(r["msh_model"] for r in imported) == ["tank.msh", "tower.msh"]
+    dialog.filepath = write(tmp_path, "single.msh", sample_msh)  # a model file: no list
+    object.__setattr__(dialog, "layout", CheckedLayout())
+    dialog.draw(bpy.context)
+    assert "PARKAN_MSH_import_models" not in _panels(dialog.layout.drawn) and len(dialog.props.models) == 0
+
+
+def test_the_export_dialog_draws_its_panels(blender):
+    from rna_layout import CheckedLayout
+
+    bpy = blender.bpy
+    operators = blender.ext.io_msh.ui.operators
+    dialog = Dialog(bpy, "export_scene.parkan_msh", operators.EXPORT_SCENE_OT_parkan_msh, CheckedLayout())
+    dialog.draw(bpy.context)
+    assert _panels(dialog.layout.drawn) == {
+        "PARKAN_MSH_export_keys": ["keys", "position_tolerance", "rotation_tolerance"],
+        "PARKAN_MSH_export_frame_range": ["frame_range", "end_frame"],
+        "PARKAN_MSH_export_materials": ["material_library", "texture_library", "texture_format"],
+        "PARKAN_MSH_export_files": ["entry", "force"]}

@@ -21,6 +21,7 @@ def export_dialog_defaults(blender):
                 last.property_unset(prop.identifier)
 
     reset()
+    blender.ext.io_msh.ui.panel.CHECKS.results.clear()
     yield
     reset()
 
@@ -389,3 +390,38 @@ def test_the_game_pose_follows_the_frame_beside_blenders(blender, tmp_path, node
     assert not any(o.get("msh_model") for o in ghosts)
     assert bpy.ops.parkan_msh.game_pose() == {"FINISHED"}
     assert panel.ghost_collection(root) is None
+
+
+def _labels(drawn):
+    return [d[1] for d in drawn if d[0] == "label"]
+
+
+def test_the_panel_draws_what_the_check_found(blender, tmp_path):
+    """The panel's draw code, run against a layout that checks each call against UILayout's RNA."""
+    from rna_layout import CheckedLayout
+
+    bpy = blender.bpy
+    panel = _panel(blender)
+    drawn = CheckedLayout()
+    panel.VIEW3D_PT_parkan_model.draw(drawn_panel(drawn), bpy.context)
+    assert _labels(drawn.drawn)[0].startswith("Select a Parkan model")
+    root = _imported(bpy, tmp_path, slots="ALL")
+    _new_mesh(bpy, "big", *_grid(260), root)["msh_slot"] = 2
+    _select_only(bpy, [root])
+    drawn = CheckedLayout()
+    panel.VIEW3D_PT_parkan_model.draw(drawn_panel(drawn), bpy.context)
+    labels = _labels(drawn.drawn)
+    assert "Not checked yet" in labels and "slots.msh" in labels and "Frames" in labels
+    assert sum(1 for d in drawn.drawn if d[:2] == ("operator", "parkan_msh.show_slot")) == 15
+    panel.run_check(bpy.context, root)
+    drawn = CheckedLayout()
+    panel.VIEW3D_PT_parkan_model.draw(drawn_panel(drawn), bpy.context)
+    text = " ".join(_labels(drawn.drawn))
+    assert "mesh 'big' has 67600 vertices" in text
+    assert ("operator property", "name", "big") in drawn.drawn
+    assert ("operator", "parkan_msh.game_pose", "Show Game Pose") in drawn.drawn
+
+
+def drawn_panel(layout):
+    """A panel instance's stand-in for draw(): only its layout is read."""
+    return type("PanelSelf", (), {"layout": layout})()
