@@ -1,2 +1,2 @@
 """What the user sees in Blender: the import and export operators, the file handler and menus
-(operators), and the extension's preferences (preferences)."""
+(operators), the Parkan sidebar panel (panel), and the extension's preferences (preferences)."""
