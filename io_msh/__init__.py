@@ -7,12 +7,14 @@ is the headless batch tool.
 
 
 def register() -> None:
-    from .ui import operators
+    from .ui import operators, panel
 
     operators.register()
+    panel.register()
 
 
 def unregister() -> None:
-    from .ui import operators
+    from .ui import operators, panel
 
+    panel.unregister()
     operators.unregister()

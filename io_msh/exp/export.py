@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +24,13 @@ from ..com.curves import action_end, keyframe_frames, read_curves
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .readback import find_root, read_scene
+from .scene_model import SceneModel
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
                    collection: str | None = None) -> ExportResult:
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
-    root = _root_in_collection(collection) if collection else find_root(context)
-    result = model_of(context, root, options)
+    root, result = plan_export(context, options, collection)
     # Every file's bytes are made (and every check done) before the first one is written; then all are
     # written as one transaction (core.disk.write_files): all of them, or none.
     read_as: dict[str, FileState | None] = {}
@@ -44,8 +45,10 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     return result
 
 
-def model_of(context, root, options: ExportOptions) -> ExportResult:
-    """The model a root exports to (in memory); FormatError naming what cannot be written."""
+def model_of(context, root, options: ExportOptions,
+             on_read: Callable[[SceneModel], None] | None = None) -> ExportResult:
+    """The model a root exports to (in memory); FormatError naming what cannot be written. ``on_read`` sees
+    the scene as read back, before it is planned."""
     result = _legacy_copy(root)
     if result is None:
         with _object_mode(context):
@@ -53,6 +56,8 @@ def model_of(context, root, options: ExportOptions) -> ExportResult:
             frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
                                                 context.scene.frame_end)
             read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
+        if on_read is not None:
+            on_read(read)
         result = export_model(read, options)
         # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
         edited = set(result.edited_nodes)
@@ -64,6 +69,14 @@ def model_of(context, root, options: ExportOptions) -> ExportResult:
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "
                                    f"0..{int(frames[-1])} is not applied")
     return result
+
+
+def plan_export(context, options: ExportOptions, collection: str | None = None,
+                on_read: Callable[[SceneModel], None] | None = None) -> tuple[bpy.types.Object, ExportResult]:
+    """The model to export and what the export would write, with every check of the scene done, nothing
+    written (the export, and the panel's export check). Raises FormatError naming what cannot be exported."""
+    root = _root_in_collection(collection) if collection else find_root(context)
+    return root, model_of(context, root, options, on_read)
 
 
 def _side_file(path: str) -> str:

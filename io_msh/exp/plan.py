@@ -351,20 +351,27 @@ def _parts(scene: SceneModel, words: list[int]) -> list[Part]:
 
 def _part(mesh: SceneMesh, words: list[int]) -> Part | None:
     """The mesh as a part (None when it has no triangles); raises FormatError when a part cannot hold it."""
+    refuse_oversized(mesh)
+    if len(mesh.triangles) == 0:
+        return None
+    return Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
+                slot=mesh.slot, face_words=np.array(words)[mesh.face_materials], face_flags=mesh.face_flags)
+
+
+def refuse_oversized(mesh: SceneMesh) -> None:
+    """Raises FormatError when a part cannot hold the mesh: too many vertices, or triangles of one material."""
     if len(mesh.positions) > 0x10000:
         raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {len(mesh.stored_positions)} vertices, "
                                                 f"{len(mesh.positions)} once split where normals or UVs differ "
                                                 "(MSH stores one normal and UV per vertex); a part holds at "
                                                 "most 65536: split the mesh or merge by distance")
     if len(mesh.triangles) == 0:
-        return None
+        return
     per_material = np.bincount(mesh.face_materials)
     if per_material.max() * 3 > 0xFFFF:
         raise FormatError.single("scene", None, f"mesh {mesh.name!r} has {per_material.max()} triangles with one "
                                                 "material; MSH draws at most 21845 per material and part: "
                                                 "split the mesh or give its faces more materials")
-    return Part(mesh.node, mesh.positions, mesh.triangles, _unit(mesh.normals), C.file_uvs(mesh.uvs),
-                slot=mesh.slot, face_words=np.array(words)[mesh.face_materials], face_flags=mesh.face_flags)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

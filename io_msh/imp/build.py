@@ -70,7 +70,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                 progress(i + 1)
         if set_frame_range:
             _set_frame_range(context.scene, plans)
-        _select_only(context, roots)
+        _select_only(context, [o for root in roots for o in (root, *descendants(root))], roots)
     except BaseException:
         _leave_edit_modes(context)
         created.remove_all()
@@ -304,12 +304,12 @@ def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> l
         return action
 
     if plan.options.node_mode == "ARMATURE":
-        target = compat.ChannelTarget(new_action(f"{plan.name}Action"), root, root.name)
+        target = compat.ChannelTarget(new_action(action_name(plan.name)), root, root.name)
         for channel in plan.channels:
             bone = node_objects[channel.node]
             _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel)
         return [c for channel in plan.channels for c in _written_curves(plan, channel, node_objects, ".")]
-    shared = new_action(f"{plan.name}Action") if compat.one_action_animates_many_ids() else None
+    shared = new_action(action_name(plan.name)) if compat.one_action_animates_many_ids() else None
     for channel in plan.channels:
         obj = node_objects[channel.node]
         action = shared or new_action(f"{plan.name}|{obj.name}")
@@ -363,13 +363,23 @@ def _set_frame_range(scene, plans: list[ModelPlan]) -> None:
             scene.frame_current = 0
 
 
-def _select_only(context, objects) -> None:
+def action_name(model: str) -> str:
+    """The name of a model's action: ``<model>|Action`` (the model's name, a separator, what it holds), as
+    glTF-Blender-IO names its actions ``<object>|<clip>``; Empties that each need their own action (Blender
+    before 4.4) get ``<model>|<Empty>``. Blender may add a ``.001`` suffix; the export does not read the name."""
+    return f"{model}|Action"
+
+
+def _select_only(context, objects, roots) -> None:
+    """Select every object the import made (in a hidden slot collection too) and make the first root active."""
     for obj in context.selected_objects:
         obj.select_set(False)
+    view_layer = context.view_layer
     for obj in objects:
-        obj.select_set(True)
-    if objects:
-        context.view_layer.objects.active = objects[0]
+        if obj.name in view_layer.objects:
+            obj.select_set(True, view_layer=view_layer)
+    if roots:
+        view_layer.objects.active = roots[0]
 
 
 def remove_model(root: bpy.types.Object) -> None:
