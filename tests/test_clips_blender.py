@@ -130,7 +130,7 @@ def test_clips_import_as_named_actions_posed_as_the_runtime(blender, walker_file
 def test_import_keeps_the_timeline_assigned_and_lays_out_nla_tracks(blender, walker_files):
     folder, _data = walker_files
     root = import_walker(blender, folder / "walker.msh", clips="NLA", frame_rate=RATE)
-    assert root.animation_data.action.name == "walker.mshAction"
+    assert root.animation_data.action.name == "walker.msh|Action"
     tracks = root.animation_data.nla_tracks
     assert [t.name for t in tracks] == NAMES
     assert all(t.mute for t in tracks)
@@ -141,12 +141,12 @@ def test_import_keeps_the_timeline_assigned_and_lays_out_nla_tracks(blender, wal
 def test_no_controller_or_clips_none_makes_no_clip(blender, walker_files, tmp_path):
     folder, data = walker_files
     root = import_walker(blender, folder / "walker.msh")
-    assert "msh_clips" not in root and not [a for a in blender.bpy.data.actions if "|" in a.name]
+    assert "msh_clips" not in root and not [a for a in blender.bpy.data.actions if a.name != "walker.msh|Action"]
     blender.clean_scene()
     (tmp_path / "lone.msh").write_bytes(data)
     bpy = blender.bpy
     assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "lone.msh"), clips="ACTIONS") == {"FINISHED"}
-    assert not [a for a in bpy.data.actions if "|" in a.name]
+    assert not [a for a in bpy.data.actions if not a.name.endswith("|Action")]
 
 
 def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files, tmp_path):

@@ -170,6 +170,7 @@ def test_the_import_dialog_draws_its_panels_and_the_archives_list(blender, tmp_p
     assert panels == {
         "PARKAN_MSH_import_models": ["models"],
         "PARKAN_MSH_import_nodes": ["node_mode"], "PARKAN_MSH_import_animation": ["animation", "set_frame_range"],
+        "PARKAN_MSH_import_clips": ["clips", "root_motion", "frame_rate"],
         "PARKAN_MSH_import_geometry": ["slots", "stage", "lod"], "PARKAN_MSH_import_materials": ["game_folder"],
         "PARKAN_MSH_import_transform": ["global_scale", "axis_forward", "axis_up"]}
     assert [(m.name, m.index, m.selected) for m in dialog.props.models] == [
