@@ -26,15 +26,17 @@ from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
 from ..imp.build import import_plans
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
+from . import translations
 from .preferences import ParkanMshPreferences, game_folder
 
 EXTENSIONS = ".msh;.rlb"
 
 
 def report(operator, level: str, message: str) -> None:
-    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8)."""
+    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8), in the
+    interface language."""
     for line in message.splitlines() or [""]:
-        operator.report({level}, printable(line))
+        operator.report({level}, translations.report_text(printable(line)))
 
 
 @lru_cache(maxsize=8)
@@ -294,6 +296,7 @@ CLASSES = (ParkanMshPreferences, IMPORT_SCENE_OT_parkan_msh, EXPORT_SCENE_OT_par
 
 
 def register() -> None:
+    translations.register()
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
@@ -305,3 +308,4 @@ def unregister() -> None:
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)
+    translations.unregister()
