@@ -11,7 +11,7 @@ back in. A report no template matches keeps its English words; its severity stil
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import bpy
 
@@ -321,7 +321,7 @@ def unregister() -> None:
     bpy.app.translations.unregister(__name__)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
     """Each report template as a regular expression whose groups are its fields; longest templates first."""
     out = []
