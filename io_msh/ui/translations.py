@@ -219,9 +219,11 @@ REPORTS = {
         "индексы [{start}, {end}) выходят за число индексов {count}",
     # the export's warnings and refusals
     "mesh {name} is skinned to {count} bones; MSH parts move rigidly with one node, so it is split into one part "
-    "per bone, each triangle going to the bone with the strongest weight at its corners":
+    "per bone: each vertex goes to the bone of its largest weight, each triangle to the bone two of its corners "
+    "share, else to its first corner's":
         "меш {name} привязан к костям ({count}); части MSH жёстко движутся с одним узлом, поэтому он разбит на "
-        "части по костям: каждый треугольник уходит к кости с наибольшим весом в его углах",
+        "части по костям: каждая вершина уходит к кости с наибольшим весом, каждый треугольник — к кости, общей "
+        "для двух его углов, иначе к кости его первого угла",
     "mesh {name} is not attached to a node: parent it to a bone or weight it to bones (MSH parts move rigidly "
     "with one node){rest}":
         "меш {name} не прикреплён к узлу: сделайте его дочерним кости или привяжите весами к костям (части MSH "
