@@ -3,6 +3,7 @@ default and without markup, folders for validate/roundtrip/info, texture formats
 output folder named."""
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -95,6 +96,11 @@ def test_info_takes_a_folder_recursively_with_a_summary(capsys, game):
     assert code == 1 and "bad.msh: NRes: error: bad magic" in err
     assert "a.msh: model" in out and "tank.rlb: archive" in out and "b.MSH: model" in out
     assert out.strip().splitlines()[-1] == f"{game}: 7 files, 6 read, 1 with problems"
+    code, out, err = run(capsys, "info", game, "--json")
+    payload = json.loads(out)  # one document for the folder
+    assert code == 1 and payload["path"] == str(game) and len(payload["files"]) == 6
+    assert {Path(f["path"]).name for f in payload["files"]} >= {"a.msh", "tank.rlb", "b.MSH", "Textures.lib"}
+    assert err.strip().splitlines()[-1] == f"{game}: 7 files, 6 read, 1 with problems"
 
 
 @pytest.mark.parametrize("suffix,mode", [(".png", "RGBA"), (".tga", "RGBA"), (".bmp", "RGB"), (".TIF", "RGBA"),
@@ -126,8 +132,10 @@ def test_texture_refuses_an_extension_it_cannot_write(capsys, tmp_path):
 def test_an_output_folder_that_does_not_exist_is_named(capsys, tmp_path, sample_rlb):
     (tmp_path / "a.rlb").write_bytes(sample_rlb)
     missing = tmp_path / "no" / "such"
+    (tmp_path / "Textures.lib").write_bytes(sample_libraries()["Textures.lib"].to_bytes())
     for args in (("extract", tmp_path / "a.rlb", "#0", "-o", missing / "x.msh"),
-                 ("rewrite", tmp_path / "a.rlb", missing / "b.rlb")):
+                 ("rewrite", tmp_path / "a.rlb", missing / "b.rlb"),
+                 ("texture", tmp_path / "Textures.lib", "BODY.0", "-o", missing / "body.tga")):
         code, _, err = run(capsys, *args)
         assert code == 2 and f"no folder {missing}" in err and ".tmp" not in err
     assert not (tmp_path / "no").exists()

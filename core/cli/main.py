@@ -65,7 +65,10 @@ def _emit_json(payload) -> None:
 
 
 def _out(args: argparse.Namespace, payload: dict, lines: list[str]) -> None:
-    if getattr(args, "json", False):
+    sink = getattr(args, "json_sink", None)
+    if sink is not None:  # info on a folder: one JSON document for all its files, printed at the end
+        sink.append(payload)
+    elif getattr(args, "json", False):
         _emit_json(payload)
     else:
         _emit("\n".join(lines))
@@ -200,9 +203,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         return _info_file(args)
     files, _ = _expanded([args.file])
     worst, failed = EXIT_OK, 0
+    payloads: list[dict] | None = [] if args.json else None
     for path in files:
         try:
-            code = _info_file(argparse.Namespace(**{**vars(args), "file": path}))
+            code = _info_file(argparse.Namespace(**{**vars(args), "file": path, "json_sink": payloads}))
         except FormatError as exc:
             _emit(exc.describe(path), file=sys.stderr)
             code = EXIT_USAGE if isinstance(exc, SelectionError) else EXIT_BAD_DATA
@@ -211,6 +215,8 @@ def cmd_info(args: argparse.Namespace) -> int:
             code = EXIT_USAGE
         failed += code != EXIT_OK
         worst = max(worst, code)
+    if payloads is not None:
+        _emit_json({"path": args.file, "files": payloads})
     _emit(f"{args.file}: {len(files)} files, {len(files) - failed} read, {failed} with problems",
           file=sys.stderr if args.json else sys.stdout)
     return worst
