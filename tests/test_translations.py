@@ -143,3 +143,16 @@ def test_every_report_template_translates_with_its_fields(blender, russian):
         assert set(re.findall(r"\{(\w+)\}", russian_text)) == set(fields), english
         if english not in ("error", "warning"):
             assert CYRILLIC.search(russian_text), english
+
+
+def test_export_write_errors_come_out_in_russian(blender, russian, tmp_path, sample_msh):
+    """An OSError of the export's transaction: the place kept, the reason translated (a missing folder)."""
+    bpy = blender.bpy
+    source = tmp_path / "s.msh"
+    source.write_bytes(sample_msh)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(source)) == {"FINISHED"}
+    target = tmp_path / "no" / "out.msh"
+    with pytest.raises(RuntimeError, match=r"out\.msh: не удаётся записать: Нет такого файла или каталога "
+                                           r"\(нет папки .*/no\)"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+    assert not (tmp_path / "no").exists()

@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, ".msh/.rlb files or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
     p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+    models_option(p, "which models of each archive, as the import dialog's Models filter")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
     return parser

@@ -300,11 +300,53 @@ REPORTS = {
     "{name} has no nodes: add bones or child Empties": "у {name} нет узлов: добавьте кости или дочерние пустышки",
     "node hierarchy has a cycle": "в иерархии узлов есть цикл",
     "it changed on disk after the export read it": "он изменился на диске после того, как экспорт его прочитал",
+    "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
+    "parts were imported and the other damage stages and LODs would be lost; import it with Geometry: All Slots "
+    "and make the change again":
+        "узлы добавлены, удалены или переподчинены, поэтому модель надо строить заново по сцене, но импортированы "
+        "только её части {shown}, и прочие стадии повреждения и LOD потерялись бы; импортируйте её с «Геометрия: "
+        "Все слоты» и повторите изменение",
+    "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, and its {lost} cannot "
+    "be: Blender does not hold them; keep the imported node structure":
+        "узлы добавлены, удалены или переподчинены, поэтому модель надо строить заново по сцене, а её {lost} так "
+        "не построить: Blender их не хранит; сохраните импортированную структуру узлов",
+    "legacy 24-byte node table: the model is written back unchanged":
+        "старая 24-байтная таблица узлов: модель записана обратно без изменений",
+    "legacy 24-byte node table: kept as data, nodes and animation not interpreted":
+        "старая 24-байтная таблица узлов: сохранена как данные, узлы и анимация не разбираются",
+    "the archive has entries that could not be read; it cannot be written back":
+        "в архиве есть записи, которые не читаются; записать его обратно нельзя",
+    "duplicate stream (entry {index}); the runtime uses the first":
+        "повторный поток (запись {index}); игра использует первый",
+    "size {size} is not a multiple of the record size {stride}": "размер {size} не кратен размеру записи {stride}",
+    "size {size} is not a multiple of the node stride {stride}": "размер {size} не кратен размеру узла {stride}",
+    "attr1 {attr} differs from the node count {count}": "attr1 {attr} не совпадает с числом узлов {count}",
+    "attr1 {attr} differs from the record count {count}": "attr1 {attr} не совпадает с числом записей {count}",
+    "{count} records for {vertices} vertices": "{count} записей на {vertices} вершин",
+    "{count} names for {nodes} nodes": "{count} имён на {nodes} узлов",
+    "{count} records for {nodes} nodes": "{count} записей на {nodes} узлов",
+    "slot index {slot} is out of range ({count} slots)": "индекс слота {slot} вне диапазона (слотов: {count})",
+    "empty map with frame count {count}; canonical is 1": "пустая карта при числе кадров {count}; канонически 1",
+    "{count} keys after the last track": "ключей после последней дорожки: {count}",
+    "map block starts at word {start}; canonical is {expected}":
+        "блок карты начинается со слова {start}; канонически {expected}",
+    "{count} words; canonical blocks need {expected}": "слов: {count}; каноническим блокам нужно {expected}",
+    "{count} words but no node has a map": "слов: {count}, но ни у одного узла нет карты",
+    "map start {start} but the model has no Res19": "начало карты {start}, но у модели нет Res19",
+    "triangle links {links} out of range ({count} triangles)":
+        "связи треугольника {links} вне диапазона (треугольников: {count})",
+    "{size} bytes, more than the {limit} a game file can be": "{size} байт, больше {limit}, чем может быть файл игры",
+    "the same file as {other}": "тот же файл, что и {other}",
+    "the file is read-only (force to replace it)": "файл только для чтения (замените его принудительно)",
+    "is a folder; name the file to write": "это папка; укажите файл для записи",
+    "not a regular file": "не обычный файл",
+    "its folder {folder} is not writable": "в его папку {folder} нельзя писать",
+    "No such file or directory (no folder {folder})": "Нет такого файла или каталога (нет папки {folder})",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
 FIELD, FREE = r"(?:(?!: ).)+?", r".+?"
-FREE_FIELDS = {"first", "reason", "what", "rest", "problem"}
+FREE_FIELDS = {"first", "reason", "what", "rest", "problem", "lost"}
 FINDING = re.compile(r"(?P<head>(?:.*?: )?)(?P<severity>error|warning): (?P<message>.*)")
 
 
