@@ -129,3 +129,18 @@ def test_export_options_reach_the_exporter(edited, tmp_path):
     # The zig-zag needs a key per frame within 0.1 mm; a 10 m tolerance drops them.
     assert counts["coarse"][0] < counts["default"][0]
     assert np.all(np.array([c[0] for c in counts.values()]) > 0)
+
+
+def test_every_batch_argument_has_help_with_its_default(blender):
+    import argparse
+    import importlib
+
+    top = importlib.import_module(f"{blender.ext.__name__}.io_msh.batch.cli").build_parser()
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, parser in commands.items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+            if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
+                assert "default" in action.help, f"{name} {action.option_strings}: default not shown"

@@ -47,23 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(p, inputs_help, output_required=True):
         p.add_argument("inputs", nargs="+", help=inputs_help)
-        p.add_argument("-o", "--output", required=output_required, help="output folder")
+        p.add_argument("-o", "--output", required=output_required,
+                       help="output folder, made when it does not exist")
         p.add_argument("--skip-existing", action="store_true",
                        help="leave out every item whose output exists already (default: convert every item, "
                             "replacing its output)")
-        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
+        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes (default: 1)")
         p.add_argument("--timeout", type=positive, default=600,
                        help="seconds one item may take before its worker is stopped (default 600)")
         p.add_argument("--warnings-as-errors", action="store_true",
-                       help="an item with warnings counts as failed (exit code 1)")
+                       help="an item with warnings counts as failed, exit code 1 (default: warnings are allowed)")
 
     def import_options(p):
-        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
-        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"))
-        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"))
-        p.add_argument("--stage", type=int, default=0, choices=range(3), help="damage stage (0: intact)")
-        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"), help="LOD (4: first-person view)")
-        p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"),
+                       help="an armature with a bone per node, or an Empty per node (default: ARMATURE)")
+        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"),
+                       help="the game's pose at every frame, the same with few keys for editing, one keyframe per "
+                            "MSH key, or none (default: FAITHFUL)")
+        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"),
+                       help="the chosen damage stage and LOD, or every slot (default: CHOSEN)")
+        p.add_argument("--stage", type=int, default=0, choices=range(3),
+                       help="damage stage, 0 intact (default: 0)")
+        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"),
+                       help="LOD, 4 the first-person view (default: 0)")
+        p.add_argument("--game-folder", default="",
+                       help="where Material.lib, Textures.lib, LightMap.lib are (default: beside the file or above)")
         models_option(p, "which models of each archive, as the import dialog's Models filter")
 
     def models_option(p, what):
@@ -79,12 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
     models_option(p, "which model roots of each .blend to export, by model name (msh_model)")
     p = sub.add_parser("convert", help="models to .glb, .fbx or .blend")
     common(p, ".msh/.rlb files or folders")
-    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"))
+    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"), help="the output format")
     import_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model and a contact sheet")
     common(p, ".msh/.rlb files or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
-    p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+    p.add_argument("--game-folder", default="",
+                   help="where Material.lib, Textures.lib, LightMap.lib are (default: beside the file or above)")
     models_option(p, "which models of each archive, as the import dialog's Models filter")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
