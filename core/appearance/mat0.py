@@ -1,4 +1,4 @@
-"""MAT0 materials of ``Material.lib`` (materials-texm.md section 6; digest facts 15-16): read, write, meaning.
+"""MAT0 materials of ``Material.lib`` (fparkan docs/specs/materials-texm.md section 6): read, write, meaning.
 
 The payload layout depends on the entry's attr2 (the header version), so a
 material is parsed with its entry attributes. Every byte is kept: the meta
@@ -24,7 +24,7 @@ PHASE = np.dtype([("p", "u1", (18,)), ("texture", "S16")])
 ANIM_KEY = np.dtype([("k0", "<u2"), ("k1", "<u2"), ("k2", "<u2")])
 RETAIL_VERSION = 6  # attr2 of every retail material (section 13.1)
 
-# Blend modes from (attr1 >> 2) & 0xF (digest fact 16).
+# Blend modes from (attr1 >> 2) & 0xF, as read from the game's binary by a reader of the format.
 OPAQUE, BLEND, ADD = "OPAQUE", "BLEND", "ADD"
 _BLEND_BY_NIBBLE = {0: OPAQUE, 2: OPAQUE, 4: BLEND, 5: BLEND, 8: ADD}
 _NIBBLE_BY_BLEND = {OPAQUE: 0, BLEND: 4, ADD: 8}
@@ -65,7 +65,8 @@ class Material:
         return bytes(self.phases[phase]["texture"]).split(b"\0", 1)[0].decode("cp1251", "replace")
 
     def diffuse(self, phase: int = 0) -> tuple[float, float, float, float]:
-        """What the device gets (digest fact 16): the phase's diffuse rgb, and its ambient alpha as alpha."""
+        """What the device gets (read from the game's binary): the phase's diffuse rgb, its ambient alpha as
+        alpha."""
         if phase >= len(self.phases):
             return (1.0, 1.0, 1.0, 1.0)
         p = self.phases[phase]["p"].astype(np.float32)

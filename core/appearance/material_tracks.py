@@ -1,4 +1,4 @@
-"""The MAT0 animation tracks as the game plays them (units-clips-digest 3; materials-texm.md 7).
+"""The MAT0 animation tracks as the game plays them (openparkan docs/07-objects.md; fparkan materials-texm.md 7).
 
 A track (``mat0.AnimBlock``) is a mode (``header & 7``), a mask (``header >> 3``) and keys ``(entry, time_ms,
 k2)``; a key's time is when its interval *ends*. At a track time t the game takes the key i whose interval

@@ -1,4 +1,4 @@
-"""How a model's batches look in the game: the chain of digest facts 8 and 14-18, resolved to plain data.
+"""How a model's batches look in the game: the chain batch -> WEAR -> MAT0 -> Texm, resolved to plain data.
 
 Res13 batch material word: low byte = row of the model's WEAR list, high
 byte = row of its LIGHTMAPS list (0xFF: none). A WEAR row names a MAT0

@@ -1,4 +1,4 @@
-"""The Texm texture (materials-texm.md section 10; digest fact 14): read, write, decode, encode.
+"""The Texm texture (fparkan docs/specs/materials-texm.md section 10): read, write, decode, encode.
 
 A texture is a 32-byte header, a 1024-byte palette for format 0, the whole
 mip chain, and an optional ``Page`` chunk of atlas rectangles. Every field
@@ -6,7 +6,7 @@ is kept as read (flags4, flags5, unk6, the 888 pad byte, the palette's
 fourth byte), so that ``parse_texm(data).to_bytes() == data``.
 
 Pixels decode to RGBA8 arrays of shape (height, width, 4), row 0 being the
-file's first row (the top of the picture in Direct3D terms, digest fact 19).
+file's first row (the top of the picture in Direct3D terms, as retail-data readers found).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def validate_texm(data: bytes | memoryview) -> list[Finding]:
 
 # --------------------------------------------------------------------- decoding
 def _expand(value: np.ndarray, bits: int) -> np.ndarray:
-    """A ``bits``-wide channel to 8 bits by bit replication (digest fact 14)."""
+    """A ``bits``-wide channel to 8 bits by bit replication."""
     value = value.astype(np.uint16)
     out = value << (8 - bits)
     filled = bits
@@ -197,7 +197,7 @@ def _rgba(r, g, b, a) -> np.ndarray:
 
 
 def _channels_16(fmt: int, v: np.ndarray) -> np.ndarray:
-    """RGBA8 of 16-bit words by the channel layouts of digest fact 14."""
+    """RGBA8 of 16-bit words by the channel layouts retail-data readers confirmed."""
     opaque = np.full(len(v), 255)
     if fmt == 565:
         return _rgba(_expand(v >> 11 & 31, 5), _expand(v >> 5 & 63, 6), _expand(v & 31, 5), opaque)

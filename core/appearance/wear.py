@@ -1,4 +1,4 @@
-"""A model's material list: the ``WEAR`` text entry (materials-texm.md section 8; digest fact 17).
+"""A model's material list: the ``WEAR`` text entry (fparkan docs/specs/materials-texm.md section 8).
 
 Grammar: a count, then ``legacyId name`` rows looked up by position (the id
 is read and ignored), then optionally a blank line, ``LIGHTMAPS``, a count
@@ -25,7 +25,7 @@ WEAR_ATTRS = {"attr1": 0, "attr2": 0, "attr3": 1}  # every retail WEAR entry (se
 STREAM = "WEAR"
 LIGHTMAPS = "LIGHTMAPS"
 COUNT_LINE_BYTES = 64  # a count line is digits and a little blank space; a longer one cannot be a count
-NO_LIGHTMAP = 0xFF  # batch byte +5 without a lightmap (digest fact 18)
+NO_LIGHTMAP = 0xFF  # batch byte +5 without a lightmap
 
 
 @dataclass

@@ -22,7 +22,7 @@ from ..msh.labels import encode_labels, encode_name32
 from ..msh.model import Model
 
 STREAM_ORDER = (1, 2, 3, 4, 5, 18, 15, 13, 6, 7, 8, 19, 9, 10, 17, 20)
-UNLIT_MATERIAL_HIGH = 0xFF00  # digest fact 8: high byte 0xFF for batches without a lightmap
+UNLIT_MATERIAL_HIGH = 0xFF00  # high byte 0xFF for batches without a lightmap, as retail data has
 
 
 @dataclass
@@ -43,7 +43,7 @@ class Part:
     normals: np.ndarray | None = None
     uvs: np.ndarray | None = None
     material: int = 0  # WEAR index of every triangle, unless face_materials gives one per triangle
-    slot: int = 0  # position in the node's slot[15] (a * 5 + b, digest fact 6)
+    slot: int = 0  # position in the node's slot[15] (stage * 5 + lod)
     face_materials: np.ndarray | None = None
     face_words: np.ndarray | None = None  # whole batch material words (lightmap << 8 | WEAR row), if given
     face_flags: np.ndarray | None = None  # Res7 flag word of every triangle (walkable, glass, ...); else 0
@@ -103,7 +103,7 @@ def build_model(spec: ModelDef) -> Model:
 
 
 def _rest_world(animation: Animation, parents: np.ndarray) -> np.ndarray:
-    """Each node's world matrix at its first key (digest fact 4: the rest pose)."""
+    """Each node's world matrix at its first key (the first key is the rest pose)."""
     local = np.stack([pose_matrix(S.decode_rotations(t.rot[0]), t.pos[0]) for t in animation.tracks]) \
         if animation.tracks else np.zeros((0, 4, 4))
     return world_matrices(local, parents)

@@ -1,9 +1,10 @@
 """Synthetic controllers (``.ctl``) and the animated model they drive, for tests, the CLI and later Blender work.
 
-No retail controller is available; ``walker_controller`` is built from the layout of units-clips-digest 2
-with this project's own writer, shaped like the digest's hero example (2.6): a stand anchor that loops on
-itself, a walk cycle and a run cycle, transition states between them, two contacts, and two channels (turret
-yaw and gun pitch) on segments of their own. ``walker_model`` is the model whose timeline those states play.
+No retail controller is available; ``walker_controller`` is built from the layout dragonee/openparkan
+docs/13-control.md and docs/24-motion.md give, with this project's own writer, shaped like openparkan's hero
+example r_h_02 (docs/24-motion.md): a stand anchor that loops on itself, a walk cycle and a run cycle,
+transition states between them, two contacts, and two channels (turret yaw and gun pitch) on segments of
+their own. ``walker_model`` is the model whose timeline those states play.
 """
 
 from __future__ import annotations

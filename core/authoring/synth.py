@@ -34,7 +34,8 @@ def box_uvs() -> np.ndarray:
 
 
 def axis_quat(axis, angle) -> np.ndarray:
-    """Quaternions [w, x, y, z] (file order, digest decision 1) for angles (radians) about an axis."""
+    """Quaternions [w, x, y, z] (file order: w first, as retail-data readers read it) for angles (radians)
+    about an axis."""
     angle = np.asarray(angle, np.float64)
     axis = np.asarray(axis, np.float64) / np.linalg.norm(axis)
     return np.concatenate([np.cos(angle / 2)[..., None], np.sin(angle / 2)[..., None] * axis], axis=-1)

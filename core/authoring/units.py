@@ -1,10 +1,10 @@
 """A synthetic unit (no retail unit is available): a chassis with two turret sockets, two turrets with gun
 sockets, three guns, an internal part and an ammo clip, plus a building whose record redirects; with the
-``objects.rlb`` that lists every tag of the digest (units-clips digest 1.2), a parts archive holding the
+``objects.rlb`` that lists every tag openparkan lists, a parts archive holding the
 models, material lists, controllers, control points and damage tables, and the ``.dat`` trees.
 
 Everything is written with the project's own writers (build, core.unit); the child order is the game's
-(digest 1.8): under each parent its internal parts first, then its sockets' parts by ascending node.
+(openparkan docs/38-designs.md): under each parent its internal parts first, then its sockets' parts by ascending node.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ UNIT_DAT = "UNITS/SYNTH/synth_unit.dat"
 FORT_DAT = "UNITS/SYNTH/synth_fort.dat"
 FRAMES = 41
 CONTROLLER = bytes(20 + 108 + 84)  # an empty controller: zero counts, parameter block and group table (2.1)
-UNIT_TYPE = 0x01008000            # battle robot (digest 1.1)
+UNIT_TYPE = 0x01008000            # battle robot (openparkan docs/30-turrets.md)
 BRIDGE_TYPE = 0x80001000
 
 
@@ -78,7 +78,7 @@ def chassis() -> bytes:
 
 
 def turret_a() -> bytes:
-    """Its root turned 40 degrees: the mount ignores it (the socket wins, digest 1.4)."""
+    """Its root turned 40 degrees: the mount ignores it (the socket wins, openparkan docs/28-chassis.md)."""
     nodes = [NodeDef("tur_root"), NodeDef("Turn", 0), NodeDef("Base_LU_01", 1, label="universal_ll"),
              NodeDef("Base_RU_01", 1, label="universal_lr")]
     tracks = [_static((0, 0, 0), (0, 0, 1), 40.0), _spin((0, 0, 1), np.linspace(0, 90, len(_times())), (0, 0, 0.2)),
@@ -166,7 +166,7 @@ def _files(stem: str, empty: int = 0) -> bytes:
 
 
 def objects_archive() -> Archive:
-    """Every tag of the digest: BTLU (7 slots), EXTO, INTO, BULL, WPNS (5), STAT (6), FORT and SUNO (2).
+    """Every tag the sources list: BTLU (7 slots), EXTO, INTO, BULL, WPNS (5), STAT (6), FORT and SUNO (2).
 
     The FORT record has no .msh: a suffix-less slot names the STAT record that has it.
     """
@@ -188,14 +188,14 @@ def objects_archive() -> Archive:
 
 def _component(record: str, kind: int, attach: int, display: str, children: int, junk: bool = False) -> Component:
     component = Component.new(record, kind, attach, display, children)
-    if junk:  # bytes after the NUL, as most retail name blocks hold (digest 1.1): kept on write
+    if junk:  # bytes after the NUL, as most retail name blocks hold (openparkan docs/07-objects.md): kept on write
         end = len(component.display_raw.split(b"\0", 1)[0]) + 1
         component.display_raw = component.display_raw[:end] + bytes(range(0xC0, 0xC0 + BLOCK - end))
     return component
 
 
 def unit_tree() -> UnitTree:
-    """The battle robot, in the game's child order (digest 1.8)."""
+    """The battle robot, in the game's child order (openparkan docs/38-designs.md)."""
     return UnitTree(UNIT_TYPE, [
         _component("synth_chassis", 0, -1, "Шасси (sh01)", 3, junk=True),
         _component("i_eng_m_df", 3, 0, "Двигатель (en01)", 0),

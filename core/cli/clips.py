@@ -204,7 +204,8 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
 def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
     """``sample`` gains ``--clip N --step S`` (an alternative to --times/--frames) and ``--ctl``, ``--speed``;
     and the ``clips`` command is added."""
-    times.add_argument("--clip", type=int, help="a clip of the controller (see `clips`); with --step")
+    times.add_argument("--clip", type=int, help="a clip of the controller, as the clips command lists them; "
+                                                "with --step")
     sample.add_argument("--step", type=float, help="with --clip: the step (integer part) and its phase (fraction)")
     sample.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
     sample.add_argument("--speed", type=float, help="with --clip: speed in m/s (default: the anchor's box centre)")
@@ -216,5 +217,5 @@ def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
     p.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
     p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
     p.add_argument("--speed", type=float, help="speed in m/s for every clip (default: each anchor's box centre)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
     p.set_defaults(func=cmd_clips)

@@ -24,12 +24,16 @@ from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
 from . import unit
-from .clips import add_clip_commands, is_controller, rewritten_ctl, validate_ctl
+from .clips import CONTROLLER_SUFFIX, add_clip_commands, is_controller, rewritten_ctl, validate_ctl
 from .roundtrip import describe_offset, first_difference, rewritten
 
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # as shells report SIGINT and SIGPIPE (128 + signal)
 FLOAT32_MAX = float(np.finfo(np.float32).max)  # times are float32 in the runtime: larger ones become infinity
+VERSION = "0.1.0"  # the extension's version (blender_manifest.toml; a test keeps them equal)
+# What validate, roundtrip and info read in a folder (recursively): models, archives and libraries, controllers,
+# unit files.
+UNDERSTOOD = (".msh", ".rlb", ".lib", *unit.UNIT_SUFFIXES, CONTROLLER_SUFFIX)
 MAX_TIMES = 1_000_000  # sample: the most times one call takes
 SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
 
@@ -61,7 +65,10 @@ def _emit_json(payload) -> None:
 
 
 def _out(args: argparse.Namespace, payload: dict, lines: list[str]) -> None:
-    if getattr(args, "json", False):
+    sink = getattr(args, "json_sink", None)
+    if sink is not None:  # info on a folder: one JSON document for all its files, printed at the end
+        sink.append(payload)
+    elif getattr(args, "json", False):
         _emit_json(payload)
     else:
         _emit("\n".join(lines))
@@ -174,8 +181,48 @@ def _pick_models(container: Container, entry: str | None) -> tuple[list[Model], 
     return [m for _, m in models], failures
 
 
+def _expanded(paths: list[str]) -> tuple[list[str], bool]:
+    """The files named, a folder standing for the files below it that the commands understand (recursively, in
+    name order); and whether any folder was given (then a summary line is printed)."""
+    out, folders = [], False
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        folders = True
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            out += [os.path.join(root, f) for f in sorted(files) if f.lower().endswith(UNDERSTOOD)]
+    return out, folders
+
+
 # --------------------------------------------------------------------- commands
 def cmd_info(args: argparse.Namespace) -> int:
+    """One file's entries and models; for a folder, every file below it that the tool reads, and a summary."""
+    if not os.path.isdir(args.file):
+        return _info_file(args)
+    files, _ = _expanded([args.file])
+    worst, failed = EXIT_OK, 0
+    payloads: list[dict] | None = [] if args.json else None
+    for path in files:
+        try:
+            code = _info_file(argparse.Namespace(**{**vars(args), "file": path, "json_sink": payloads}))
+        except FormatError as exc:
+            _emit(exc.describe(path), file=sys.stderr)
+            code = EXIT_USAGE if isinstance(exc, SelectionError) else EXIT_BAD_DATA
+        except OSError as exc:
+            _emit(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            code = EXIT_USAGE
+        failed += code != EXIT_OK
+        worst = max(worst, code)
+    if payloads is not None:
+        _emit_json({"path": args.file, "files": payloads})
+    _emit(f"{args.file}: {len(files)} files, {len(files) - failed} read, {failed} with problems",
+          file=sys.stderr if args.json else sys.stdout)
+    return worst
+
+
+def _info_file(args: argparse.Namespace) -> int:
     container = open_container(args.file, tolerant=True)
     models, failures = _pick_models(container, args.entry)
     textures, materials = _library_summaries(container)
@@ -229,12 +276,15 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_texture(args: argparse.Namespace) -> int:
-    """One texture of a library as a PNG (Pillow; the only command that needs it)."""
+    """One texture of a library as a picture in the format the output's extension names (Pillow; the only
+    command that needs it)."""
     try:
         from PIL import Image
     except ImportError:
-        raise UsageError("writing PNG needs Pillow (pip install pillow)") from None
+        raise UsageError("writing pictures needs Pillow (pip install pillow)") from None
     _not_the_input(args.output, args.library)
+    # An -o that is a folder is refused by the writer, naming it; any other -o names its format.
+    picture_format = "PNG" if os.path.isdir(args.output) else _picture_format(Image, args.output)
     container = open_container(args.library, tolerant=True)
     entry = container.find_entry(args.name)
     if entry is None:
@@ -251,12 +301,35 @@ def cmd_texture(args: argparse.Namespace) -> int:
         rgba = texture.decode(args.mip)
     except FormatError as exc:  # the entry named in every finding (a format the game does not read, ...)
         raise FormatError([f.located(entry.name_str) for f in exc.findings], args.library) from None
-    png = io.BytesIO()
-    Image.fromarray(rgba, "RGBA").save(png, format="PNG")
-    write_atomic(args.output, png.getvalue(), force=args.force)  # same rules as every other output
+    picture = _encoded(Image.fromarray(rgba, "RGBA"), picture_format, args.output)
+    write_atomic(args.output, picture, force=args.force)  # same rules as every other output
     _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) "
           f"to {args.output}")
     return EXIT_OK
+
+
+def _picture_format(image_module, output: str) -> str:
+    """The Pillow format the output's extension names; a usage error for one Pillow cannot write."""
+    suffix = os.path.splitext(output)[1].lower()
+    image_module.init()
+    name = image_module.registered_extensions().get(suffix)
+    if not suffix or name not in image_module.SAVE:
+        known = sorted(e for e, f in image_module.registered_extensions().items() if f in image_module.SAVE)
+        raise UsageError(f"-o {output}: cannot write {suffix or 'a file without an extension'}; name a picture "
+                         f"file Pillow writes ({', '.join(known)})")
+    return name
+
+
+def _encoded(image, picture_format: str, output: str) -> bytes:
+    """The picture's bytes; without its alpha channel for a format that has none (JPEG)."""
+    for picture in (image, image.convert("RGB")):
+        out = io.BytesIO()
+        try:
+            picture.save(out, format=picture_format)
+            return out.getvalue()
+        except (OSError, ValueError, KeyError):
+            continue
+    raise UsageError(f"-o {output}: Pillow cannot write this texture as {picture_format}")
 
 
 def _file_findings(path: str) -> list:
@@ -279,7 +352,8 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     results, worst = [], EXIT_OK
-    for path in args.files:
+    files, folders = _expanded(args.files)
+    for path in files:
         try:
             findings = _file_findings(path)
         except FormatError as exc:
@@ -302,12 +376,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _emit(f"{path}: {state}: {errors} errors, {warnings} warnings")
     if args.json:
         _emit_json({"files": results})
+    if folders:
+        valid = sum(r["valid"] for r in results)
+        _emit(f"{len(files)} files: {valid} valid, {len(results) - valid} invalid, "
+              f"{len(files) - len(results)} unreadable", file=sys.stderr if args.json else sys.stdout)
     return worst
 
 
 def cmd_roundtrip(args: argparse.Namespace) -> int:
-    worst = EXIT_OK
-    for path in args.files:
+    worst, identical = EXIT_OK, 0
+    files, folders = _expanded(args.files)
+    for path in files:
         try:
             data = read_input(path)
             out = _rewritten_file(path, data)
@@ -322,10 +401,13 @@ def cmd_roundtrip(args: argparse.Namespace) -> int:
         offset = first_difference(data, out)
         if offset is None:
             _emit(f"{path}: identical ({len(data)} bytes)")
+            identical += 1
             continue
         worst = max(worst, EXIT_BAD_DATA)
         _emit(f"{path}: DIFFERS at byte {offset} ({describe_offset(data, offset)}); "
               f"{len(data)} bytes read, {len(out)} written", file=sys.stderr)
+    if folders:
+        _emit(f"{len(files)} files: {identical} identical, {len(files) - identical} not")
     return worst
 
 
@@ -454,73 +536,103 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------- parser
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default, unless the help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("default" in text or action.default is None or action.default is False
+                or action.default == argparse.SUPPRESS or not action.option_strings):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+ENTRY_HELP = "nested model name, ASCII case-insensitive, or #N for entry N (default: the archive's only model)"
+JSON_HELP = "print JSON instead of text (default: text)"
+FORCE_HELP = "replace a read-only output (default: refuse)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m core", description="Inspect, validate, round-trip, sample and rewrite the "
+                                                        "MSH models and NRes archives of Parkan: Iron Strategy.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (io_msh) {VERSION}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND", help="one of the commands below; COMMAND --help for its options")
 
     p = sub.add_parser("info", help="entries of a file; nodes and counts of its models")
-    p.add_argument("file")
-    p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", help="a model or an archive; a folder: every file below it that the tool reads")
+    p.add_argument("--entry", help=ENTRY_HELP)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("validate", help="check files; exit 1 when any has an error")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--strict", action="store_true", help="warnings fail too")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("files", nargs="+", help="models, archives, libraries, .ctl, .dat, .cpt, .ndp files; a folder: "
+                                          "every such file below it, with a summary line")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (default: only errors fail)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("roundtrip", help="decode and rewrite in memory; exit 1 unless byte-identical")
-    p.add_argument("files", nargs="+")
+    p.add_argument("files", nargs="+", help="files as validate takes them; a folder: every such file below it, "
+                                          "with a summary line")
     p.set_defaults(func=cmd_roundtrip)
 
     p = sub.add_parser("list", help="entries of an archive")
-    p.add_argument("archive")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("archive", help="an NRes archive (.rlb, .lib) or a model")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("extract", help="write one entry's payload to a file")
-    p.add_argument("archive")
-    p.add_argument("name")
-    p.add_argument("-o", "--output", required=True)
-    p.add_argument("--force", action="store_true", help="replace a read-only output")
+    p.add_argument("archive", help="the archive to read")
+    p.add_argument("name", help="the entry's name, or #N for entry N")
+    p.add_argument("-o", "--output", required=True, help="the file to write (its folder must exist)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=cmd_extract)
 
-    p = sub.add_parser("texture", help="one texture of a library as a PNG")
-    p.add_argument("library")
-    p.add_argument("name")
-    p.add_argument("-o", "--output", required=True)
-    p.add_argument("--mip", type=int, default=0, help="mip level (0: full size)")
-    p.add_argument("--force", action="store_true", help="replace a read-only output")
+    p = sub.add_parser("texture", help="one texture of a library as a picture (PNG, TGA, BMP, ...)")
+    p.add_argument("library", help="a texture library (Textures.lib, LightMap.lib)")
+    p.add_argument("name", help="the texture's entry name, or #N for entry N")
+    p.add_argument("-o", "--output", required=True,
+                   help="the picture to write; its extension names the format (.png, .tga, .bmp, .tif, ...)")
+    p.add_argument("--mip", type=int, default=0, help="mip level, 0 for full size")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=cmd_texture)
 
     p = sub.add_parser("sample", help="the runtime's pose of nodes at given times")
-    p.add_argument("file")
-    p.add_argument("--entry")
+    p.add_argument("file", help="a model or an archive")
+    p.add_argument("--entry", help=ENTRY_HELP)
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--times", help="comma-separated times (negative: --times=-1,0.5)")
-    group.add_argument("--frames", help="A:B[:STEP], times A, A+STEP, ... below B")
+    group.add_argument("--frames", help="A:B[:STEP], times A, A+STEP, ... below B (default STEP: 1)")
     p.add_argument("--nodes", help="comma-separated node indices (default: all)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_sample)
     add_clip_commands(sub, p, group)
 
-    p = sub.add_parser("blend", help="the runtime's blended matrix of one node (section 4)")
-    p.add_argument("file")
-    p.add_argument("--entry")
-    p.add_argument("--node", type=int, required=True)
-    p.add_argument("--ta", type=float, required=True)
-    p.add_argument("--tb", type=float, required=True)
-    p.add_argument("--weight", type=float, required=True)
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("blend", help="the runtime's blended matrix of one node")
+    p.add_argument("file", help="a model or an archive")
+    p.add_argument("--entry", help=ENTRY_HELP)
+    p.add_argument("--node", type=int, required=True, help="the node's index")
+    p.add_argument("--ta", type=float, required=True, help="time of the first pose")
+    p.add_argument("--tb", type=float, required=True, help="time of the second pose")
+    p.add_argument("--weight", type=float, required=True, help="weight of the second pose, 0 to 1")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_blend)
 
     p = sub.add_parser("rewrite", help="read and write a file (--canonical: rebuild every map)")
-    p.add_argument("input")
-    p.add_argument("output")
-    p.add_argument("--entry")
-    p.add_argument("--canonical", action="store_true")
-    p.add_argument("--force", action="store_true", help="replace a read-only output")
+    p.add_argument("input", help="the model or archive to read")
+    p.add_argument("output", help="the file to write (its folder must exist)")
+    p.add_argument("--entry", help=ENTRY_HELP)
+    p.add_argument("--canonical", action="store_true",
+                   help="rebuild every frame map by the canonical rules (default: keep them as read)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=cmd_rewrite)
     unit.add_parser(sub)
     return parser

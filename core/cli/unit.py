@@ -248,7 +248,7 @@ def cmd_unit(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("unit", help="a unit (.dat): its tree, each part's files, and what is missing")
-    p.add_argument("file")
+    p.add_argument("file", help="the unit file (.dat)")
     p.add_argument("--game", help="game folder holding objects.rlb (default: the nearest one above the unit)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
     p.set_defaults(func=cmd_unit)

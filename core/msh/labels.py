@@ -1,4 +1,4 @@
-"""Res10 node labels (msh-core.md 5.9) and Res9 node names (digest fact 9); text is cp1251."""
+"""Res10 node labels (msh-core.md 5.9) and Res9 node names (32 bytes each); text is cp1251."""
 
 from __future__ import annotations
 

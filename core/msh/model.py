@@ -69,7 +69,7 @@ class Model:
 
     @property
     def is_legacy(self) -> bool:
-        """Res1 with the 24-byte stride (digest fact 12): copied through, not interpreted."""
+        """Res1 with the 24-byte stride (one retail model, MTCHECK.MSH, has it): copied through, not interpreted."""
         return self.node_stride == S.LEGACY_NODE.itemsize
 
     @property
@@ -165,7 +165,7 @@ class Model:
             raise FormatError.single("Res10", exc.index, str(exc), self.name) from None
 
     def node_name(self, index: int) -> str | None:
-        """Res9 where present, else Res10, else None (digest fact 9)."""
+        """Res9 where present, else Res10, else None (Res9: 32-byte names; Res10: labels; cp1251)."""
         names = self.node_names_raw
         if index < len(names) and text(names[index]):
             return text(names[index])

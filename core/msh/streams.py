@@ -17,9 +17,9 @@ NODE = np.dtype([
     ("parent", "<u2"),        # hdr1
     ("map_start", "<u2"),     # hdr2
     ("fallback_key", "<u2"),  # hdr3
-    ("slots", "<u2", (15,)),  # slot[a * 5 + b], digest fact 6
+    ("slots", "<u2", (15,)),  # slot[stage * 5 + lod], as retail-data readers found
 ])
-LEGACY_NODE = np.dtype([("words", "<u2", (12,))])  # Res1 stride 24: kept raw (digest fact 12)
+LEGACY_NODE = np.dtype([("words", "<u2", (12,))])  # Res1 stride 24: kept raw (one retail model, MTCHECK.MSH, has it)
 NODE_STRIDES = {NODE.itemsize: NODE, LEGACY_NODE.itemsize: LEGACY_NODE}
 
 MODEL_HEADER = np.dtype([
@@ -40,7 +40,7 @@ SLOT = np.dtype([
 ])
 POSITION = np.dtype(("<f4", (3,)))
 NORMAL = np.dtype(("i1", (4,)))
-UV = np.dtype(("<u2", (2,)))  # unsigned u16 / 1024 (digest fact 19 supersedes fact 10)
+UV = np.dtype(("<u2", (2,)))  # unsigned u16 / 1024 (three retail-data readings agree; the spec's signed i16 is wrong)
 INDEX = np.dtype("<u2")
 TRIANGLE = np.dtype([
     ("flags", "<u2"),
@@ -51,7 +51,7 @@ TRIANGLE = np.dtype([
 BATCH = np.dtype([
     ("flags", "<u2"),
     ("material_index", "<u2"),  # the seed's materialIndex; zero in retail data
-    ("material", "<u2"),        # +4: low byte = WEAR index (digest fact 8)
+    ("material", "<u2"),        # +4: low byte = WEAR index, high byte = lightmap row
     ("unk6", "<u2"),
     ("index_count", "<u2"),
     ("index_start", "<u4"),
@@ -61,14 +61,14 @@ BATCH = np.dtype([
 KEY = np.dtype([
     ("pos", "<f4", (3,)),
     ("time", "<f4"),
-    ("rot", "<i2", (4,)),  # file order r0..r3; digest decision 1 says r0 is w
+    ("rot", "<i2", (4,)),  # file order r0..r3; retail-data readers read r0 as w
 ])
 MAP_WORD = np.dtype("<u2")
 NODE_NAME = np.dtype("S32")
 EXTRA8 = np.dtype(("u1", (8,)))
 LIGHTMAP_UV = np.dtype(("<u2", (2,)))
 
-# Slots (digest fact 20): slot[stage * 5 + lod]; stage 0 is intact, then damage stages with pieces gone;
+# Slots (as retail-data readers found): slot[stage * 5 + lod]; stage 0 is intact, then damage stages with pieces gone;
 # lod 0..3 are distance levels and lod 4 is the first-person view.
 STAGES, LODS, FIRST_PERSON = 3, 5, 4
 

@@ -1,4 +1,4 @@
-"""``.cpt`` control points (tag CTPT; units-clips digest 1.6, op:docs/07-objects.md, op:docs/30-turrets.md).
+"""``.cpt`` control points (tag CTPT; dragonee/openparkan docs/07-objects.md, docs/30-turrets.md).
 
 ``u32 count``, then count 36-byte records, then count ``char[32]`` names: 4 + 68 * count bytes. A record:
 u32 flags, i32 node the point sits on (its position is in that node's frame), i32 node that carries it,

@@ -1,4 +1,5 @@
-"""``UNITS/**/*.dat`` unit trees (units-clips digest 1.1): which parts make a unit and where each one sits.
+"""``UNITS/**/*.dat`` unit trees (dragonee/openparkan docs/07-objects.md): which parts make a unit and where
+each one sits.
 
 Layout: u32 magic 0xF0F1, u32 class word (the unit Type), then 112-byte components with no count field.
 The components are the tree in depth-first pre-order: each one owns the next ``children`` subtrees. Every
@@ -23,7 +24,7 @@ NO_ATTACH = -1
 ARCHIVE = b"objects.rlb"
 
 CLASSES = {0: "chassis", 1: "turret", 2: "armour", 3: "internal", 4: "gun", 5: "ammo clip"}
-UNIT_TYPES = {  # digest 1.1 (op:docs/30-turrets.md): robots; buildings have bit 31
+UNIT_TYPES = {  # dragonee/openparkan docs/30-turrets.md: robots; buildings have bit 31
     0x01008000: "battle robot", 0x01002000: "transport", 0x01004000: "builder", 0x01010000: "HQ",
     0x01020000: "hero", 0x80001000: "bridge",
 }

@@ -1,6 +1,6 @@
 """How the engine mounts a unit's parts: one node tree for the whole unit, and its pose at any time.
 
-The rule, as the public sources describe it (units-clips digest 1.3-1.4):
+The rule, as the public sources describe it (dragonee/openparkan docs/28-chassis.md, docs/30-turrets.md):
 
 - Parts load in the ``.dat`` pre-order; the chassis (the root component) keeps all its nodes
   (dragonee/openparkan docs/28-chassis.md).

@@ -1,4 +1,4 @@
-"""``.ndp`` damage tables (units-clips digest 1.7, op:docs/07-objects.md): one 76-byte row per mesh node.
+"""``.ndp`` damage tables (dragonee/openparkan docs/07-objects.md): one 76-byte row per mesh node.
 
 ``i32 count``, then count rows: i32 flags (0x20 left / 0x40 right running gear), f32 hit points (1e6:
 indestructible), f32 density (times the node's level-0 slot volume = its mass), char[32] explosion

@@ -1,4 +1,5 @@
-"""``objects.rlb``: the records a unit's components name (units-clips digest 1.2).
+"""``objects.rlb``: the records a unit's components name (dragonee/openparkan docs/07-objects.md,
+openparkan/assembly.py).
 
 An NRes archive. Each entry is one record: the entry name is the record key (looked up case-insensitively),
 the entry type its tag, and the payload a list of 64-byte slots ``char archive[32], char member[32]``. A
@@ -29,11 +30,12 @@ def tag_text(type_id: int) -> str:
     return raw.decode("ascii") if all(32 <= b < 127 for b in raw) else f"{type_id:#x}"
 
 
-# Slot counts by tag on the retail objects.rlb (digest 1.2 [M]).
+# Slot counts by tag on the retail objects.rlb (measured by dragonee/openparkan).
 SLOT_COUNTS = {"STAT": (6,), "INTO": (5,), "EXTO": (5,), "BULL": (5,), "WPNS": (5,), "BTLU": (5, 7),
                "FORT": (2,), "SUNO": (2,)}
-# How a part's attach is read (digest 1.3): EXTO = a socket node of the parent's mesh, INTO = a component
-# index in the parent's controller. Other tags are read as their class says (see resolve.attach_kind).
+# How a part's attach is read (dragonee/openparkan docs/28-chassis.md): EXTO = a socket node of the parent's
+# mesh, INTO = a component index in the parent's controller. Other tags are read as their class says (see
+# resolve.attach_kind).
 EXTERNAL, INTERNAL = "EXTO", "INTO"
 
 

@@ -1,5 +1,5 @@
 """Finding each component's files: record -> slots -> archives -> model, material list, controller, points
-and damage table (units-clips digest 1.2), and the unit's node tree built from them (mount).
+and damage table (dragonee/openparkan docs/07-objects.md), and the unit's node tree built from them (mount).
 
 Archives are read through a ``load`` callable (a file name as a slot gives it -> its bytes, or None when there
 is no such file), so this module reads no disk itself; core.cli.unit gives one for a game folder.
@@ -29,7 +29,7 @@ TURRET, GUN = 1, 4
 def attach_kind(tag: str | None, kind: int) -> bool:
     """True when the part hangs on a socket node (EXTO), False when it is a controller device (INTO).
 
-    The tag decides (digest 1.3); other tags, and a record not found, go by the class: turret or gun.
+    The tag decides (openparkan docs/28-chassis.md); other tags, and a record not found, go by the class: turret or gun.
     """
     if tag == objects.EXTERNAL:
         return True
@@ -197,7 +197,7 @@ def resolve_unit(tree: UnitTree, records: Archive | None, load: Loader) -> Unit:
 
 
 def _table_checks(parts: list[Part], nodes: list[PartNodes | None]) -> list[Finding]:
-    """Points on nodes the part has; a damage row per node (541 of 542 retail tables, digest 1.7)."""
+    """Points on nodes the part has; a damage row per node (541 of 542 retail tables, openparkan docs/07-objects.md)."""
     out = []
     for i, (part, part_nodes) in enumerate(zip(parts, nodes)):
         if part_nodes is None:
@@ -216,8 +216,8 @@ def _table_checks(parts: list[Part], nodes: list[PartNodes | None]) -> list[Find
 
 def _socket_checks(tree: UnitTree, parents: list[int | None], parts: list[Part],
                    nodes: list[PartNodes | None]) -> list[Finding]:
-    """An external part's socket is a Base_* node of its parent's mesh (digest 1.3: 946/946 guns, 468/468
-    turrets); anything else is a warning, not an error: the engine mounts it all the same."""
+    """An external part's socket is a Base_* node of its parent's mesh (openparkan docs/28-chassis.md: 946/946
+    guns, 468/468 turrets); anything else is a warning, not an error: the engine mounts it all the same."""
     out = []
     for i, parent in enumerate(parents):
         if parent is None or nodes[i] is None or not nodes[i].external or nodes[parent] is None:

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .items import SHEET_NAME, Item, Result, plan_items
+from .items import SHEET_NAME, Item, Result, plan_items, skip_existing
 from .pictures import MAX_SIZE
 from .pool import STAGE_PREFIX, WorkerPool
 from .results import Interrupt, finish, result_lines
@@ -45,40 +45,87 @@ def build_parser() -> argparse.ArgumentParser:
                                                                "(or folders) at once.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p, inputs_help):
+    def common(p, inputs_help, output_required=True):
         p.add_argument("inputs", nargs="+", help=inputs_help)
-        p.add_argument("-o", "--output", required=True, help="output folder")
-        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes")
+        p.add_argument("-o", "--output", required=output_required,
+                       help="output folder, made when it does not exist")
+        p.add_argument("--skip-existing", action="store_true",
+                       help="leave out every item whose output exists already (default: convert every item, "
+                            "replacing its output)")
+        p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes (default: 1)")
         p.add_argument("--timeout", type=positive, default=600,
                        help="seconds one item may take before its worker is stopped (default 600)")
         p.add_argument("--warnings-as-errors", action="store_true",
-                       help="an item with warnings counts as failed (exit code 1)")
+                       help="an item with warnings counts as failed, exit code 1 (default: warnings are allowed)")
 
     def import_options(p):
-        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"))
-        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"))
-        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"))
-        p.add_argument("--stage", type=int, default=0, choices=range(3), help="damage stage (0: intact)")
-        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"), help="LOD (4: first-person view)")
-        p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+        p.add_argument("--node-mode", default="ARMATURE", choices=("ARMATURE", "EMPTIES"),
+                       help="an armature with a bone per node, or an Empty per node (default: ARMATURE)")
+        p.add_argument("--animation", default="FAITHFUL", choices=("FAITHFUL", "EDITING", "KEYS", "NONE"),
+                       help="the game's pose at every frame, the same with few keys for editing, one keyframe per "
+                            "MSH key, or none (default: FAITHFUL)")
+        p.add_argument("--slots", default="CHOSEN", choices=("CHOSEN", "ALL"),
+                       help="the chosen damage stage and LOD, or every slot (default: CHOSEN)")
+        p.add_argument("--stage", type=int, default=0, choices=range(3),
+                       help="damage stage, 0 intact (default: 0)")
+        p.add_argument("--lod", default="0", choices=("0", "1", "2", "3", "4"),
+                       help="LOD, 4 the first-person view (default: 0)")
+        p.add_argument("--game-folder", default="",
+                       help="where Material.lib, Textures.lib, LightMap.lib are (default: beside the file or above)")
+        models_option(p, "which models of each archive, as the import dialog's Models filter")
+
+    def models_option(p, what):
+        p.add_argument("--models", default="", help=f"{what}: wildcard patterns separated by commas, "
+                                                    "case-insensitive (default: all)")
 
     p = sub.add_parser("import", help="one .blend per model")
     common(p, ".msh/.rlb files or folders (searched recursively)")
     import_options(p)
-    p = sub.add_parser("export", help="every model root of each .blend to .msh")
-    common(p, ".blend files or folders")
-    p.add_argument("--keys", default="REDUCED", choices=("REDUCED", "EVERY_FRAME", "BLENDER_KEYS"))
+    p = sub.add_parser("export", help="every model root of each .blend to .msh, or back into the file it came from")
+    common(p, ".blend files or folders", output_required=False)
+    export_options(p)
+    models_option(p, "which model roots of each .blend to export, by model name (msh_model)")
     p = sub.add_parser("convert", help="models (and .dat units, assembled) to .glb, .fbx or .blend")
     common(p, ".msh/.rlb files, .dat units or folders")
-    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"))
+    p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"), help="the output format")
     import_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit) and a contact sheet")
     common(p, ".msh/.rlb files, .dat units or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
-    p.add_argument("--game-folder", default="", help="where Material.lib, Textures.lib, LightMap.lib are")
+    p.add_argument("--game-folder", default="",
+                   help="where Material.lib, Textures.lib, LightMap.lib are (default: beside the file or above)")
+    models_option(p, "which models of each archive, as the import dialog's Models filter")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
     return parser
+
+
+def export_options(p: argparse.ArgumentParser) -> None:
+    """The export dialog's options, as the export takes them."""
+    from ...core.animation.keys import Tolerance
+    from ..imp.plan import BLENDER_LAST_FRAME
+
+    def frame(text: str) -> int:
+        if not text.strip().isdigit() or int(text) > BLENDER_LAST_FRAME:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a whole number, 0 to {BLENDER_LAST_FRAME}")
+        return int(text)
+
+    p.add_argument("--into-source", action="store_true",
+                   help="write each model back into the file it was imported from (its msh_source_path): into "
+                        "an .rlb as the entry it came from, with its material list, atomically as the export "
+                        "dialog does; -o is then not needed (default: a .msh per model in -o)")
+    p.add_argument("--keys", default="REDUCED", choices=("REDUCED", "EVERY_FRAME", "BLENDER_KEYS"),
+                   help="keys of edited nodes: the fewest within the tolerance, one per frame, or at the Blender "
+                        "keyframes (default: REDUCED)")
+    p.add_argument("--position-tolerance", type=float, default=Tolerance.position,
+                   help=f"largest position error of reduced keys, in metres (default: {Tolerance.position:g})")
+    p.add_argument("--rotation-tolerance", type=float, default=Tolerance.rotation_deg,
+                   help=f"largest rotation error of reduced keys, in degrees (default: {Tolerance.rotation_deg:g})")
+    p.add_argument("--frame-range", default="ACTION", choices=("ACTION", "SCENE", "CUSTOM"),
+                   help="frames 0 to the end of the model's action, the scene's end frame, or --end-frame "
+                        "(default: ACTION)")
+    p.add_argument("--end-frame", type=frame, default=100, metavar="N",
+                   help=f"last exported frame with --frame-range CUSTOM, 0 to {BLENDER_LAST_FRAME} (default: 100)")
 
 
 def main(argv: list[str]) -> int:
@@ -93,11 +140,18 @@ def run(args) -> int:
     from ...core.errors import printable
 
     start = time.perf_counter()
+    if not args.output and not getattr(args, "into_source", False):
+        print("batch: error: -o/--output is needed (only export --into-source writes no output folder)",
+              file=sys.stderr)
+        return 2
+    temp = Path(tempfile.mkdtemp(prefix="io_msh_batch_run_"))  # the workers' TMPDIR, removed whatever happens
+    if not args.output:
+        args.output = str(temp / "stage")  # export --into-source: only the items' stage folders go there
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         print(printable(f"batch: error: -o {out}: not a folder"), file=sys.stderr)
+        shutil.rmtree(temp, ignore_errors=True)
         return 2
-    temp = Path(tempfile.mkdtemp(prefix="io_msh_batch_run_"))  # the workers' TMPDIR, removed whatever happens
     pool = WorkerPool(args, args.jobs, temp, out)
     interrupt = Interrupt()
     previous = interrupt.install()
@@ -107,9 +161,15 @@ def run(args) -> int:
         pool.start(1)  # Blender starts in a worker while the inputs are listed here
         notes: list[str] = []
         items = plan_items(args, notes)
+        planned = len(items)
+        if getattr(args, "skip_existing", False):
+            items = skip_existing(items, notes)
         total = len(items)
         for note in notes:
             print(printable(note), flush=True)
+        if planned and not items:
+            print(f"nothing to do: all {planned} outputs exist (--skip-existing)")
+            return 0
         if not items:
             wanted = {"export": ".blend files", "textures": "texture", "convert": ".msh/.rlb models or .dat units",
                       "thumbnails": ".msh/.rlb models or .dat units"}.get(args.command, ".msh/.rlb models")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +87,10 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
         entries = container.model_entries()
         if not entries:
             items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+        chosen = _chosen_entries(entries, getattr(args, "models", ""))
+        if entries and not chosen:
+            notes.append(f"skipped {path}: no model matches --models {args.models!r}")
+        entries = chosen
         index_of = {id(e): i for i, e in enumerate(container.archive.entries)}
         for entry in entries:
             if entry.alias_of is not None:  # the same bytes as an earlier entry: converted once
@@ -112,6 +117,29 @@ def _unit_item(items: list[Item], path: Path, named: bool, target: Path, taken: 
             notes.append(f"skipped {path}: not a unit tree")
         return
     items.append(Item(str(path), None, str(unique(target, taken)), str(path)))
+
+
+def skip_existing(items: list[Item], notes: list[str]) -> list[Item]:
+    """The items whose output does not exist yet (--skip-existing); a note for each one left out. Items that
+    fail before any work (unreadable inputs) are kept, so that they are still reported."""
+    kept = []
+    for item in items:
+        if item.output and not item.error and os.path.lexists(item.output):
+            notes.append(f"skipped {item.label}: {item.output} exists (--skip-existing)")
+        else:
+            kept.append(item)
+    return kept
+
+
+def _chosen_entries(entries: list, patterns: str) -> list:
+    """The archive's model entries the --models patterns name (all without patterns), as the import dialog's
+    Models filter chooses them."""
+    if not patterns:
+        return entries
+    from ..imp.plan import matching_models
+
+    names = set(matching_models([e.name_str for e in entries], patterns))
+    return [e for e in entries if e.name_str in names]
 
 
 def _read_error(exc: Exception, path: Path) -> str:

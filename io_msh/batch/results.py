@@ -23,8 +23,10 @@ def finish(args, item: Item, result: Result, taken: set[str], interrupt: Interru
                               f"nothing written")
         elif result.ok:
             with interrupt.held():  # Ctrl-C waits until the item's files are all in place (or all restored)
-                result.outputs = tuple(_commit(_targets(item, result, taken)))
-            result.message = "-> " + ", ".join(result.outputs)
+                # outputs: what the worker wrote in place (export --into-source), then the staged files moved
+                result.outputs = tuple(result.outputs) + tuple(_commit(_targets(item, result, taken)))
+            if result.outputs or not result.message:
+                result.message = "-> " + ", ".join(result.outputs)
     except OSError as exc:
         result.ok = False
         result.message = f"{exc.filename or item.output}: cannot write: {exc.strerror or exc}"

@@ -55,6 +55,8 @@ class Worker:
         self.args = args
         self.bpy = bpy
         self.warnings: list[str] = []
+        self.written: list[str] = []  # files an item wrote in place (export --into-source), not staged
+        self.note = ""  # the result's message when it wrote nothing (no model matches --models)
         self.stage = ""
         self.links = tempfile.mkdtemp(prefix="io_msh_names_")
         bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups next to the outputs
@@ -79,7 +81,7 @@ class Worker:
 
     def process(self, item: Item) -> Result:
         start = time.perf_counter()
-        self.warnings = []
+        self.warnings, self.written, self.note = [], [], ""
         try:
             _injected_fault(item)
             clean_scene(self.bpy)  # nothing of the start-up scene (its cube, camera, light) or the last item
@@ -90,10 +92,11 @@ class Worker:
             for (path, wanted) in pairs:
                 if not Path(path).is_file():
                     raise ValueError(f"nothing was written to {wanted}")
-            return Result(item.label, True, "", time.perf_counter() - start, (), tuple(self.warnings), pairs)
+            return Result(item.label, True, self.note, time.perf_counter() - start, tuple(self.written),
+                          tuple(self.warnings), pairs)
         except Exception as exc:  # one bad file must not stop the run
             return Result(item.label, False, self._reason(exc, item), time.perf_counter() - start,
-                          warnings=tuple(self.warnings))
+                          tuple(self.written), warnings=tuple(self.warnings))
         finally:
             clean_scene(self.bpy)
             for link in os.listdir(self.links):
@@ -218,13 +221,21 @@ class Worker:
         list the exporter writes beside it; the exporter's warnings are the item's."""
         from ...core.errors import FormatError, printable
         from ..exp.export import export_to_file
-        from ..exp.plan import ExportOptions
+        from ..imp.plan import matching_models
 
         bpy = self.bpy
         bpy.ops.wm.open_mainfile(filepath=self.blender_path(item.source))
         roots = [o for o in bpy.data.objects if "msh_model" in o]
         if not roots:
             raise ValueError("the .blend holds no model root (an object with msh_model)")
+        patterns = getattr(self.args, "models", "")
+        if patterns:
+            wanted = set(matching_models([str(o["msh_model"]) for o in roots], patterns))
+            roots = [o for o in roots if str(o["msh_model"]) in wanted]
+            if not roots:
+                self.note = f"nothing exported: no model matches --models {patterns!r}"
+                return []
+        options = self._export_options()
         staged: list[tuple[str, str]] = []
         for n, root in enumerate(sorted(roots, key=lambda o: o.name)):
             target = Path(item.output)
@@ -236,7 +247,10 @@ class Worker:
             bpy.context.view_layer.objects.active = root
             where = f"{model}: " if len(roots) > 1 else ""
             try:
-                result = export_to_file(bpy.context, self._staged(f"{n}.msh"), ExportOptions(keys=self.args.keys))
+                if getattr(self.args, "into_source", False):
+                    self.warnings += [where + w for w in self._into_source(root, options, self._staged(f"{n}.msh"))]
+                    continue
+                result = export_to_file(bpy.context, self._staged(f"{n}.msh"), options)
             except FormatError as exc:
                 raise ValueError("\n".join(where + line for line in exc.describe("").splitlines())) from None
             self.warnings += [where + warning for warning in result.warnings]
@@ -244,6 +258,49 @@ class Worker:
             if os.path.exists(self._staged(f"{n}.wea")):
                 staged.append((f"{n}.wea", str(target.with_suffix(".wea"))))
         return staged
+
+    def _export_options(self):
+        from ...core.animation.keys import Tolerance
+        from ..exp.plan import ExportOptions
+
+        args = self.args
+        return ExportOptions(keys=args.keys, tolerance=Tolerance(getattr(args, "position_tolerance", 1e-4),
+                                                                 getattr(args, "rotation_tolerance", 0.05)),
+                             frame_range=getattr(args, "frame_range", "ACTION"),
+                             end_frame=getattr(args, "end_frame", 0))
+
+    def _into_source(self, root, options, trial: str) -> list[str]:
+        """Export the model back into the file it was imported from, as the export dialog writes it: the
+        archive's entry it came from (by index), with its material list, all files as one transaction. With
+        --warnings-as-errors the export is first made into the stage folder, and the source is written only when
+        it gives no warning. Another worker writing the same archive meanwhile makes the write refuse
+        (ChangedError): the export then reads the archive again, a few times."""
+        from ...core.disk import ChangedError
+        from ...core.errors import printable
+        from ..com import props as P
+        from ..exp.export import export_to_file
+
+        source = root.get(P.SOURCE_PATH)
+        if not source:
+            raise ValueError(f"model {printable(str(root['msh_model']))!r} has no msh_source_path: it was not "
+                             "imported from a file, so there is no source to write into")
+        source = str(source)
+        if getattr(self.args, "warnings_as_errors", False):
+            warnings = export_to_file(self.bpy.context, trial, options).warnings
+            if warnings:
+                self.warnings += warnings
+                raise ValueError(f"{len(warnings)} warning(s), treated as errors (--warnings-as-errors): "
+                                 f"{printable(source)} is left as it was")
+        for attempt in range(8):
+            try:
+                result = export_to_file(self.bpy.context, source, options)
+                break
+            except ChangedError:
+                if attempt == 7:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        self.written.append(source)
+        return result.warnings
 
     def _sheet(self, item: Item) -> list[tuple[str, str]]:
         pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]

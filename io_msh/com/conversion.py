@@ -1,4 +1,4 @@
-"""The one place where MSH values become Blender values (spec digest, decisions 1 and 2).
+"""The one place where MSH values become Blender values (docs/format-notes.md: rotations, axes, UVs).
 
 Pure numpy: no bpy, so the mapping is testable anywhere.
 
@@ -6,8 +6,8 @@ Pure numpy: no bpy, so the mapping is testable anywhere.
   ``Quaternion((r0, -r1, -r2, -r3))`` (decision 1: r0 is w, and the
   conjugate turns the engine's matrix into Blender's).
 - Position: as stored; Z up, +Y north, metres, no mirroring (decision 2).
-- UV: Blender's V is ``1 - v``: the file's texel row 0 lies at v = 0 (digest
-  fact 19), and io_msh.imp.materials loads pictures upright (row 0 at the top).
+- UV: Blender's V is ``1 - v``: the file's texel row 0 lies at v = 0 (as
+  retail-data readers found), and io_msh.imp.materials loads pictures upright (row 0 at the top).
 """
 
 from __future__ import annotations

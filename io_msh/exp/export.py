@@ -174,7 +174,7 @@ def _put(archive: Archive, name: str, payload: bytes, type_id: int, attrs: dict)
 
 
 def _legacy_copy(root) -> ExportResult | None:
-    """A legacy stride-24 model is copied through unchanged (digest fact 12)."""
+    """A legacy stride-24 model is copied through unchanged (one retail model, MTCHECK.MSH, has it)."""
     source = root.get(P.SOURCE)
     if source is None:
         return None

@@ -6,7 +6,7 @@
   unchanged list writes back its own bytes; a name cp1251 cannot hold is
   refused when the list is encoded (``Wear.to_bytes``), before any file is written.
 - The batch material word of every material: WEAR row, and LIGHTMAPS row in
-  the high byte (0xFF: none), digest facts 8 and 18.
+  the high byte (0xFF: none).
 - On request, new MAT0 entries for materials made in Blender, and new Texm
   entries for their images, for the libraries the artist chose. Their
   diffuse colour is Blender's linear colour turned back into the sRGB bytes

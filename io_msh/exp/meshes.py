@@ -51,8 +51,8 @@ def read_meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMes
             continue
         parts = rigid_parts(split, strongest)
         warnings.append(f"mesh {obj.name!r} is skinned to {len(parts)} bones; MSH parts move rigidly with one "
-                        "node, so it is split into one part per bone, each triangle going to the bone with the "
-                        "strongest weight at its corners")
+                        "node, so it is split into one part per bone: each vertex goes to the bone of its largest "
+                        "weight, each triangle to the bone two of its corners share, else to its first corner's")
         for part_node, part, chosen in parts:
             meshes.append(_scene_mesh(obj, part_node, stored, part, face_keys[chosen], node_inverse, mesh_in_root,
                                       True))

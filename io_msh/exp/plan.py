@@ -394,7 +394,7 @@ def _check_slots(meshes: list[SceneMesh]) -> None:
 # --------------------------------------------------------------------- names
 def _rename_nodes(model: Model, scene: SceneModel) -> None:
     """Store the new names of renamed nodes where the import read their names: Res9 when the node has a
-    name there, else its Res10 label (digest fact 9; msh-core.md 8.3 names Res10 for a rename)."""
+    name there, else its Res10 label (msh-core.md 8.3 names Res10 for a rename)."""
     renamed = [(i, node) for i, node in enumerate(scene.nodes) if node.renamed]
     if not renamed:
         return

@@ -277,7 +277,7 @@ def _face_flags(mesh, words: np.ndarray) -> None:
 
 
 def _attach(obj, root, node_objects, node: int, mode: str) -> None:
-    """Rigid attachment to the node (digest fact 7): child of its Empty, or of its bone."""
+    """Rigid attachment to the node (vertices belong to one node, no weights): child of its Empty, or of its bone."""
     if mode == "EMPTIES":
         obj.parent = node_objects[node]
         return

@@ -60,7 +60,7 @@ def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Ma
         material[P.LIGHTMAP] = look.lightmap_index
     if look.material_entry is not None:
         material[P.MAT0] = look.material_entry
-    material.use_backface_culling = False  # digest fact 16: every batch is two-sided
+    material.use_backface_culling = False  # the game draws every batch two-sided
     material.diffuse_color = linear_rgba(look.diffuse)
     tree = compat.material_node_tree(material)
     _Graph(tree, look, created, with_lightmap_uvs).build()

@@ -37,7 +37,7 @@ class ImportOptions:
     node_mode: str = "ARMATURE"
     animation: str = "FAITHFUL"
     slots: str = "CHOSEN"            # CHOSEN: the slot of ``stage`` and ``lod``; ALL: every slot
-    stage: int = 0                   # damage stage (digest fact 20): 0 intact
+    stage: int = 0                   # damage stage: 0 intact
     lod: int = 0                     # 0..3 distance LOD, 4 first-person view
     entry_filter: str = ""           # patterns separated by ',' or ';'; empty: every model
     entry_indices: tuple[int, ...] | None = None  # archive entries by index (batch): names may repeat
@@ -58,7 +58,7 @@ class NodePlan:
     name: str                  # the name Blender will get
     original_name: str | None  # set when ``name`` had to be shortened or de-duplicated
     parent: int | None
-    rest_location: np.ndarray  # (3,) local, first key (digest fact 4)
+    rest_location: np.ndarray  # (3,) local, first key (the rest pose)
     rest_rotation: np.ndarray  # (4,) Blender quaternion, local, normalised
     rest_world: np.ndarray     # (4, 4) relative to the model root
     bone_length: float
@@ -163,7 +163,7 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     if has_errors(findings):
         raise FormatError(findings, where)
     warnings = [f.format(where) for f in findings]
-    if model.is_legacy:  # digest fact 12: the root carries the bytes; an export copies them through
+    if model.is_legacy:  # one retail model (MTCHECK.MSH): the root carries the bytes; an export copies them through
         return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                          [], [], {}, [], warnings)
     nodes = _plan_nodes(model, options)

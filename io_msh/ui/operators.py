@@ -31,7 +31,7 @@ from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
 from ..imp.build import import_plans
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
-from . import unit_operators
+from . import translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .preferences import ParkanMshPreferences, game_folder
 
@@ -39,9 +39,10 @@ EXTENSIONS = ".msh;.rlb"
 
 
 def report(operator, level: str, message: str) -> None:
-    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8)."""
+    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8), in the
+    interface language."""
     for line in message.splitlines() or [""]:
-        operator.report({level}, printable(line))
+        operator.report({level}, translations.report_text(printable(line)))
 
 
 @lru_cache(maxsize=8)
@@ -411,6 +412,7 @@ CLASSES = (ParkanMshPreferences, ParkanMshArchiveModel, PARKAN_UL_archive_models
 
 
 def register() -> None:
+    translations.register()
     for cls in CLASSES + CLIP_CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
@@ -424,3 +426,4 @@ def unregister() -> None:
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES + CLIP_CLASSES):
         bpy.utils.unregister_class(cls)
+    translations.unregister()

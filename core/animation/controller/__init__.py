@@ -1,4 +1,4 @@
-"""Robot controllers (``.ctl``, NRes tag CTLD; units-clips-digest section 2): the lossless codec and its
+"""Robot controllers (``.ctl``, NRes tag CTLD; dragonee/openparkan docs/13-control.md): the lossless codec and its
 validator (codec), and what the game makes of them: the transition graph, the clips an anchor plans back to
 itself, step timing and the pose at a step (clips)."""
 

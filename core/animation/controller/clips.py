@@ -1,5 +1,6 @@
-"""What the game makes of a controller (units-clips-digest 2.2-2.5): the transition graph, the clips (the
-cycle each anchor plans back to itself), step timing and strides, and the pose the game draws at a step.
+"""What the game makes of a controller (dragonee/openparkan docs/24-motion.md, docs/30-turrets.md): the
+transition graph, the clips (the cycle each anchor plans back to itself), step timing and strides, and the
+pose the game draws at a step.
 
 Decisions the sources leave open are marked "Decision" and listed in docs/format-notes.md "Controllers".
 """

@@ -1,4 +1,5 @@
-"""The ``.ctl`` controller payload (units-clips-digest 2.1, 2.2, 2.5): read, write, validate.
+"""The ``.ctl`` controller payload (dragonee/openparkan docs/13-control.md, docs/24-motion.md,
+docs/30-turrets.md): read, write, validate.
 
 Every section is read into records that keep all their bytes, known fields by name and the rest as raw
 words, so an unchanged controller writes back byte for byte. The five counts are checked against the bytes
@@ -17,7 +18,7 @@ from ...errors import Finding, FormatError, error, has_errors, warning
 CTLD_TYPE_ID = int.from_bytes(b"CTLD", "little")
 COUNT_NAMES = "ABCDE"
 
-# +20: the 108-byte parameter block (2.1). Named where the digest names a field; the rest kept as words.
+# +20: the 108-byte parameter block (2.1). Named where openparkan names a field; the rest kept as words.
 PARAMS = np.dtype([
     ("acceleration", "<f4", (3,)), ("unread", "<f4", (3,)), ("top_speed", "<f4", (3,)),
     ("turn_rate", "<f4", (3,)), ("righting_rate", "<f4", (3,)), ("max_lean", "<f4", (3,)),
@@ -37,8 +38,8 @@ STATE = np.dtype([
 ])
 CONTACT = np.dtype([("point", "<i4"), ("flags", "<u4"), ("landing_group", "<i4"), ("word_12", "<u4")])
 
-# Section 2: a channel. The digest favours openparkan's 36 bytes over ParkanPlayground's 48 (2.1 "Conflict":
-# op's layout parses all 531 retail files with coherent values); a 48-byte reading is not supported here.
+# Section 2: a channel. openparkan's 36 bytes, over ParkanPlayground's 48 (openparkan's checks:
+# its layout parses all 531 retail files with coherent values); a 48-byte reading is not supported here.
 CHANNEL = np.dtype([
     ("node", "<i4"), ("first", "<f4"), ("last", "<f4"), ("initial", "<f4"), ("second_point", "<i4"),
     ("point", "<i4"), ("rate", "<f4"), ("span", "<f4"), ("flags", "<u4"),
