@@ -180,13 +180,13 @@ def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-# Res2 slot tail (units-clips digest 4.1), as words of SLOT["unknown"]: +0x30 area, +0x34 volume.
+# Res2 slot tail (openparkan openparkan/mesh.py), as words of SLOT["unknown"]: +0x30 area, +0x34 volume.
 SLOT_AREA, SLOT_VOLUME = 0, 1
 
 
 def slot_volume_word(slot: np.void) -> int:
     """The slot's volume (Res2 +0x34) as the u32 bits of an f32: the product of its bounding box's sides
-    (digest 4.1: the AABB volume on every player-chassis slot; times the .ndp density it is the node's mass).
+    (openparkan: the AABB volume on every player-chassis slot; times the .ndp density it is the node's mass).
     The area at +0x30 has no established formula: new slots get 0 there (docs/format-notes.md, "Slot area
     and volume")."""
     sides = slot["aabb_max"].astype(np.float32) - slot["aabb_min"].astype(np.float32)

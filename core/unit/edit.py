@@ -1,7 +1,7 @@
 """Edits of a unit tree that keep everything else as read: a part moved to another socket of its parent.
 
 The game writes the children of each parent with its controller slots first, in component order, then the
-parts on sockets by ascending socket node (units-clips digest 1.8, from dragonee/openparkan
+parts on sockets by ascending socket node (from dragonee/openparkan
 docs/38-designs.md: all 33 game-written trees follow it). Only the children of a parent one of whose parts
 moved are put in that order again; every other component, and every byte of each component but ``attach``,
 stays as read, so an unedited tree writes back byte for byte.

@@ -1,5 +1,5 @@
 """The flag bits of faces (Res7 +0) and nodes (Res1 +0) the game reads, and the Blender names they get
-(units-clips digest 4.2 and 4.3; docs/format-notes.md, "Face and node flags").
+(openparkan docs/07-objects.md; docs/format-notes.md, "Face and node flags").
 
 Faces: one boolean face attribute per named bit, and the whole word in an integer attribute when it holds
 bits without a name (kept as they are on export). Nodes: the whole word as a custom property on the bone or
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# Res7 +0 u16 (digest 4.2): attribute name -> bit
+# Res7 +0 u16: attribute name -> bit
 FACE_BITS = {
     "msh_walkable": 0x02,     # walkable floor of a walk-in building; rounds strike it
     "msh_see_through": 0x04,  # foliage: rounds and collision pass
@@ -20,7 +20,7 @@ FACE_BITS = {
 FACE_NAMED = sum(FACE_BITS.values())
 FACE_WORD = "msh_face_flags"  # integer face attribute: the whole word, written only when unnamed bits are set
 
-# Res1 +0 u16 (digest 4.3, op's reading): property name -> bit
+# Res1 +0 u16 (openparkan's reading): property name -> bit
 NODE_BITS = {
     "msh_interior": 0x0001,   # interior node (i* names)
     "msh_cockpit": 0x0020,    # cockpit, drawn only in the first-person view

@@ -138,7 +138,7 @@ def _socket(roots, component: int, parent: int, source: str) -> int | None:
 
 
 def _kind_warning(roots, component: int, parent: int, old: int, new: int) -> list[str]:
-    """A warning when the new socket's label (Res10: what it takes, digest 1.5) is not the old one's."""
+    """A warning when the new socket's label (Res10: what it takes) is not the old one's."""
     labels = Model.parse(bytes(roots[parent][P.SOURCE])).labels
     old_label = labels[old] if 0 <= old < len(labels) else None
     new_label = labels[new] if 0 <= new < len(labels) else None

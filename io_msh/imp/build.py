@@ -220,7 +220,7 @@ def _node_flags(target, word: int) -> None:
 
 # --------------------------------------------------------------------- meshes
 def _group_collection(context, plan, group: str, created, cache) -> bpy.types.Collection:
-    """The collection of the shown parts of interior or cockpit nodes (digest 4.3), shown."""
+    """The collection of the shown parts of interior or cockpit nodes, shown."""
     collection = created.add(bpy.data.collections.new(f"{plan.name} {group}"))
     collection[F.NODE_GROUP] = group
     context.view_layer.active_layer_collection.collection.children.link(collection)

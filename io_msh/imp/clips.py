@@ -1,4 +1,4 @@
-"""Import planning of a model's controller (``.ctl``, units-clips-digest 2): one set of keys per clip, the game's
+"""Import planning of a model's controller (``.ctl``; docs/format-notes.md): one set of keys per clip, the game's
 blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
 
 The controller is ``STEM.ctl`` beside a model file (any case), or an archive's CTLD entry (the one named like the

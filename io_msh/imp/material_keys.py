@@ -1,4 +1,4 @@
-"""Import planning of animated materials (MAT0 tracks, units-clips-digest 3; issue 21 item 6): the keys of the
+"""Import planning of animated materials (MAT0 tracks, docs/format-notes.md "Material animation"): the keys of the
 diffuse colour and the atlas cell over one cycle of a material's track 0 (the track an object mesh draws, 3.3).
 
 Every value is what ``core.appearance.material_tracks`` gives at that time: colours glide (linear keys at every

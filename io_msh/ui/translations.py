@@ -133,6 +133,158 @@ UI = {
     # preferences
     "Folder holding Material.lib, Textures.lib and LightMap.lib, searched after the model's own folder and its "
     "parents": "Папка с Material.lib, Textures.lib и LightMap.lib; ищется после папки модели и её родительских",
+    # dialogs' panels, the Parkan panel, clips and units
+    'Actions':
+        'Действия',
+    'An action per clip, each also on a muted NLA track of its own':
+        'По действию на клип, каждое также на отдельной приглушённой дорожке NLA',
+    'An action per clip, kept in the file; the timeline stays assigned':
+        'По действию на клип, хранятся в файле; назначенной остаётся вся шкала времени',
+    "As the game draws it: node 0's translation cleared":
+        'Как рисует игра: перемещение узла 0 обнулено',
+    "Blender frames per second of the game's milliseconds: the controller's steps and the materials' animation":
+        'Кадров Blender в секунду миллисекунд игры: шаги контроллера и анимация материалов',
+    ('Check what an export of the selected model would refuse or change (with the expo'
+     "rt dialog's last\n    options); nothing is written"):
+        ('Проверить, что экспорт выбранной модели отклонил бы или изменил (с последними на'
+         'стройками диалога\n    экспорта); ничего не записывается'),
+    'Clip':
+        'Клип',
+    'Clips':
+        'Клипы',
+    'Distance level 0':
+        'Дальность 0',
+    'Every stage and LOD, each other one in its own hidden collection':
+        'Все стадии и LOD, каждый другой — в своей скрытой коллекции',
+    ('Export a Parkan unit: every changed part into its archive, and the .dat tree (a '
+     'part moved to another\n    socket of its parent gets its new attach)'):
+        ('Экспорт юнита «Паркана»: каждая изменённая часть — в её архив, и дерево .dat (ча'
+         'сть, перенесённая на\n    другое гнездо родителя, получает новый attach)'),
+    ('For archives: which models to import, as wildcard patterns separated by commas ('
+     "empty: all of them). The dialog's list of models, when shown, decides instead"):
+        ('Для архивов: какие модели импортировать, шаблоны через запятую (пусто — все). Ес'
+         'ли в диалоге показан список моделей, решает он'),
+    'Frame Rate':
+        'Частота кадров',
+    'How new textures are stored in the texture library':
+        'Как новые текстуры хранятся в библиотеке текстур',
+    'How the clips move the body (with Clips)':
+        'Как клипы двигают корпус (при клипах)',
+    "How the nodes' animation is keyed":
+        'Как ключуется анимация узлов',
+    'Import':
+        'Импорт',
+    ('Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socke'
+     't, with control points\n    and damage values'):
+        ('Импорт юнита «Паркан: Железная стратегия» (.dat): его части, каждая на своём гне'
+         'зде, с контрольными точками\n    и значениями повреждений'),
+    'Import this model of the archive':
+        'Импортировать эту модель архива',
+    'In Place':
+        'На месте',
+    'Largest position error of reduced keys':
+        'Наибольшая ошибка положения сокращённых ключей',
+    'Largest rotation error of reduced keys':
+        'Наибольшая ошибка поворота сокращённых ключей',
+    'Model':
+        'Модель',
+    'Moving':
+        'В движении',
+    'NLA Strips':
+        'Полосы NLA',
+    'Name':
+        'Имя',
+    'One armature per part, a bone per node':
+        'Одна арматура на часть, по кости на узел',
+    'One keyframe per MSH key':
+        'Один ключевой кадр на ключ MSH',
+    "Only the model's whole timeline":
+        'Только вся шкала времени модели',
+    'Parkan Model':
+        'Модель «Паркана»',
+    'Parkan Unit':
+        'Юнит «Паркана»',
+    'Root Motion':
+        'Движение корня',
+    "Scale of the model's root (1: one MSH unit is one metre)":
+        'Масштаб корня модели (1: одна единица MSH — один метр)',
+    "Select the object, bone or material's objects this line names":
+        'Выделить объект, кость или объекты материала, названные в этой строке',
+    'Selected':
+        'Выбрано',
+    ("Show (or hide) the game's pose of every node at the current frame beside Blender"
+     "'s: an arrow per node\n    where the game's runtime puts it (the model as the exp"
+     'ort would write it after a fresh export check,\n    else as imported)'):
+        ('Показать (или скрыть) позу игры для каждого узла в текущем кадре рядом с позой B'
+         'lender: по стрелке на узел\n    там, куда его ставит движок игры (модель такой, к'
+         'акой её записал бы экспорт после свежей проверки,\n    иначе — как импортирована)'),
+    'Show this damage stage and LOD of the model, hiding the others':
+        'Показать эту стадию повреждения и LOD модели, скрыв остальные',
+    'Slot':
+        'Слот',
+    "The Blender axis the model's forward (MSH +Y) points along":
+        'Ось Blender, вдоль которой смотрит перёд модели (MSH +Y)',
+    "The Blender axis the model's up (MSH +Z) points along":
+        'Ось Blender, вдоль которой смотрит верх модели (MSH +Z)',
+    "The body moved by the clip's stride at the clip's speed":
+        'Корпус движется на шаг клипа со скоростью клипа',
+    "The clip's action name (empty: the clip action assigned to the model)":
+        'Имя действия клипа (пусто — действие клипа, назначенное модели)',
+    'The damage stage shown (with All Slots: the one visible): 0 intact; 1 and 2 damaged, with pieces gone':
+        ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — целая; 1 и 2 — '
+         'повреждённые, без части деталей'),
+    "The game's pose at every integer frame within the export's tolerance":
+        'Поза игры в каждом целом кадре в пределах допуска экспорта',
+    'The level of detail shown (with All Slots: the one visible)':
+        'Показанный уровень детализации (при «Всех слотах» — видимый)',
+    'The model root the name belongs to':
+        'Корень модели, которому принадлежит имя',
+    'The models of the archive shown in the dialog; the ticked ones are imported':
+        'Модели архива, показанные в диалоге; отмеченные импортируются',
+    'The object, bone or material to select':
+        'Объект, кость или материал для выделения',
+    'The slot position: damage stage x 5 + LOD':
+        'Позиция слота: стадия повреждения × 5 + LOD',
+    'Tick (on) or untick (off) every model':
+        'Отметить (вкл.) или снять отметку (выкл.) со всех моделей',
+    "Tick or untick every model of the archive in the import dialog's list":
+        'Отметить или снять отметку со всех моделей архива в списке диалога импорта',
+    'Unique name used in the code and scripting':
+        'Уникальное имя, используемое в коде и скриптах',
+    'What each node of the model becomes in Blender':
+        'Чем становится в Blender каждый узел модели',
+    "Where Material.lib, Textures.lib and LightMap.lib are, if not found from the unit's folder":
+        'Где лежат Material.lib, Textures.lib и LightMap.lib, если их не нашли от папки юнита',
+    'Which damage stages and LODs are imported':
+        'Какие стадии повреждения и LOD импортируются',
+    'Which keys edited nodes get':
+        'Какие ключи получают изменённые узлы',
+    ('With a controller beside the model (STEM.ctl) or in the archive (CTLD): an actio'
+     "n per clip the game plays, named '<model>|<motion> <index>', and a 0..1 slider p"
+     'er channel'):
+        ('С контроллером рядом с моделью (STEM.ctl) или в архиве (CTLD): по действию на ка'
+         "ждый клип игры с именем '<model>|<motion> <index>' и ползунок 0..1 на каждый кан"
+         'ал'),
+    "Write the keys of the nodes edited in a clip into the model's timeline, at the frames the clip plays":
+        'Записать ключи узлов, изменённых в клипе, в шкалу времени модели, в кадры, которые играет клип',
+    'models':
+        'модели',
+    'Check Export':
+        'Проверить экспорт',
+    'Export Parkan Unit':
+        'Экспорт юнита Parkan',
+    'Game Pose':
+        'Поза игры',
+    'Import Parkan Unit':
+        'Импорт юнита Parkan',
+    'Select':
+        'Выделить',
+    'Select Models':
+        'Выбрать модели',
+    'Show Stage and LOD':
+        'Показать стадию и LOD',
+    'Write Clip to Timeline':
+        'Записать клип в шкалу времени',
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
