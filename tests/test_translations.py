@@ -74,6 +74,15 @@ def test_every_visible_string_has_a_russian_translation(blender):
     assert not english, english
 
 
+
+def test_tooltips_are_one_line(blender):
+    """Blender shows a tooltip's text as it is: a docstring's line break and indentation would show too."""
+    broken = sorted(text for _context, text in visible_strings(blender) if "\n" in text or "  " in text)
+    assert not broken, broken
+    translations = blender.ext.io_msh.ui.translations.UI
+    assert not [ru for ru in translations.values() if "\n" in ru or "    " in ru]
+
+
 @pytest.fixture
 def russian(blender, monkeypatch):
     bpy = blender.bpy

@@ -108,11 +108,10 @@ def _live_check() -> None:
 
 
 class PARKAN_OT_check_export(bpy.types.Operator):
-    """Check what an export of the selected model would refuse or change (with the export dialog's last
-    options); nothing is written"""
-
     bl_idname = "parkan_msh.check_export"
     bl_label = "Check Export"
+    bl_description = ("Check what an export of the selected model would refuse or change (with the export "
+                      "dialog's last options); nothing is written")
     bl_options = {"INTERNAL"}
 
     def execute(self, context):
@@ -337,12 +336,11 @@ def _on_frame_change(scene, depsgraph=None) -> None:
 
 
 class PARKAN_OT_game_pose(bpy.types.Operator):
-    """Show (or hide) the game's pose of every node at the current frame beside Blender's: an arrow per node
-    where the game's runtime puts it (the model as the export would write it after a fresh export check,
-    else as imported)"""
-
     bl_idname = "parkan_msh.game_pose"
     bl_label = "Game Pose"
+    bl_description = ("Show (or hide) the game's pose of every node at the current frame beside Blender's: an "
+                      "arrow per node where the game's runtime puts it (the model as the export would write it "
+                      "after a fresh export check, else as imported)")
     bl_options = {"REGISTER", "UNDO", "INTERNAL"}
 
     @classmethod

@@ -144,10 +144,10 @@ UI = {
         'Как рисует игра: перемещение узла 0 обнулено',
     "Blender frames per second of the game's milliseconds: the controller's steps and the materials' animation":
         'Кадров Blender в секунду миллисекунд игры: шаги контроллера и анимация материалов',
-    ('Check what an export of the selected model would refuse or change (with the expo'
-     "rt dialog's last\n    options); nothing is written"):
-        ('Проверить, что экспорт выбранной модели отклонил бы или изменил (с последними на'
-         'стройками диалога\n    экспорта); ничего не записывается'),
+    ("Check what an export of the selected model would refuse or change (with the export dialog's last "
+     'options); nothing is written'):
+        ('Проверить, что экспорт выбранной модели отклонил бы или изменил (с последними настройками диалога '
+         'экспорта); ничего не записывается'),
     'Clip':
         'Клип',
     'Clips':
@@ -156,10 +156,10 @@ UI = {
         'Дальность 0',
     'Every stage and LOD, each other one in its own hidden collection':
         'Все стадии и LOD, каждый другой — в своей скрытой коллекции',
-    ('Export a Parkan unit: every changed part into its archive, and the .dat tree (a '
-     'part moved to another\n    socket of its parent gets its new attach)'):
-        ('Экспорт юнита «Паркана»: каждая изменённая часть — в её архив, и дерево .dat (ча'
-         'сть, перенесённая на\n    другое гнездо родителя, получает новый attach)'),
+    ('Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another '
+     'socket of its parent gets its new attach)'):
+        ('Экспорт юнита «Паркана»: каждая изменённая часть — в её архив, и дерево .dat (часть, перенесённая на '
+         'другое гнездо родителя, получает новый attach)'),
     ('For archives: which models to import, as wildcard patterns separated by commas ('
      "empty: all of them). The dialog's list of models, when shown, decides instead"):
         ('Для архивов: какие модели импортировать, шаблоны через запятую (пусто — все). Ес'
@@ -174,10 +174,10 @@ UI = {
         'Как ключуется анимация узлов',
     'Import':
         'Импорт',
-    ('Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socke'
-     't, with control points\n    and damage values'):
-        ('Импорт юнита «Паркан: Железная стратегия» (.dat): его части, каждая на своём гне'
-         'зде, с контрольными точками\n    и значениями повреждений'),
+    ('Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with control points '
+     'and damage values'):
+        ('Импорт юнита «Паркан: Железная стратегия» (.dat): его части, каждая на своём гнезде, с контрольными '
+         'точками и значениями повреждений'),
     'Import this model of the archive':
         'Импортировать эту модель архива',
     'In Place':
@@ -212,12 +212,12 @@ UI = {
         'Выделить объект, кость или объекты материала, названные в этой строке',
     'Selected':
         'Выбрано',
-    ("Show (or hide) the game's pose of every node at the current frame beside Blender"
-     "'s: an arrow per node\n    where the game's runtime puts it (the model as the exp"
-     'ort would write it after a fresh export check,\n    else as imported)'):
-        ('Показать (или скрыть) позу игры для каждого узла в текущем кадре рядом с позой B'
-         'lender: по стрелке на узел\n    там, куда его ставит движок игры (модель такой, к'
-         'акой её записал бы экспорт после свежей проверки,\n    иначе — как импортирована)'),
+    ("Show (or hide) the game's pose of every node at the current frame beside Blender's: an arrow per node "
+     "where the game's runtime puts it (the model as the export would write it after a fresh export check, "
+     'else as imported)'):
+        ('Показать (или скрыть) позу игры для каждого узла в текущем кадре рядом с позой Blender: по стрелке '
+         'на узел там, куда его ставит движок игры (модель такой, какой её записал бы экспорт после свежей '
+         'проверки, иначе — как импортирована)'),
     'Show this damage stage and LOD of the model, hiding the others':
         'Показать эту стадию повреждения и LOD модели, скрыв остальные',
     'Slot':

@@ -37,11 +37,10 @@ def _report(operator, level: str, message: str) -> None:
 
 @orientation_helper(axis_forward="Y", axis_up="Z")
 class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
-    """Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with control points
-    and damage values"""
-
     bl_idname = "import_scene.parkan_unit"
     bl_label = "Import Parkan Unit"
+    bl_description = ("Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with "
+                      "control points and damage values")
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".dat"
@@ -107,11 +106,10 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
 
 
 class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
-    """Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another
-    socket of its parent gets its new attach)"""
-
     bl_idname = "export_scene.parkan_unit"
     bl_label = "Export Parkan Unit"
+    bl_description = ("Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved "
+                      "to another socket of its parent gets its new attach)")
     bl_options = {"PRESET"}
 
     filename_ext = ".dat"
