@@ -8,6 +8,7 @@ import textwrap
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
+from bpy.app.translations import pgettext_iface as iface
 from bpy.props import BoolProperty, IntProperty, StringProperty
 from mathutils import Matrix
 
@@ -21,6 +22,7 @@ from ..com.hierarchy import descendants
 from ..exp.check import ExportCheck, check_export
 from ..exp.plan import ExportOptions
 from .operators import EXPORT_SCENE_OT_parkan_msh, export_options
+from .translations import report_text
 
 GHOST = "msh_game_pose"  # on the game pose's collection: the model root it shows
 GHOST_NODE = "msh_game_node"  # on the game pose's Empties: the node each shows
@@ -442,7 +444,7 @@ def draw_slots(layout, context, root) -> None:
     for lod in range(S.LODS):
         grid.label(text="FP" if lod == S.FIRST_PERSON else f"LOD {lod}")
     for stage in range(S.STAGES):
-        grid.label(text="Intact" if stage == 0 else f"Damage {stage}")
+        grid.label(text="Intact" if stage == 0 else f"{iface('Damage')} {stage}", translate=stage == 0)
         for lod in range(S.LODS):
             position = S.slot_position(stage, lod)
             cell = grid.row()
@@ -466,14 +468,14 @@ def draw_check(layout, context, root) -> None:
     for line in check_lines(check):
         box = layout.box()
         head = box.row()
-        wrapped = textwrap.wrap(line.message, 48) or [""]
-        head.label(text=wrapped[0], icon="ERROR" if line.level == "ERROR" else "INFO")
+        wrapped = textwrap.wrap(report_text(line.message), 48) or [""]  # as the export would report it
+        head.label(text=wrapped[0], icon="ERROR" if line.level == "ERROR" else "INFO", translate=False)
         target = next((n for n in line.names if _names_something(root, n)), None)
         if target is not None:
             op = head.operator(PARKAN_OT_select_named.bl_idname, text="", icon="RESTRICT_SELECT_OFF")
             op.name, op.root = target, root.name
         for more in wrapped[1:]:
-            box.label(text=more)
+            box.label(text=more, translate=False)
 
 
 def check_lines(check: ExportCheck):

@@ -285,6 +285,43 @@ UI = {
         'Показать стадию и LOD',
     'Write Clip to Timeline':
         'Записать клип в шкалу времени',
+    # the Parkan panel's own labels
+    'Damage':
+        'Повреждение',
+    'Select a Parkan model (import one with File > Import > Parkan MSH)':
+        'Выберите модель «Паркана» (импортируйте её через Файл > Импорт > Parkan MSH)',
+    'Materials:':
+        'Материалы:',
+    'Damage Stage and LOD':
+        'Стадия повреждения и LOD',
+    'Export Check':
+        'Проверка экспорта',
+    'Hide Game Pose':
+        'Скрыть позу игры',
+    'Show Game Pose':
+        'Показать позу игры',
+    '(import with Geometry: All Slots to switch)':
+        '(для переключения импортируйте с «Геометрия: все слоты»)',
+    'FP':
+        '1-е лицо',
+    'Intact':
+        'Целая',
+    'Live':
+        'Сразу',
+    'Not checked yet':
+        'Ещё не проверено',
+    'The scene changed since: check again':
+        'Сцена с тех пор изменилась: проверьте снова',
+    'Exports as it is':
+        'Экспортируется как есть',
+    'File':
+        'Файл',
+    'Parts':
+        'Части',
+    'Slots':
+        'Слоты',
+    'Frames':
+        'Кадры',
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
