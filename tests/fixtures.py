@@ -172,3 +172,13 @@ def load_extension():
     sys.modules[EXTENSION_PACKAGE] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_cli(capsys, *args):
+    """``python -m core ARGS`` in this process: (exit code, stdout, stderr), never a traceback."""
+    from core.cli import main as cli
+
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixtures import generated, nres, triangle_model
+from fixtures import run_cli as run
 
 from core.cli import main as cli
 from core.cli import roundtrip
@@ -34,11 +35,6 @@ def files(tmp_path, sample_msh, sample_rlb):
     return {k: str(v) for k, v in paths.items()}
 
 
-def run(capsys, *args):
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def test_module_entry_point_runs_from_the_repository_root(files):

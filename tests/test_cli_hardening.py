@@ -13,22 +13,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixtures import generated
+from fixtures import run_cli as run
 
 from core.appearance.mat0 import MAT0_TYPE_ID, Material, phase, validate_mat0
 from core.appearance.texm import HEADER, TEXM_TYPE_ID, encode_texm, parse_texm, validate_texm
 from core.authoring.synth import checker, sample_libraries
-from core.cli import main as cli
 from core.container.nres import MODEL_TYPE_ID, Archive
 from core.files import read_container, validate_container
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def leftovers(folder: Path) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixtures import generated
+from fixtures import run_cli as run
 
 from core.appearance.texm import parse_texm
 from core.authoring.synth import sample_libraries
@@ -21,11 +22,6 @@ from core.cli import main as cli
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def test_version_is_the_extensions():

@@ -7,6 +7,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from fixtures import run_cli as run
 
 from core.animation.controller import (
     clips_of,
@@ -40,7 +41,6 @@ from core.authoring.controllers import (
     walker_controller,
     walker_model,
 )
-from core.cli import main as cli
 from core.container.nres import Archive
 from core.errors import FormatError
 
@@ -355,11 +355,6 @@ def files(tmp_path, walker):
     return {p.name: str(p) for p in tmp_path.iterdir()}
 
 
-def run(capsys, *args):
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def test_clips_command_lists_states_and_clips(capsys, files, walker, data):

@@ -5,18 +5,11 @@ import os
 
 import pytest
 from fixtures import aliasing_archive, nres
+from fixtures import run_cli as run
 
-from core.cli import main as cli
 from core.container.nres import MODEL_TYPE_ID, Archive, name_bytes, name_text
 from core.files import read_container, validate_container
 from core.msh.model import Model
-
-
-def run(capsys, *args):
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 # --------------------------------------------------------------------- names (item 7)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures import run_cli as run
 from unit_fixtures import write_game
 
 from core.authoring import units
-from core.cli import main as cli
 from core.container.nres import Archive
 from core.unit.cpt import points_of
 from core.unit.ndp import table_of
@@ -24,11 +24,6 @@ def game(tmp_path):
     return write_game(tmp_path / "Game")
 
 
-def run(capsys, *args):
-    code = cli.main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    return code, out, err
 
 
 def test_unit_text_shows_the_tree_each_part_and_its_socket(capsys, game):
