@@ -61,8 +61,8 @@ def core_steps(target: str, libraries: list[str]) -> int:
 
 
 def batch(*args: str) -> int:
-    command = [sys.executable, str(ROOT / "io_msh" / "batch" / "__main__.py"), *args]
-    print(f"\n$ {' '.join(Path(c).name if i < 2 else c for i, c in enumerate(command))}", flush=True)
+    command = [sys.executable, str(ROOT / "io_msh" / "batch"), *args]
+    print(f"\n$ python io_msh/batch {' '.join(args)}", flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
     for line in result.stdout.splitlines():
         if line.startswith(("[", " ", "summary", "contact")):  # progress, its findings and warnings, summary
