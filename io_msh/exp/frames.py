@@ -42,6 +42,20 @@ class Poses:
         return rot, pos
 
 
+class Held:
+    """The poses of some nodes at every frame, evaluated once: where they fit in one block, the comparison
+    with the runtime and the new keys read the same poses (``Poses.at`` for those nodes)."""
+
+    def __init__(self, poses: Poses, nodes: np.ndarray) -> None:
+        self.row = {int(n): i for i, n in enumerate(nodes)}
+        self.rot, self.pos = poses.at(nodes)
+
+    def at(self, nodes, columns=None) -> tuple[np.ndarray, np.ndarray]:
+        rows = [self.row[int(n)] for n in np.asarray(nodes).reshape(-1)]
+        rot, pos = self.rot[rows], self.pos[rows]
+        return (rot, pos) if columns is None else (rot[:, columns], pos[:, columns])
+
+
 def blocks(nodes: int, frames: int) -> list[slice]:
     """Consecutive frame slices holding at most BLOCK node-frames each (at least one frame)."""
     step = max(1, BLOCK // max(1, nodes))

@@ -28,7 +28,7 @@ from ...core.msh.model import Model
 from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
-from .frames import Poses, blocks, hold_every_frame
+from .frames import Held, Poses, blocks, hold_every_frame
 from .game_fields import area_warnings, write_flags
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
@@ -218,15 +218,17 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Pos
         same[sorted(scene.curves_as_imported)] = True
         same &= same_as_runtime(source, *poses.at(None, slice(0, 1)), times[:1], same_position, same_rotation)
     rest = np.flatnonzero(~same)
-    same[rest] = same_in_blocks(source, poses.at, rest, times, blocks(len(rest), len(times)), same_position,
-                                same_rotation)
+    split = blocks(len(rest), len(times))
+    if len(split) == 1:
+        poses = Held(poses, rest)
+    same[rest] = same_in_blocks(source, poses.at, rest, times, split, same_position, same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
     for i, track in zip(edited, _authored(edited, scene, poses, times, options)):
         anim.tracks[i] = track
     return edited
 
 
-def _authored(nodes: list[int], scene: SceneModel, poses: Poses, times, options: ExportOptions) -> list[Track]:
+def _authored(nodes: list[int], scene: SceneModel, poses: Poses | Held, times, options: ExportOptions) -> list[Track]:
     if options.keys == "BLENDER_KEYS":
         return [_at_blender_keys(i, scene, poses, times) for i in nodes]
     if not nodes:
@@ -235,7 +237,7 @@ def _authored(nodes: list[int], scene: SceneModel, poses: Poses, times, options:
     return author_tracks(*poses.at(nodes), times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
 
 
-def _at_blender_keys(node: int, scene: SceneModel, poses: Poses, times) -> Track:
+def _at_blender_keys(node: int, scene: SceneModel, poses: Poses | Held, times) -> Track:
     frames = scene.frames
     keyed = scene.keyframes.get(node, np.zeros(0))
     off_grid = keyed[np.abs(keyed - np.round(keyed)) > 1e-3]
