@@ -51,6 +51,15 @@ class Created:
         self.ids.clear()
 
 
+def import_root_matrix(axis_forward: str, axis_up: str, scale: float) -> Matrix:
+    """The matrix of an imported model's root: MSH axes (+Y forward, +Z up) to the chosen Blender axes,
+    then the scale."""
+    from bpy_extras.io_utils import axis_conversion
+
+    return axis_conversion(from_forward="Y", from_up="Z", to_forward=axis_forward,
+                           to_up=axis_up).to_4x4() @ Matrix.Scale(scale, 4)
+
+
 def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix: Matrix,
                  set_frame_range: bool = True, progress: Callable[[int], None] | None = None) -> list[bpy.types.Object]:
     """Build every planned model; on any exception, remove what was made and re-raise."""

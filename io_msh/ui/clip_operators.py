@@ -8,6 +8,7 @@ from bpy.props import StringProperty
 
 from ..com import props as P
 from ..exp.clip_timeline import write_clip_to_timeline
+from .translations import report
 
 
 def _model_root(context):
@@ -36,16 +37,16 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
         root = _model_root(context)
         clip = self.clip or self._assigned_clip(root)
         if not clip:
-            self.report({"ERROR"}, "Name the clip (or assign a clip's action to the model)")
+            report(self, "ERROR", "Name the clip (or assign a clip's action to the model)")
             return {"CANCELLED"}
         try:
             written, warnings = write_clip_to_timeline(root, clip)
         except KeyError as exc:
-            self.report({"ERROR"}, str(exc.args[0]))
+            report(self, "ERROR", str(exc.args[0]))
             return {"CANCELLED"}
         for line in warnings:
-            self.report({"WARNING"}, line)
-        self.report({"INFO"}, f"{clip}: {len(written)} edited node(s) written into the timeline")
+            report(self, "WARNING", line)
+        report(self, "INFO", f"{clip}: {len(written)} edited node(s) written into the timeline")
         return {"FINISHED"}
 
     @staticmethod

@@ -15,11 +15,9 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatPrope
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
-    axis_conversion,
     orientation_helper,
     poll_file_object_drop,
 )
-from mathutils import Matrix
 
 from ...core.animation.keys import Tolerance
 from ...core.errors import FormatError, printable
@@ -29,20 +27,14 @@ from ..com import compat
 from ..exp.export import export_to_file
 from ..exp.materials import MaterialOptions
 from ..exp.plan import ExportOptions
-from ..imp.build import import_plans
+from ..imp.build import import_plans, import_root_matrix
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
 from . import translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .preferences import ParkanMshPreferences, game_folder
+from .translations import report
 
 EXTENSIONS = ".msh;.rlb"
-
-
-def report(operator, level: str, message: str) -> None:
-    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8), in the
-    interface language."""
-    for line in message.splitlines() or [""]:
-        operator.report({level}, translations.report_text(printable(line)))
 
 
 @lru_cache(maxsize=8)
@@ -259,8 +251,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
             if not failures:
                 report(self, "ERROR", "No file to import")
             return {"CANCELLED"}
-        root_matrix = (axis_conversion(from_forward="Y", from_up="Z", to_forward=self.axis_forward,
-                                       to_up=self.axis_up).to_4x4() @ Matrix.Scale(self.global_scale, 4))
+        root_matrix = import_root_matrix(self.axis_forward, self.axis_up, self.global_scale)
         wm = context.window_manager
         wm.progress_begin(0, len(plans))
         try:

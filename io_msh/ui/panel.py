@@ -22,7 +22,7 @@ from ..com.hierarchy import descendants
 from ..exp.check import ExportCheck, check_export
 from ..exp.plan import ExportOptions
 from .operators import EXPORT_SCENE_OT_parkan_msh, export_options
-from .translations import report_text
+from .translations import report, report_text
 
 GHOST = "msh_game_pose"  # on the game pose's collection: the model root it shows
 GHOST_NODE = "msh_game_node"  # on the game pose's Empties: the node each shows
@@ -119,8 +119,8 @@ class PARKAN_OT_check_export(bpy.types.Operator):
     def execute(self, context):
         result = run_check(context)
         errors = sum(line.level == "ERROR" for line in result.lines)
-        self.report({"ERROR" if errors else "INFO"},
-                    f"export check: {errors} refusal(s), {len(result.lines) - errors} warning(s)")
+        report(self, "ERROR" if errors else "INFO",
+               f"export check: {errors} refusal(s), {len(result.lines) - errors} warning(s)")
         return {"FINISHED"}
 
 
@@ -139,7 +139,7 @@ class PARKAN_OT_select_named(bpy.types.Operator):
         objects = [root, *descendants(root)] if root is not None else list(context.scene.objects)
         chosen = select_named(context, self.name, objects)
         if not chosen:
-            self.report({"WARNING"}, f"nothing named {self.name!r} in the model")
+            report(self, "WARNING", f"nothing named {self.name!r} in the model")
             return {"CANCELLED"}
         return {"FINISHED"}
 
@@ -238,7 +238,7 @@ class PARKAN_OT_show_slot(bpy.types.Operator):
     def execute(self, context):
         root = selected_root(context)
         if self.position not in available_slots(root):
-            self.report({"ERROR"}, f"{root.name}: {S.slot_label(self.position)} was not imported")
+            report(self, "ERROR", f"{root.name}: {S.slot_label(self.position)} was not imported")
             return {"CANCELLED"}
         show_slot(context, root, self.position)
         return {"FINISHED"}
@@ -355,7 +355,7 @@ class PARKAN_OT_game_pose(bpy.types.Operator):
             hide_game_pose(root)
             return {"FINISHED"}
         if game_model(root) is None:
-            self.report({"ERROR"}, f"{root.name}: no game model to sample (export check the model first)")
+            report(self, "ERROR", f"{root.name}: no game model to sample (export check the model first)")
             return {"CANCELLED"}
         show_game_pose(context, root)
         return {"FINISHED"}

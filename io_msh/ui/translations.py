@@ -588,3 +588,12 @@ def report_text(message: str, depth: int = 0) -> str:
     if sep and rest:
         return f"{head}{sep}{report_text(rest, depth + 1)}"
     return message
+
+
+def report(operator, level: str, message: str) -> None:
+    """An operator report, one per line, printable (file names may hold bytes that are not UTF-8), in the
+    interface language."""
+    from ...core.errors import printable
+
+    for line in message.splitlines() or [""]:
+        operator.report({level}, report_text(printable(line)))

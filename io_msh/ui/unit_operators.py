@@ -12,27 +12,21 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
-    axis_conversion,
     orientation_helper,
     poll_file_object_drop,
 )
-from mathutils import Matrix
 
 from ...core.errors import FormatError, printable
 from ...core.msh import streams as S
 from ..com import compat
 from ..exp.plan import ExportOptions
 from ..exp.unit import export_unit, unit_collection
+from ..imp.build import import_root_matrix
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
 from ..imp.unit_plan import plan_unit
 from .preferences import game_folder
-
-
-def _report(operator, level: str, message: str) -> None:
-    """One report per line, printable (as io_msh.ui.operators reports)."""
-    for line in message.splitlines() or [""]:
-        operator.report({level}, printable(line))
+from .translations import report
 
 
 @orientation_helper(axis_forward="Y", axis_up="Z")
@@ -84,23 +78,22 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
         try:
             plan = plan_unit(path, options)
         except FormatError as exc:
-            _report(self, "ERROR", exc.describe(path))
+            report(self, "ERROR", exc.describe(path))
             return {"CANCELLED"}
         except OSError as exc:
-            _report(self, "ERROR", f"{path}: cannot read: {exc.strerror or exc}")
+            report(self, "ERROR", f"{path}: cannot read: {exc.strerror or exc}")
             return {"CANCELLED"}
-        root_matrix = (axis_conversion(from_forward="Y", from_up="Z", to_forward=self.axis_forward,
-                                       to_up=self.axis_up).to_4x4() @ Matrix.Scale(self.global_scale, 4))
+        root_matrix = import_root_matrix(self.axis_forward, self.axis_up, self.global_scale)
         try:
             import_unit(context, plan, root_matrix, self.set_frame_range)
         except Exception as exc:  # a Blender-side failure must not leave half a unit
-            _report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
+            report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
             return {"CANCELLED"}
         for line in plan.warnings:
-            _report(self, "INFO", line)
+            report(self, "INFO", line)
         imported = sum(p.model is not None for p in plan.parts)
         if plan.warnings:
-            _report(self, "WARNING", f"Imported {imported} part(s) of {os.path.basename(path)} with "
+            report(self, "WARNING", f"Imported {imported} part(s) of {os.path.basename(path)} with "
                                      f"{len(plan.warnings)} warning(s); first: {plan.warnings[0]}")
         return {"FINISHED"}
 
@@ -132,14 +125,14 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
         try:
             result = export_unit(context, path, ExportOptions(self.keys, force=self.force), self.collection or None)
         except FormatError as exc:
-            _report(self, "ERROR", exc.describe(path))
+            report(self, "ERROR", exc.describe(path))
             return {"CANCELLED"}
         except OSError as exc:
-            _report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
+            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
         for line in result.warnings:
-            _report(self, "WARNING", line)
-        _report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
+            report(self, "WARNING", line)
+        report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
                               f"{len(result.moved)} moved to another socket")
         return {"FINISHED"}
 
