@@ -78,10 +78,6 @@ class Component:
     def kind(self) -> int:
         return int(self.fixed["kind"])
 
-    @property
-    def label_text(self) -> str:
-        return self.label.split(b"\0", 1)[0].decode("cp1251", "replace")
-
     def to_bytes(self) -> bytes:
         fixed = self.fixed.copy()
         fixed["count"] = len(self.channels)
