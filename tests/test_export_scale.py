@@ -124,3 +124,25 @@ def test_a_scale_that_changes_over_the_frames_on_a_node_with_parts_is_refused(bl
     with pytest.raises(RuntimeError, match=r"node '[^']+' has parts and a scale that changes over the frames"):
         bpy.ops.export_scene.parkan_msh(filepath=str(target))
     assert not target.exists()
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+@pytest.mark.parametrize("scale", [(-1.0, 1.0, 1.0), (1.0, -1.0, -1.0), (-2.0, 1.0, 1.0)])
+def test_a_mirrored_node_is_refused_even_a_pure_reflection(blender, tmp_path, node_mode, scale):
+    """(-1, 1, 1) is a reflection with unit column lengths: it must be refused like any negative scale, while
+    (1, -1, -1) is a half turn and exports."""
+    from fixtures import generated
+
+    bpy = blender.bpy
+    data = generated(65, node_count=3, frame_count=6, animated=1.0)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    node_handle(bpy, root, 1).scale = scale
+    bpy.context.view_layer.update()
+    target = tmp_path / "out.msh"
+    if np.prod(scale) > 0:
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+        assert target.exists()
+        return
+    with pytest.raises(RuntimeError, match=r"node '[^']+' is mirrored"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+    assert not target.exists()

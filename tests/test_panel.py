@@ -114,7 +114,7 @@ def range_before_zero(bpy, tmp_path):
 def mirrored(bpy, tmp_path):
     root = _imported(bpy, tmp_path, node_mode="EMPTIES")
     node = next(o for o in root.children_recursive if o.type == "EMPTY" and o["msh_node_index"] == 1)
-    node.scale = (-2.0, 1.0, 1.0)  # a pure reflection (-1, 1, 1) is not caught: see the report
+    node.scale = (-1.0, 1.0, 1.0)  # a pure reflection
     bpy.context.view_layer.update()
     return {}
 

@@ -167,4 +167,6 @@ def scaled_nodes(world: np.ndarray) -> np.ndarray:
     """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared)."""
     basis = world[..., :3, :3]
     gram = np.swapaxes(basis, -1, -2) @ basis
-    return (np.abs(gram - np.eye(3)) > 2 * SCALE_TOLERANCE).any(axis=(-1, -2)).reshape(len(world), -1).any(axis=1)
+    # A pure reflection (scale -1, 1, 1) keeps the Gram matrix the identity: only its determinant tells.
+    bad = (np.abs(gram - np.eye(3)) > 2 * SCALE_TOLERANCE).any(axis=(-1, -2)) | (np.linalg.det(basis) < 0)
+    return bad.reshape(len(world), -1).any(axis=1)
