@@ -39,3 +39,15 @@ def test_main_job_on_a_two_model_archive_samples_each_and_keeps_the_users_files(
         assert f"{name}: " in result.stdout and "round trip byte-identical" in result.stdout
     assert "main job: OK" in result.stdout
 
+
+
+def test_the_bundled_samples_are_what_make_sample_writes(sample_msh, sample_rlb):
+    """scripts/make_sample.py is the samples' only source: the files in samples/ must not drift from it (they
+    did once, when the writer's slot volume word changed)."""
+    from core.authoring.synth import sample_libraries
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    assert (samples / "sample.msh").read_bytes() == sample_msh
+    assert (samples / "sample.rlb").read_bytes() == sample_rlb
+    for name, archive in sample_libraries().items():
+        assert (samples / name).read_bytes() == archive.to_bytes(), name
