@@ -98,3 +98,23 @@ def test_a_part_moved_onto_another_parts_node_is_refused_and_nothing_is_written(
     with pytest.raises(RuntimeError, match=r"hangs on 'synth_chassis\.msh' 'Base_TM', not on a node of its parent"):
         bpy.ops.export_scene.parkan_unit(filepath=str(out))
     assert not out.exists()
+
+
+def test_a_unit_in_a_folder_whose_name_is_not_utf8_exports_its_edited_part(blender, tmp_path):
+    """The unit's and its parts' paths are kept as bytes too (io_msh.com.props.store_path): a folder named in
+    Windows-1251 (b'\\xc8\\xe3\\xf0\\xe0', 'Игра') does not decode as UTF-8, and its text form cannot be opened."""
+    import os
+
+    bpy = blender.bpy
+    folder = tmp_path / os.fsdecode(b"\xc8\xe3\xf0\xe0")
+    folder.mkdir()
+    write_game(folder)
+    parts = folder / units.PARTS
+    source = Archive.parse(parts.read_bytes())
+    roots = import_unit(bpy, folder / units.UNIT_DAT)
+    mesh = next(o for o in roots[5].children_recursive if o.type == "MESH")
+    mesh.data.vertices[0].co.z += 0.3
+    export_unit(bpy, folder / units.UNIT_DAT)
+    written = Archive.parse(parts.read_bytes())
+    assert [e.name_str for e, s in zip(written.entries, source.entries) if bytes(e.data) != bytes(s.data)] == \
+        ["e_tur_mt_01.msh"]

@@ -280,7 +280,7 @@ class Worker:
         from ..com import props as P
         from ..exp.export import export_to_file
 
-        source = root.get(P.SOURCE_PATH)
+        source = P.stored_path(root, P.SOURCE_PATH)
         if not source:
             raise ValueError(f"model {printable(str(root['msh_model']))!r} has no msh_source_path: it was not "
                              "imported from a file, so there is no source to write into")

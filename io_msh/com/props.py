@@ -1,5 +1,9 @@
 """Names of the custom properties the importer writes and the exporter reads (the scene contract)."""
 
+import os
+
+from ...core.errors import printable
+
 MODEL = "msh_model"            # on the root object: the file or archive entry name
 SOURCE = "msh_source"          # on the root object: the model's bytes as read (for a lossless export)
 SOURCE_PATH = "msh_source_path"  # on the root object: the file it came from
@@ -27,3 +31,23 @@ CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' f
 # UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
 BASE_UV = "UVMap"
 LIGHTMAP_UV = "Lightmap"
+
+
+def store_path(holder, key: str, path: str) -> None:
+    """A file path on custom property ``key``: as text the user can read (``printable``), and, when that text is
+    not the path itself (a name whose bytes did not decode, or control characters), the path's bytes under
+    ``key + "_bytes"`` as well, so that the file can still be opened (``stored_path``)."""
+    holder[key] = printable(path)
+    if printable(path) != path:
+        holder[key + "_bytes"] = os.fsencode(path)
+    elif key + "_bytes" in holder:
+        del holder[key + "_bytes"]
+
+
+def stored_path(holder, key: str) -> str | None:
+    """The path ``store_path`` stored (None when there is none)."""
+    raw = holder.get(key + "_bytes")
+    if raw is not None:
+        return os.fsdecode(bytes(raw))
+    text = holder.get(key)
+    return None if text is None else str(text)

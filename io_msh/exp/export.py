@@ -97,7 +97,7 @@ def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
     that name: names may differ only in case), else the entry named ``entry`` or after the model."""
     name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
     index = root.get(P.ENTRY_INDEX)
-    source = root.get(P.SOURCE_PATH)
+    source = P.stored_path(root, P.SOURCE_PATH)
     if entry is None and index is not None and source is not None \
             and os.path.realpath(str(source)) == os.path.realpath(path):
         return _ImportedEntry(int(index), name)

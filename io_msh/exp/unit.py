@@ -47,7 +47,7 @@ def unit_collection(context, name: str | None = None) -> bpy.types.Collection:
 
 def export_unit(context, dat_path: str, options: ExportOptions, collection: str | None = None) -> UnitExportResult:
     unit = unit_collection(context, collection)
-    source = str(unit[UNIT])
+    source = P.stored_path(unit, UNIT)
     tree = parse_dat(read_input(source), source)
     parents = tree.parents()
     roots = {int(o[COMPONENT]): o for o in unit.all_objects if P.MODEL in o and COMPONENT in o}
@@ -69,7 +69,7 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
         wear_changed = wear is not None and wear.to_bytes() != bytes(root.get(P.WEAR, b""))
         if data == bytes(root[P.SOURCE]) and not wear_changed:
             continue
-        path, index = str(root[P.SOURCE_PATH]), root.get(P.ENTRY_INDEX)
+        path, index = P.stored_path(root, P.SOURCE_PATH), root.get(P.ENTRY_INDEX)
         if index is None:
             raise FormatError.single("unit", component, f"part {root.name!r} was not imported from an archive entry",
                                      source)
@@ -91,8 +91,8 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
                 listed.data = wear.to_bytes()
         written[(real, int(index))] = (data, component)
         result.parts_written.append(component)
-        sharing = [c for c, r in roots.items() if c != component and os.path.realpath(str(r[P.SOURCE_PATH])) == real
-                   and r.get(P.ENTRY_INDEX) == index]
+        sharing = [c for c, r in roots.items() if c != component and r.get(P.ENTRY_INDEX) == index
+                   and os.path.realpath(P.stored_path(r, P.SOURCE_PATH)) == real]
         if sharing:
             result.warnings.append(f"{root.name}: components {sharing} use the same model and change with it")
     external = {c for c, r in roots.items() if r.get(EXTERNAL) and parents[c] is not None} | {
@@ -111,7 +111,7 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
     for component, root in roots.items():  # the scene now describes the file written
         root[COMPONENT] = new_index[component]
         root[ATTACH] = new_tree.components[new_index[component]].attach
-    unit[UNIT] = printable(dat_path)
+    P.store_path(unit, UNIT, dat_path)
     return result
 
 

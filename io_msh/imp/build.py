@@ -13,7 +13,6 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ...core.errors import printable
 from ...core.msh import streams as S
 from ..com import compat
 from ..com import flags as F
@@ -109,7 +108,7 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
     _link(context, root)
     root[P.MODEL] = plan.name
     root[P.SOURCE] = plan.source
-    root[P.SOURCE_PATH] = printable(plan.source_path)
+    P.store_path(root, P.SOURCE_PATH, plan.source_path)
     if plan.entry_index is not None:
         root[P.ENTRY_INDEX] = plan.entry_index
     root[P.NODE_MODE] = mode

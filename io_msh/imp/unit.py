@@ -8,7 +8,6 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Vector
 
-from ...core.errors import printable
 from ..com import compat
 from ..com import props as P
 from .build import import_plans, remove_models, write_keys
@@ -31,7 +30,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
     active = context.view_layer.active_layer_collection
     try:
         unit = _collection(context, active, plan.name, collections)
-        unit[UNIT] = printable(plan.path)
+        P.store_path(unit, UNIT, plan.path)
         internal = None
         for part in plan.parts:
             if part.model is None:
