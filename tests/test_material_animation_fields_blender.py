@@ -187,3 +187,20 @@ def test_unedited_export_is_byte_identical_and_an_edited_material_curve_warns(bl
     assert bpy.ops.export_scene.parkan_msh(filepath=str(edited)) == {"FINISHED"}
     assert edited.read_bytes() == out.read_bytes()  # the model does not change; the track is not written back
     assert (game / "Material.lib").read_bytes() == library_bytes
+
+
+def test_a_white_diffuse_feeds_only_the_sockets_the_graph_gave_the_diffuse(blender, tmp_path):
+    """The Principled BSDF's white defaults (Specular Tint, Emission Color, ...) are not the diffuse colour."""
+    bpy = blender.bpy
+    libraries = sample_libraries()
+    phases = [phase((*rgb, 1.0), "BODY.0", cell=i) for i, rgb in enumerate([(1, 1, 1), (0, 0.6, 0.2), (1, 0.7, 0.5)])]
+    material = Material(blend_attr1("OPAQUE", False), phases=np.array(phases),
+                        animations=[AnimBlock(LOOP | 0x02 << 3, np.array(KEYS, ANIM_KEY))])
+    libraries["Material.lib"].add("WHITE", material.to_bytes(), MAT0_TYPE_ID, attr1=material.attr1,
+                                  attr2=material.attr2)
+    game = write_game(tmp_path / "game", libraries)
+    (game / "unit.rlb").write_bytes(model_archive(wear_of(["WHITE"]), 1))
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(game / "unit.rlb"), frame_rate=RATE) == {"FINISHED"}
+    (white,) = [m for m in bpy.data.materials if m.get("msh_mat0") == "WHITE"]
+    fed = {(k.to_node.type, k.to_socket.name) for k in white.node_tree.nodes["msh diffuse"].outputs[0].links}
+    assert fed == {("MIX", "B")}

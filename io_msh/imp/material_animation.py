@@ -200,7 +200,9 @@ def _keys(fcurve, frames: np.ndarray, values: np.ndarray, linear: bool, cyclic: 
 def _diffuse_node(tree, look):
     """An RGB node feeding every socket the material graph gave the diffuse colour as a constant."""
     wanted = np.array([*linear_rgba(look.diffuse[:3]), 1.0])
+    # Only sockets materials.py can give it (a Principled BSDF's white Specular Tint or Emission Color is not it).
     sockets = [s for n in tree.nodes for s in n.inputs if s.type == "RGBA" and not s.is_linked
+               and (s.name in ("Base Color", "Color") or (n.type == "MIX" and s.name == "B"))
                and np.allclose(np.array(s.default_value), wanted, atol=1e-6)]
     if not sockets:
         return None
