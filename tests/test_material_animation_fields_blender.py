@@ -22,10 +22,10 @@ FIELDS = {"ambient": "msh ambient", "specular": "msh specular", "emissive": "msh
 GLIDE_BIT = {"ambient": 0x01, "specular": 0x04, "emissive": 0x08, "alpha": 0x10}
 
 
-def two_texture_library(mode: int, mask: int, blend: str = "BLEND") -> dict:
+def two_texture_library(mode: int, mask: int, blend: str = "BLEND", entries=ENTRIES) -> dict:
     libraries = sample_libraries()
     phases = []
-    for i, (texture, cell, ambient, specular, emissive, alpha) in enumerate(ENTRIES):
+    for i, (texture, cell, ambient, specular, emissive, alpha) in enumerate(entries):
         record = phase((0.2 * i, 0.5, 0.9, 1.0), texture, cell=cell)
         record["p"][0:4] = [*ambient, alpha]
         record["p"][8:11] = specular
@@ -52,6 +52,8 @@ def shown_texture(socket):
     """The image entry a socket's value comes from, following the graph as Blender evaluates it: a multiply by
     its texture side, a switch (Mix) by its factor."""
     while True:
+        if not socket.is_linked:  # an untextured time: the switch's constant white
+            return None
         node = socket.links[0].from_node
         if node.type == "TEX_IMAGE":
             return node.image["msh_texture"].split("|", 1)[1]
@@ -204,3 +206,31 @@ def test_a_white_diffuse_feeds_only_the_sockets_the_graph_gave_the_diffuse(blend
     (white,) = [m for m in bpy.data.materials if m.get("msh_mat0") == "WHITE"]
     fed = {(k.to_node.type, k.to_socket.name) for k in white.node_tree.nodes["msh diffuse"].outputs[0].links}
     assert fed == {("MIX", "B")}
+
+
+def test_an_entry_without_a_texture_or_with_a_missing_one_shows_untextured_with_a_warning(blender, tmp_path, capfd):
+    bpy = blender.bpy
+    entries = [("BODY.0", 1, *ENTRIES[0][2:]), ("NOPE.0", 1, *ENTRIES[1][2:]), ("", 2, *ENTRIES[2][2:])]
+    libraries = two_texture_library(LOOP, 0x01, entries=entries)
+    game = write_game(tmp_path / "game", libraries)
+    (game / "unit.rlb").write_bytes(model_archive(wear_of(["SWITCH"]), 1))
+    capfd.readouterr()
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(game / "unit.rlb"), frame_rate=RATE) == {"FINISHED"}
+    out = capfd.readouterr()
+    text = (out.out + out.err).lower()
+    assert "texture 'nope.0' is not in textures.lib; its animation shows that entry untextured" in text
+    (material,) = [m for m in bpy.data.materials if m.get("msh_mat0") == "SWITCH"]
+    tree = material.node_tree
+    bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
+    (mapping,) = [n for n in tree.nodes if n.type == "MAPPING"]
+    core_material = material_of(libraries["Material.lib"].find("SWITCH"))
+    frames = np.arange(0, 21)
+    names = texture_names(core_material, timeline(core_material.animations[0], frames * 1000 / RATE))
+    assert set(names) == {"BODY.0", "NOPE.0", ""}
+    for k, frame in enumerate(frames):
+        blender.evaluated_frame(frame)
+        shown = shown_texture(bsdf.inputs["Base Color"])
+        assert shown == (names[k] if names[k] == "BODY.0" else None), frame
+        assert shown_texture(bsdf.inputs["Alpha"]) == shown
+        # BODY.0's cell 1 (its first Page rectangle), else the whole picture (nothing to cut a cell from)
+        assert tuple(mapping.inputs["Scale"].default_value)[:2] == ((0.5, 0.5) if shown else (1.0, 1.0))
