@@ -23,6 +23,7 @@ MATERIAL = "msh_material"      # on materials: the WEAR row of the batch materia
 LIGHTMAP = "msh_lightmap"      # on lightmapped materials: the LIGHTMAPS row (batch +4, high byte)
 WEAR_NAME = "msh_wear_name"    # on materials: the WEAR row's name (the Blender name may carry a .001)
 MAT0 = "msh_mat0"              # on materials from Material.lib: the MAT0 entry shown
+MATERIAL_CURVES = "msh_material_curves"  # on animated materials: the fingerprint of the node F-curves imported
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order

@@ -77,6 +77,9 @@ def plan_materials(materials: list[SceneMaterial], source_wear: bytes | None,
         result.wear = wear or Wear()
         result.wear.materials = rows
     _new_library_entries(materials, options, result)
+    result.warnings += [f"material {m.name!r}: its animation's F-curves were edited; MAT0 tracks are not written, "
+                        "so the game plays the track in Material.lib as before"
+                        for m in materials if m.animation_edited]
     return result
 
 

@@ -9,6 +9,7 @@ from ...core.errors import FormatError
 from ..com import conversion as C
 from ..com import props as P
 from ..com.hierarchy import descendants
+from ..com.material_curves import material_animation_edited
 from .game_fields import mesh_face_flags
 from .scene_model import SceneImage, SceneMaterial, SceneMesh
 from .skin import rigid_parts, strongest_bones
@@ -164,7 +165,7 @@ def _scene_material(material) -> SceneMaterial:
         diffuse = (*principled.inputs["Base Color"].default_value[:3], principled.inputs["Alpha"].default_value)
     return SceneMaterial(
         material.name, material.get(P.MATERIAL), material.get(P.WEAR_NAME), material.get(P.LIGHTMAP),
-        tuple(float(c) for c in diffuse), _blend(material), image)
+        tuple(float(c) for c in diffuse), _blend(material), image, material_animation_edited(material))
 
 
 def _blend(material) -> str:

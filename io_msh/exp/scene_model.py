@@ -37,6 +37,7 @@ class SceneMaterial:
     diffuse: tuple[float, float, float, float] = (0.8, 0.8, 0.8, 1.0)
     blend: str = "OPAQUE"
     image: SceneImage | None = None
+    animation_edited: bool = False  # its MAT0 track's F-curves differ from the import's (not written back)
 
 
 @dataclass

@@ -1,18 +1,34 @@
-"""Animated materials in Blender (the plan of io_msh.imp.material_keys): an RGB node holding the diffuse colour,
-keyed linear (gliding, MAT0 mask 0x02) or constant, and the atlas cell's Mapping node keyed constant, in an
-action on the material's node tree, repeated by a Cycles modifier unless the track plays once."""
+"""Animated materials in Blender (the plan of io_msh.imp.material_keys), in an action on the material's node tree,
+repeated by a Cycles modifier unless the track plays once (docs/format-notes.md "Material animation"):
+
+- an RGB node ``msh diffuse`` holding the diffuse colour, keyed linear (gliding, MAT0 mask 0x02) or constant;
+- the atlas cell's Mapping node keyed constant, the box of the texture shown at that time;
+- a texture switch: one Image Texture node per texture the track shows, picked by Mix nodes (colour and alpha)
+  whose factors a constant-keyed Value node ``msh texture <i>`` sets (1: texture i is shown);
+- ``msh alpha`` (the device's diffuse alpha: ambient alpha), ``msh ambient`` (into the Principled BSDF's emission,
+  times the texture, as the device adds it), ``msh specular`` (its Specular Tint) and ``msh emissive`` (keyed,
+  not wired: the device does not use it), each only when the track changes it.
+
+The fingerprint of the curves written is kept on the material (``msh_material_curves``), so that the export can
+tell an edited animation (which it does not write back) from the import's."""
 
 from __future__ import annotations
 
 import bpy
 import numpy as np
 
+from ...core.appearance.mat0 import ADD, BLEND
 from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
+from ..com.material_curves import material_curves_fingerprint
 from .material_keys import MaterialKeys
+from .materials import _base_texture, image_for
 
 DIFFUSE_NODE = "msh diffuse"
+ALPHA_NODE = "msh alpha"
+COLOUR_NODES = {"ambient": "msh ambient", "specular": "msh specular", "emissive": "msh emissive"}
+TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
 
 
@@ -32,14 +48,133 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, cre
         for index in range(3):
             _keys(target.new_fcurve(f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE),
                   keys.colour_frames, keys.colour[:, index], keys.colour_glides, keys.cyclic)
-    if keys.cell_frames is not None:
-        mapping = _mapping_node(tree)
-        if mapping is not None:
-            u0, v0, du, dv = keys.cell_boxes.T
-            path = f'nodes["{mapping.name}"].inputs'
-            for socket, index, values in ((1, 0, u0), (1, 1, 1.0 - v0 - dv), (3, 0, du), (3, 1, dv)):
-                _keys(target.new_fcurve(f"{path}[{socket}].default_value", index, mapping.name),
-                      keys.cell_frames, values, False, keys.cyclic)
+    mapping = _mapping_node(tree) if keys.cell_frames is not None else None
+    if mapping is not None:
+        u0, v0, du, dv = keys.cell_boxes.T
+        path = f'nodes["{mapping.name}"].inputs'
+        for socket, index, values in ((1, 0, u0), (1, 1, 1.0 - v0 - dv), (3, 0, du), (3, 1, dv)):
+            _keys(target.new_fcurve(f"{path}[{socket}].default_value", index, mapping.name),
+                  keys.cell_frames, values, False, keys.cyclic)
+    texture_colour = _texture_switch(tree, keys, target, created)
+    if "alpha" in keys.fields:
+        _alpha(tree, look, keys, target)
+    for name, label in COLOUR_NODES.items():
+        if name in keys.fields:
+            _colour(tree, name, label, keys, target, texture_colour)
+    material[P.MATERIAL_CURVES] = material_curves_fingerprint(material)
+
+
+def _value_node(tree, label: str, location, keys_of, target, width: int):
+    """A keyed RGB (width 3) or Value node of that name."""
+    node = tree.nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue")
+    node.name = node.label = label
+    node.location = location
+    frames, values, linear, cyclic = keys_of
+    node.outputs[0].default_value = (*values[0], 1.0) if width == 3 else float(values[0][0])
+    for index in range(width):
+        _keys(target.new_fcurve(f'nodes["{node.name}"].outputs[0].default_value', index, label),
+              frames, values[:, index], linear, cyclic)
+    return node
+
+
+def _texture_switch(tree, keys: MaterialKeys, target, created):
+    """Image Texture nodes for the other textures the track shows, chosen by Mix nodes; the socket giving the
+    texture colour shown (None without a texture)."""
+    base = _base_texture(tree)
+    if base is None:
+        return None
+    if keys.texture_frames is None:
+        return base.outputs["Color"]
+    colour_users = [link.to_socket for link in base.outputs["Color"].links]
+    alpha_users = [link.to_socket for link in base.outputs["Alpha"].links]
+    vector = base.inputs["Vector"].links[0].from_socket if base.inputs["Vector"].is_linked else None
+    colour, alpha = base.outputs["Color"], base.outputs["Alpha"]
+    x, y = base.location
+    for i, ref in enumerate(keys.textures[1:], 1):
+        factor = (keys.texture_index == i).astype(np.float64)[:, None]
+        switch = _value_node(tree, TEXTURE_NODE.format(i), (x, y - 300 * i - 150),
+                             (keys.texture_frames, factor, False, keys.cyclic), target, 1)
+        texture = None
+        if ref is not None:
+            texture = tree.nodes.new("ShaderNodeTexImage")
+            texture.image = image_for(ref, created)
+            texture.location = (x, y - 300 * i)
+            if vector is not None:
+                tree.links.new(vector, texture.inputs["Vector"])
+        colour = _mix(tree, "RGBA", colour, texture.outputs["Color"] if texture else (1.0, 1.0, 1.0, 1.0),
+                      switch, (x + 150, y - 300 * i + 100))
+        if alpha_users:
+            alpha = _mix(tree, "FLOAT", alpha, texture.outputs["Alpha"] if texture else 1.0, switch,
+                         (x + 150, y - 300 * i - 100))
+    for socket in colour_users:
+        tree.links.new(colour, socket)
+    for socket in alpha_users:
+        tree.links.new(alpha, socket)
+    return colour
+
+
+def _mix(tree, data_type: str, a, b, switch, location):
+    """Mix ``a`` toward ``b`` by the switch's value; the result socket."""
+    mix = tree.nodes.new("ShaderNodeMix")
+    mix.data_type = data_type
+    mix.location = location
+    kind = "RGBA" if data_type == "RGBA" else "VALUE"
+    inputs = {s.name: s for s in mix.inputs if s.type == kind}
+    tree.links.new(switch.outputs[0], mix.inputs["Factor"])
+    tree.links.new(a, inputs["A"])
+    if isinstance(b, bpy.types.NodeSocket):
+        tree.links.new(b, inputs["B"])
+    else:
+        inputs["B"].default_value = b
+    return next(s for s in mix.outputs if s.name == "Result" and s.type == kind)
+
+
+def _alpha(tree, look, keys: MaterialKeys, target) -> None:
+    """``msh alpha`` into the socket the graph gave the constant alpha (the blending modes only use it)."""
+    socket = _alpha_socket(tree, look)
+    if socket is None:
+        return
+    field = keys.fields["alpha"]
+    node = _value_node(tree, ALPHA_NODE, (-250, -450), (field.frames, field.values, field.glides, keys.cyclic),
+                       target, 1)
+    tree.links.new(node.outputs[0], socket)
+
+
+def _alpha_socket(tree, look):
+    """The alpha's socket: the multiply by the texture's alpha, else the blending mode's own input."""
+    for node in tree.nodes:
+        if node.type == "MATH" and node.operation == "MULTIPLY" and not node.inputs[1].is_linked:
+            return node.inputs[1]
+    kind, name = {BLEND: ("BSDF_PRINCIPLED", "Alpha"), ADD: ("EMISSION", "Strength")}.get(look.blend, (None, None))
+    node = next((n for n in tree.nodes if n.type == kind), None)
+    return node.inputs[name] if node is not None and not node.inputs[name].is_linked else None
+
+
+def _colour(tree, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
+    field = keys.fields[name]
+    node = _value_node(tree, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
+                       (field.frames, field.values, field.glides, keys.cyclic), target, 3)
+    bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    if bsdf is None or name == "emissive":
+        return
+    if name == "specular":
+        tree.links.new(node.outputs[0], bsdf.inputs["Specular Tint"])
+        return
+    emission = node.outputs[0]
+    if texture_colour is not None:  # the device adds the ambient before the texture stage multiplies
+        emission = _multiply(tree, texture_colour, emission, (250, 350))
+    tree.links.new(emission, bsdf.inputs["Emission Color"])
+    bsdf.inputs["Emission Strength"].default_value = 1.0
+
+
+def _multiply(tree, a, b, location):
+    mix = tree.nodes.new("ShaderNodeMix")
+    mix.data_type, mix.blend_type, mix.location = "RGBA", "MULTIPLY", location
+    mix.inputs["Factor"].default_value = 1.0
+    inputs = {s.name: s for s in mix.inputs if s.type == "RGBA"}
+    tree.links.new(a, inputs["A"])
+    tree.links.new(b, inputs["B"])
+    return next(s for s in mix.outputs if s.name == "Result" and s.type == "RGBA")
 
 
 def material_actions(materials) -> set:
@@ -65,7 +200,9 @@ def _keys(fcurve, frames: np.ndarray, values: np.ndarray, linear: bool, cyclic: 
 def _diffuse_node(tree, look):
     """An RGB node feeding every socket the material graph gave the diffuse colour as a constant."""
     wanted = np.array([*linear_rgba(look.diffuse[:3]), 1.0])
+    # Only sockets materials.py can give it (a Principled BSDF's white Specular Tint or Emission Color is not it).
     sockets = [s for n in tree.nodes for s in n.inputs if s.type == "RGBA" and not s.is_linked
+               and (s.name in ("Base Color", "Color") or (n.type == "MIX" and s.name == "B"))
                and np.allclose(np.array(s.default_value), wanted, atol=1e-6)]
     if not sockets:
         return None

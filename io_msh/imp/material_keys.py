@@ -1,8 +1,10 @@
 """Import planning of animated materials (MAT0 tracks, docs/format-notes.md "Material animation"): the keys of the
-diffuse colour and the atlas cell over one cycle of a material's track 0 (the track an object mesh draws, 3.3).
+colours, the alpha, the texture and the atlas cell over one cycle of a material's track 0 (the track an object mesh
+draws, 3.3).
 
-Every value is what ``core.appearance.material_tracks`` gives at that time: colours glide (linear keys at every
-Blender frame and interval end, in Blender's linear colour), the cell steps (constant keys where it changes).
+Every value is what ``core.appearance.material_tracks`` gives at that time: a field its mask bit glides gets linear
+keys at every Blender frame and interval end (colours in Blender's linear colour), every other field constant keys
+where it changes (the texture, the cell, and the colours and alpha the mask does not name).
 Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 1000. One cycle is the period
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
 back), or the period then held (once).
@@ -12,17 +14,26 @@ No bpy: pure numpy on top of core.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...core.appearance.mat0 import material_of
-from ...core.appearance.material_tracks import ONCE, PING_PONG, field_values, timeline
-from ...core.appearance.resolve import Libraries, Look
+from ...core.appearance.material_tracks import F32, GLIDING, ONCE, PING_PONG, field_values, texture_names, timeline
+from ...core.appearance.resolve import Libraries, Look, TextureRef
 from ...core.errors import FormatError
 from ..com.colours import linear_rgba
 
 PERIOD_LIMIT = 1 << 17  # ms of a cycle sampled (a u16 key time gives at most 2 x 65535)
+
+
+@dataclass
+class FieldKeys:
+    """Keys of one shown field: linear when the track glides it, else constant."""
+
+    frames: np.ndarray   # (k,) Blender frames
+    values: np.ndarray   # (k, width): linear rgb of a colour, the alpha
+    glides: bool
 
 
 @dataclass
@@ -33,8 +44,16 @@ class MaterialKeys:
     colour_frames: np.ndarray    # (k,) Blender frames
     colour: np.ndarray           # (k, 3) linear rgb of the diffuse colour
     colour_glides: bool          # mask 0x02: linear keys; else constant
-    cell_frames: np.ndarray | None  # (c,) frames where the cell changes (None: it never does)
-    cell_boxes: np.ndarray | None   # (c, 4) Direct3D (u0, v0, du, dv) shown from each
+    cell_frames: np.ndarray | None  # (c,) frames where the cell box changes (None: it never does)
+    cell_boxes: np.ndarray | None   # (c, 4) Direct3D (u0, v0, du, dv) shown from each, in that time's texture
+    # "ambient", "specular", "emissive" (linear rgb) and "alpha" (the device's diffuse alpha: ambient alpha x
+    # 0.01, at most 1), each only when it changes over the cycle.
+    fields: dict[str, FieldKeys] = field(default_factory=dict)
+    # The textures the track shows, phase 0's first (None: an entry without one, or one not in the library:
+    # drawn untextured); with the frames where the texture changes and the texture shown from each.
+    textures: list[TextureRef | None] = field(default_factory=list)
+    texture_frames: np.ndarray | None = None
+    texture_index: np.ndarray | None = None
 
 
 def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate: float
@@ -51,7 +70,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
             continue
         try:
             material = material_of(entry, look.material_entry)
-            keys = _material_keys(word, material, libraries, frame_rate)
+            keys = _material_keys(word, look, material, libraries, frame_rate, warnings)
         except FormatError as exc:
             warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
                             f"{exc.findings[0].message}")
@@ -61,7 +80,8 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
     return out, warnings
 
 
-def _material_keys(word: int, material, libraries: Libraries, frame_rate: float) -> MaterialKeys | None:
+def _material_keys(word: int, look: Look, material, libraries: Libraries, frame_rate: float,
+                   warnings: list[str]) -> MaterialKeys | None:
     if not material.animations:
         return None
     block = material.animations[0]
@@ -71,30 +91,84 @@ def _material_keys(word: int, material, libraries: Libraries, frame_rate: float)
     cycle = 2 * period if mode == PING_PONG else period
     ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
     times = timeline(block, ms)
+    ms_per_frame = 1000.0 / frame_rate
+    ends = block.keys["k1"].astype(np.float64)
+    glide_ms = np.union1d(np.arange(0, np.floor(cycle / ms_per_frame) + 1) * ms_per_frame,
+                          np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []]))
+    glide_ms = glide_ms[(glide_ms >= 0) & (glide_ms <= cycle)]  # every Blender frame, and every interval's end
+
+    def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(frames, values there): every frame when gliding, else where the values change."""
+        at_ms = glide_ms if glides else _changes(values).astype(np.float64)
+        return at_ms * frame_rate / 1000, values[np.floor(at_ms).astype(np.int64)]
+
     diffuse = field_values(material, times, "diffuse")
     glides = bool(mask & 0x02)
-    ms_per_frame = 1000.0 / frame_rate
-    if glides:  # every Blender frame, and every interval's end
-        ends = block.keys["k1"].astype(np.float64)
-        at_ms = np.union1d(np.arange(0, np.floor(cycle / ms_per_frame) + 1) * ms_per_frame,
-                           np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []]))
-        at_ms = at_ms[(at_ms >= 0) & (at_ms <= cycle)]
-        colour_ms = np.floor(at_ms).astype(np.int64)
-    else:
-        at_ms = _changes(diffuse).astype(np.float64)
-        colour_ms = at_ms.astype(np.int64)
-    colour = np.array([linear_rgba(c / 255.0)[:3] for c in diffuse[colour_ms]])
+    colour_frames, colour_bytes = sampled(diffuse, glides)
+    colour = _linear(colour_bytes)
+    fields = {}
+    for name in ("ambient", "specular", "emissive", "ambient_alpha"):
+        values = field_values(material, times, name)
+        if len(np.unique(values, axis=0)) == 1:
+            continue
+        if name == "ambient_alpha":  # what the device gets as diffuse alpha (mat0.Material.diffuse)
+            values = np.minimum(values * F32(0.01), F32(1))
+        frames, shown = sampled(values, bool(mask & GLIDING[name][0]))
+        fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
+            frames, shown if name == "ambient_alpha" else _linear(shown), bool(mask & GLIDING[name][0]))
+    textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
+    texture_frames = texture_index = None
+    if len(textures) > 1 and len(np.unique(texture_at)) > 1:
+        at = _changes(texture_at[:, None])
+        texture_frames, texture_index = at * frame_rate / 1000, texture_at[at]
     cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
-    texture_name = material.texture_name(0)
-    _ref, texture, _note = libraries.texture("textures", texture_name)
+    boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
-    if texture is not None and len(np.unique(cells)) > 1:
-        at = _changes(cells[:, None])
-        cell_frames = at * frame_rate / 1000
-        cell_boxes = np.array([texture.cell(int(c)) for c in cells[at]])
-    if len(np.unique(diffuse, axis=0)) == 1 and cell_frames is None:
+    if boxes is not None and len(np.unique(boxes, axis=0)) > 1:
+        at = _changes(boxes)
+        cell_frames, cell_boxes = at * frame_rate / 1000, boxes[at]
+    if len(np.unique(diffuse, axis=0)) == 1 and cell_frames is None and not fields and texture_frames is None:
         return None
-    return MaterialKeys(word, mode, mode != ONCE, at_ms * frame_rate / 1000, colour, glides, cell_frames, cell_boxes)
+    return MaterialKeys(word, mode, mode != ONCE, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
+                        textures, texture_frames, texture_index)
+
+
+def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
+    return np.array([linear_rgba(c / 255.0)[:3] for c in rgb_bytes]).reshape(-1, 3)
+
+
+def _textures(material, times, look: Look, libraries: Libraries, warnings: list[str]):
+    """The distinct textures the track shows (phase 0's first), the index of the one shown at each time, and
+    their headers (for the cells). Without phase 0's texture in the graph no switch is shown."""
+    names = texture_names(material, times)
+    order = list(dict.fromkeys([material.texture_name(0), *names]))
+    index = {name: i for i, name in enumerate(order)}
+    shown = np.array([index[n] for n in names], np.int64)
+    if look.texture is None:
+        if len(order) > 1:
+            warnings.append(f"material {look.material_entry!r}: phase 0 shows no texture; the texture switches "
+                            f"of its animation ({', '.join(repr(n) for n in order[1:] if n)}) are not shown")
+        return [None], np.zeros_like(shown), [None]
+    refs, headers = [look.texture], [libraries.texture("textures", order[0])[1]]
+    for name in order[1:]:
+        ref, header, note = libraries.texture("textures", name)
+        if note:
+            warnings.append(f"material {look.material_entry!r}: {note}; its animation shows that entry untextured")
+        refs.append(ref)
+        headers.append(header)
+    return refs, shown, headers
+
+
+def _cell_boxes(headers: list, texture_at: np.ndarray, cells: np.ndarray) -> np.ndarray | None:
+    """The cell box shown at each time, in the texture shown then (the whole texture for an untextured time);
+    None when no texture is drawn."""
+    if headers[0] is None:
+        return None
+    boxes = np.empty((len(cells), 4), np.float64)
+    for t, header in enumerate(headers):
+        for c in np.unique(cells[texture_at == t]).tolist():
+            boxes[(texture_at == t) & (cells == c)] = (0.0, 0.0, 1.0, 1.0) if header is None else header.cell(c)
+    return boxes
 
 
 def _changes(values: np.ndarray) -> np.ndarray:

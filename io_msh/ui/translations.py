@@ -478,6 +478,10 @@ REPORTS = {
     "material library":
         "новых материалов {names} нет в Material.lib: игра рисует их материалом DEFAULT, если не экспортировать "
         "с библиотекой материалов",
+    "material {name}: its animation's F-curves were edited; MAT0 tracks are not written, so the game plays the "
+    "track in Material.lib as before":
+        "материал {name}: F-кривые его анимации изменены; дорожки MAT0 не записываются, поэтому игра играет "
+        "дорожку из Material.lib, как прежде",
     "image {image} of material {material} is not written: choose a texture library":
         "изображение {image} материала {material} не записано: выберите библиотеку текстур",
     "{problem}: rename the image": "{problem}: переименуйте изображение",
