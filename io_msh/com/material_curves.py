@@ -13,12 +13,13 @@ from .curves import Curve, curve_settings, fingerprint
 
 
 def material_curves(material: bpy.types.Material) -> list[Curve]:
-    """The node tree's F-curves, as Curves (node -1, handle the material's name)."""
+    """The node tree's F-curves (and a belt's driver curves), as Curves (node -1, handle the material's name)."""
     tree = material.node_tree
     if tree is None:
         return []
     curves = []
-    for fcurve in compat.assigned_fcurves(tree):
+    drivers = list(tree.animation_data.drivers) if tree.animation_data is not None else []  # a belt's
+    for fcurve in [*compat.assigned_fcurves(tree), *drivers]:
         points = fcurve.keyframe_points
         co = np.empty(2 * len(points), np.float32)
         points.foreach_get("co", co)

@@ -1,6 +1,7 @@
-"""The channel sliders an import with a controller makes (io_msh.imp.clip_actions): custom properties on the model
-root named ``msh_channel <index> <node>``, read by drivers on their nodes. They are a view of the controller, not
-part of the model: the export reads the model with them muted (``sliders_muted``)."""
+"""The channel sliders an import with a controller makes (io_msh.imp.clip_actions, io_msh.imp.material_animation):
+custom properties on the model root named ``msh_channel <index> <node>``, read by drivers on their nodes (or, for
+a belt, on its materials' node trees). They are a view of the controller, not part of the model: the export reads
+the model with them muted (``sliders_muted``)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,34 @@ def sliders_muted(root) -> Iterator[None]:
         for holder, fcurve in muted:
             fcurve.mute = False
             holder.update_tag()
+
+
+def add_slider(root, name: str, initial: float, description: str) -> None:
+    """The 0..1 custom property ``name`` on the model root."""
+    root[name] = initial
+    root.id_properties_ui(name).update(min=0.0, max=1.0, soft_min=0.0, soft_max=1.0, default=initial,
+                                       description=description)
+
+
+def slider_fcurve(holder, data_path: str, index: int, root, name: str, scale: float | None = None):
+    """A driver F-curve on ``holder`` reading the root's slider ``name``, with no keys or modifiers: the keys the
+    caller adds map the slider value (their x; times ``scale`` when given) to the value."""
+    is_array = hasattr(holder.path_resolve(data_path), "__len__")
+    fcurve = holder.driver_add(data_path, index) if is_array else holder.driver_add(data_path)
+    driver = fcurve.driver
+    if scale is None:
+        driver.type = "AVERAGE"
+    else:  # a simple expression: Blender evaluates it without Python, so with auto-run off too
+        driver.type = "SCRIPTED"
+        driver.expression = f"value * {float(scale)!r}"
+    variable = driver.variables.new()
+    variable.name = "value"
+    variable.type = "SINGLE_PROP"
+    variable.targets[0].id_type = "OBJECT"
+    variable.targets[0].id = root
+    variable.targets[0].data_path = f'["{name}"]'
+    for modifier in list(fcurve.modifiers):
+        fcurve.modifiers.remove(modifier)
+    for point in reversed(list(fcurve.keyframe_points)):
+        fcurve.keyframe_points.remove(point)
+    return fcurve

@@ -126,7 +126,7 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
 def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
     lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
     materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
-    animate_materials(plan, materials, created)
+    animate_materials(plan, materials, root, created)
     slot_collections: dict[int, bpy.types.Collection] = {}
     group_collections: dict[str, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:

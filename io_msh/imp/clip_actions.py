@@ -18,6 +18,7 @@ import numpy as np
 from ..com import compat
 from ..com import props as P
 from ..com.curves import fingerprint, read_curves
+from ..com.sliders import add_slider, slider_fcurve
 from .clips import ClipPlan, SliderPlan
 
 CLIPS = P.CLIPS
@@ -173,26 +174,13 @@ def curve_fingerprints(root) -> dict[str, str]:
 
 # ------------------------------------------------------------------ sliders
 def _build_slider(plan, root, node_objects, slider: SliderPlan) -> None:
-    root[slider.property] = slider.initial
-    ui = root.id_properties_ui(slider.property)
-    ui.update(min=0.0, max=1.0, soft_min=0.0, soft_max=1.0, default=slider.initial,
-              description=f"Controller channel {slider.index}: 0..1 along its node's own timeline segment")
+    add_slider(root, slider.property, slider.initial,
+               f"Controller channel {slider.index}: 0..1 along its node's own timeline segment")
     if plan.options.node_mode == "ARMATURE":
         holder, prefix = root, f'pose.bones["{_escape(node_objects[slider.node])}"].'
     else:
         holder, prefix = node_objects[slider.node], ""
     for path, values in (("location", slider.location), ("rotation_quaternion", slider.rotation)):
         for index in range(values.shape[1]):
-            fcurve = holder.driver_add(prefix + path, index)
-            driver = fcurve.driver
-            driver.type = "AVERAGE"
-            variable = driver.variables.new()
-            variable.type = "SINGLE_PROP"
-            variable.targets[0].id_type = "OBJECT"
-            variable.targets[0].id = root
-            variable.targets[0].data_path = f'["{slider.property}"]'
-            for modifier in list(fcurve.modifiers):
-                fcurve.modifiers.remove(modifier)
-            for point in reversed(list(fcurve.keyframe_points)):
-                fcurve.keyframe_points.remove(point)
-            _linear_keys(fcurve, slider.values, values[:, index])
+            _linear_keys(slider_fcurve(holder, prefix + path, index, root, slider.property), slider.values,
+                         values[:, index])

@@ -29,6 +29,7 @@ from ...core.animation.controller import (
     validate_controller,
 )
 from ...core.animation.controller.clips import state_speed
+from ...core.animation.controller.codec import MATERIAL_CHANNEL
 from ...core.animation.sampler import NONE, AnimationData, blend_pose
 from ...core.container.nres import Entry
 from ...core.disk import names_in, read_input
@@ -37,6 +38,7 @@ from ...core.files import Container
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com.props import CHANNEL as CHANNEL_PROPERTY
+from .material_keys import BeltChannel
 
 CLIPS = ("NONE", "ACTIONS", "NLA")
 ROOT_MOTION = ("IN_PLACE", "MOVING")
@@ -84,6 +86,7 @@ class ControllerPlan:
     source: str
     clips: list[ClipPlan]
     sliders: list[SliderPlan]
+    belts: list[BeltChannel] = field(default_factory=list)  # channels playing their node's materials
 
 
 # ------------------------------------------------------------------ finding it
@@ -182,7 +185,7 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     for clip, (motion, name) in zip(clips, clip_names(controller, clips, model.name)):
         plans.append(_plan_clip(anim, controller, clip, motion, name, keyed, options))
     sliders = plan_sliders(anim, controller, nodes, options.node_mode)
-    return ControllerPlan(source, plans, sliders), []
+    return ControllerPlan(source, plans, sliders, belt_channels(controller, nodes)), []
 
 
 def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: str, name: str, nodes: list,
@@ -267,6 +270,19 @@ def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mod
 
 
 # ------------------------------------------------------------------ channels
+def belt_channels(controller: Controller, nodes: list) -> list[BeltChannel]:
+    """The channels with flag 0x10 on a node of the model: each a 0..1 slider on the root playing the materials
+    its node wears by fraction (digest 2.5, 3.3; io_msh.imp.material_keys.plan_belt_keys)."""
+    out = []
+    for index, channel in enumerate(controller.channels):
+        node = int(channel["node"])
+        if int(channel["flags"]) & MATERIAL_CHANNEL and 0 <= node < len(nodes):
+            initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0
+            out.append(BeltChannel(index, node, f"{CHANNEL_PROPERTY} {index} {nodes[node].name}",
+                                   float(np.clip(initial, 0.0, 1.0))))
+    return out
+
+
 def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_mode: str) -> list[SliderPlan]:
     """A slider per channel with a segment of its own (2.5; belt channels, first = last = -1, drive a material
     and get none): keys of the node's pose at evenly spaced slider values, each ``channel_frame`` sampled as

@@ -7,7 +7,9 @@ repeated by a Cycles modifier unless the track plays once (docs/format-notes.md 
   whose factors a constant-keyed Value node ``msh texture <i>`` sets (1: texture i is shown);
 - ``msh alpha`` (the device's diffuse alpha: ambient alpha), ``msh ambient`` (into the Principled BSDF's emission,
   times the texture, as the device adds it), ``msh specular`` (its Specular Tint) and ``msh emissive`` (keyed,
-  not wired: the device does not use it), each only when the track changes it.
+  not wired: the device does not use it), each only when the track changes it;
+- a belt's material (worn by the node of a flag-0x10 controller channel) has drivers reading the channel's 0..1
+  slider on the model root instead of an action: slider x period gives the track's ms, keyed constant.
 
 The fingerprint of the curves written is kept on the material (``msh_material_curves``), so that the export can
 tell an edited animation (which it does not write back) from the import's."""
@@ -22,6 +24,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
 from ..com.material_curves import material_curves_fingerprint
+from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
 from .materials import _base_texture, image_for
 
@@ -32,16 +35,33 @@ TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
 
 
-def animate_materials(plan, materials: dict, created) -> None:
+def animate_materials(plan, materials: dict, root, created) -> None:
     for word, keys in getattr(plan, "material_keys", {}).items():
         if word in materials:
-            animate_material(materials[word], plan.looks[word], keys, created)
+            animate_material(materials[word], plan.looks[word], keys, root, created)
 
 
-def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, created) -> None:
+class _BeltTarget:
+    """Where a belt's material keys go (compat.ChannelTarget's ``new_fcurve``): drivers on the node tree reading
+    the channel's slider on the model root, the keys' x being the slider value x the track's period (ms)."""
+
+    def __init__(self, tree, root, belt, period_ms: int) -> None:
+        self.tree, self.root, self.belt, self.period_ms = tree, root, belt, period_ms
+        if belt.property not in root:
+            add_slider(root, belt.property, belt.initial,
+                       f"Controller channel {belt.index}: the belt; 0..1 plays its materials' track")
+
+    def new_fcurve(self, data_path: str, index: int, _group: str):
+        return slider_fcurve(self.tree, data_path, index, self.root, self.belt.property, self.period_ms)
+
+
+def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created) -> None:
     tree = material.node_tree
-    action = created.add(bpy.data.actions.new(f"{material.name}|track 0"))
-    target = compat.ChannelTarget(action, tree, material.name)
+    if keys.belt is None:
+        action = created.add(bpy.data.actions.new(f"{material.name}|track 0"))
+        target = compat.ChannelTarget(action, tree, material.name)
+    else:
+        target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
     diffuse = _diffuse_node(tree, look)
     if diffuse is not None:
         diffuse.outputs[0].default_value = (*keys.colour[0], 1.0)

@@ -7,7 +7,8 @@ keys at every Blender frame and interval end (colours in Blender's linear colour
 where it changes (the texture, the cell, and the colours and alpha the mask does not name).
 Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 1000. One cycle is the period
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
-back), or the period then held (once).
+back), or the period then held (once). A belt's material (a flag-0x10 controller channel on the node wearing it,
+digest 2.5 and 3.3) is played by the channel's 0..1 value instead (``plan_belt_keys``).
 
 No bpy: pure numpy on top of core.
 """
@@ -19,7 +20,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.appearance.mat0 import material_of
-from ...core.appearance.material_tracks import F32, GLIDING, ONCE, PING_PONG, field_values, texture_names, timeline
+from ...core.appearance.material_tracks import (
+    F32,
+    GLIDING,
+    ONCE,
+    PING_PONG,
+    TrackTimes,
+    field_values,
+    texture_names,
+    timeline,
+)
 from ...core.appearance.resolve import Libraries, Look, TextureRef
 from ...core.errors import FormatError
 from ..com.colours import linear_rgba
@@ -54,6 +64,21 @@ class MaterialKeys:
     textures: list[TextureRef | None] = field(default_factory=list)
     texture_frames: np.ndarray | None = None
     texture_index: np.ndarray | None = None
+    period_ms: int = 0
+    # A belt's material: played by this controller channel's slider (plan_belt_keys), the frames above being
+    # ms of the track (the slider value x period_ms); None: by the clock.
+    belt: BeltChannel | None = None
+
+
+@dataclass
+class BeltChannel:
+    """A controller channel with flag 0x10 (digest 2.5): its node's materials play their track by the channel's
+    0..1 value (3.3, manager slot 5), not by the clock."""
+
+    index: int
+    node: int
+    property: str    # the slider's custom property on the model root
+    initial: float
 
 
 def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate: float
@@ -70,7 +95,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
             continue
         try:
             material = material_of(entry, look.material_entry)
-            keys = _material_keys(word, look, material, libraries, frame_rate, warnings)
+            keys = _material_keys(word, look, material, libraries, _Clock(frame_rate), warnings)
         except FormatError as exc:
             warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
                             f"{exc.findings[0].message}")
@@ -80,30 +105,104 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
     return out, warnings
 
 
-def _material_keys(word: int, look: Look, material, libraries: Libraries, frame_rate: float,
+def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look], libraries: Libraries
+                   ) -> tuple[dict[int, MaterialKeys], list[str]]:
+    """Keys over the slider value of each belt channel for the animated materials its node's meshes wear (the
+    first channel wins a material two belts wear); warnings for what Blender cannot show as the game does."""
+    out: dict[int, MaterialKeys] = {}
+    warnings: list[str] = []
+    archive = libraries.archive("materials")
+    if archive is None:
+        return out, warnings
+    for belt in belts:
+        for word in sorted({w for mesh in meshes if mesh.node == belt.node for w in mesh.materials}):
+            look = looks.get(word)
+            entry = archive.find(look.material_entry) if look is not None and look.material_entry else None
+            if entry is None:
+                continue
+            try:
+                keys = _material_keys(word, look, material_of(entry, look.material_entry), libraries, _Fraction(),
+                                      warnings)
+            except FormatError as exc:
+                warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
+                                f"{exc.findings[0].message}")
+                continue
+            if keys is None:
+                continue
+            if word in out:
+                warnings.append(f"material {look.material_entry!r} is worn by the belts of channels "
+                                f"{out[word].belt.index} and {belt.index}: in Blender channel "
+                                f"{out[word].belt.index}'s slider plays it on both")
+                continue
+            others = sorted({m.node for m in meshes if word in m.materials and m.node != belt.node})
+            if others:
+                warnings.append(f"material {look.material_entry!r} is worn by belt node {belt.node} and by node(s) "
+                                f"{', '.join(map(str, others))}: in Blender channel {belt.index}'s slider plays it "
+                                "on all of them (the game plays it by the clock there)")
+            keys.belt = belt
+            out[word] = keys
+    return out, warnings
+
+
+class _Clock:
+    """A track played by the clock (manager slot 3): keys at Blender frames, one cycle of the mode."""
+
+    cyclic_modes = True
+
+    def __init__(self, frame_rate: float) -> None:
+        self.frame_rate = frame_rate
+
+    def times(self, block) -> TrackTimes:
+        """The track at each whole ms of one cycle."""
+        period, mode = int(block.keys["k1"][-1]), block.header & 7
+        cycle = 2 * period if mode == PING_PONG else period
+        ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
+        ms_per_frame = 1000.0 / self.frame_rate
+        ends = block.keys["k1"].astype(np.float64)
+        glide = np.union1d(np.arange(0, np.floor(cycle / ms_per_frame) + 1) * ms_per_frame,
+                           np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []]))
+        self.glide_ms = glide[(glide >= 0) & (glide <= cycle)]  # every Blender frame, and every interval's end
+        return timeline(block, ms)
+
+    def at(self, ms: np.ndarray) -> np.ndarray:
+        return ms * self.frame_rate / 1000
+
+
+class _Fraction:
+    """A track played by a belt channel's value f (manager slot 5): t = floor(period x f) whole ms
+    (``timeline_at_fraction``), so the keys are at each whole ms where a field changes, constant between. They
+    are in ms, not slider values: the slider's driver gives period x f, as Blender's key search takes keys
+    closer than 0.01 apart for one."""
+
+    cyclic_modes = False
+    glide_ms = None
+
+    def times(self, block) -> TrackTimes:
+        return timeline(block, np.arange(int(block.keys["k1"][-1]) + 1))  # t = 0..period, as f = 0..1 gives
+
+    def at(self, ms: np.ndarray) -> np.ndarray:
+        return np.asarray(ms, np.float64)
+
+
+def _material_keys(word: int, look: Look, material, libraries: Libraries, clock: _Clock | _Fraction,
                    warnings: list[str]) -> MaterialKeys | None:
     if not material.animations:
         return None
     block = material.animations[0]
     if len(block.keys) < 2 or int(block.keys["k1"][-1]) == 0:
         return None  # one key or no period: static (3.2)
-    period, mode, mask = int(block.keys["k1"][-1]), block.header & 7, block.header >> 3
-    cycle = 2 * period if mode == PING_PONG else period
-    ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
-    times = timeline(block, ms)
-    ms_per_frame = 1000.0 / frame_rate
-    ends = block.keys["k1"].astype(np.float64)
-    glide_ms = np.union1d(np.arange(0, np.floor(cycle / ms_per_frame) + 1) * ms_per_frame,
-                          np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []]))
-    glide_ms = glide_ms[(glide_ms >= 0) & (glide_ms <= cycle)]  # every Blender frame, and every interval's end
+    mode, mask = block.header & 7, block.header >> 3
+    times = clock.times(block)
 
     def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(frames, values there): every frame when gliding, else where the values change."""
-        at_ms = glide_ms if glides else _changes(values).astype(np.float64)
-        return at_ms * frame_rate / 1000, values[np.floor(at_ms).astype(np.int64)]
+        """(frames, values there): every frame when gliding by the clock, else where the values change."""
+        if glides and clock.glide_ms is not None:
+            return clock.at(clock.glide_ms), values[np.floor(clock.glide_ms).astype(np.int64)]
+        at = _changes(values)
+        return clock.at(at), values[at]
 
     diffuse = field_values(material, times, "diffuse")
-    glides = bool(mask & 0x02)
+    glides = bool(mask & 0x02) and clock.glide_ms is not None
     colour_frames, colour_bytes = sampled(diffuse, glides)
     colour = _linear(colour_bytes)
     fields = {}
@@ -113,24 +212,26 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, frame_
             continue
         if name == "ambient_alpha":  # what the device gets as diffuse alpha (mat0.Material.diffuse)
             values = np.minimum(values * F32(0.01), F32(1))
-        frames, shown = sampled(values, bool(mask & GLIDING[name][0]))
+        field_glides = bool(mask & GLIDING[name][0]) and clock.glide_ms is not None
+        frames, shown = sampled(values, field_glides)
         fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
-            frames, shown if name == "ambient_alpha" else _linear(shown), bool(mask & GLIDING[name][0]))
+            frames, shown if name == "ambient_alpha" else _linear(shown), field_glides)
     textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
     texture_frames = texture_index = None
     if len(textures) > 1 and len(np.unique(texture_at)) > 1:
         at = _changes(texture_at[:, None])
-        texture_frames, texture_index = at * frame_rate / 1000, texture_at[at]
+        texture_frames, texture_index = clock.at(at), texture_at[at]
     cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
     boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
     if boxes is not None and len(np.unique(boxes, axis=0)) > 1:
         at = _changes(boxes)
-        cell_frames, cell_boxes = at * frame_rate / 1000, boxes[at]
+        cell_frames, cell_boxes = clock.at(at), boxes[at]
     if len(np.unique(diffuse, axis=0)) == 1 and cell_frames is None and not fields and texture_frames is None:
         return None
-    return MaterialKeys(word, mode, mode != ONCE, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
-                        textures, texture_frames, texture_index)
+    cyclic = clock.cyclic_modes and mode != ONCE
+    return MaterialKeys(word, mode, cyclic, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
+                        textures, texture_frames, texture_index, int(block.keys["k1"][-1]))
 
 
 def _linear(rgb_bytes: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from .animation import ChannelPlan, has_non_canonical_maps, plan_channels
 from .clips import ControllerPlan, plan_controller
-from .material_keys import MaterialKeys, plan_material_keys
+from .material_keys import MaterialKeys, plan_belt_keys, plan_material_keys
 
 BONE_NAME_BYTES = 63
 BLENDER_LAST_FRAME = 1_048_574  # MAXFRAME: the scene range cannot end later
@@ -192,6 +192,10 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
                             f"{BLENDER_LAST_FRAME}; the scene's frame range stops there")
     index = next((i for i, e in enumerate(container.archive.entries) if e is entry), None)
     controller, clip_warnings = plan_controller(container, entry, model, nodes, options)
+    if controller is not None and controller.belts:
+        belt_keys, belt_warnings = plan_belt_keys(controller.belts, meshes, looks, libraries)
+        material_keys.update(belt_keys)  # a belt's materials play by its slider, not by the clock
+        clip_warnings += belt_warnings
     warnings += [f"{where}: {w}" for w in clip_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                      nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys)
