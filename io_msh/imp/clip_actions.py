@@ -18,6 +18,7 @@ import numpy as np
 from ..com import compat
 from ..com import props as P
 from ..com.curves import fingerprint, read_curves
+from .clip_states import build_state_properties
 from .clips import ClipPlan, SliderPlan
 
 CLIPS = P.CLIPS
@@ -43,6 +44,7 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
     root[CLIPS] = names
     timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
     root[P.CLIP_STEPS] = json.dumps({"clips": steps, "timeline": timeline})
+    build_state_properties(root, controller, plan.frame_count)
     if plan.options.clips == "NLA":
         for holder in holders:
             _lay_out_nla(holder, controller.clips, names)

@@ -1,0 +1,215 @@
+"""Issue 21 item 7: a state's frame pairs and step length, edited on the model root's custom properties, are
+written back into the .ctl by the real export operator (loose model and .rlb archive): only the edited f32
+words change, an unedited root never touches the controller, a bad value is refused with nothing written."""
+
+import math
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from core.animation.controller import CTLD_TYPE_ID, clips_of, parse_controller
+from core.animation.sampler import AnimationData
+from core.authoring.build import build_model
+from core.authoring.controllers import FRAME_COUNT, walker_controller, walker_model
+from core.container.nres import Archive
+from core.files import open_container
+from core.msh.model import Model
+
+STATE_BYTES = 156 + 16 * 2  # a state record and the walker's two contacts
+PAIR_B, STEP = 0x14, 0x20
+EDITS = {"msh_state 3 frames B": (5.5, 8.25), "msh_state 0 step ms": (80.0,)}
+CHANGED = {128 + 3 * STATE_BYTES + PAIR_B: (5.5, 8.25), 128 + 0 * STATE_BYTES + STEP: (80.0,)}
+
+
+@pytest.fixture
+def walker(tmp_path):
+    folder = tmp_path / "walker"
+    folder.mkdir()
+    model = build_model(walker_model()).to_bytes()
+    ctl = walker_controller().to_bytes()
+    (folder / "walker.msh").write_bytes(model)
+    (folder / "WALKER.CTL").write_bytes(ctl)  # any case, as the game's files
+    return folder, model, ctl
+
+
+def walker_archive(path, model, ctl=None):
+    archive = Archive()
+    archive.add("walker.msh", model)
+    if ctl is not None:
+        archive.add("walker.ctl", ctl, CTLD_TYPE_ID)
+    path.write_bytes(archive.to_bytes())
+    return path
+
+
+def import_walker(blender, path, node_mode="ARMATURE"):
+    bpy = blender.bpy
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), clips="ACTIONS", node_mode=node_mode) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    return root
+
+
+def export(blender, path):
+    return blender.bpy.ops.export_scene.parkan_msh(filepath=str(path))
+
+
+def edit(root):
+    for name, values in EDITS.items():
+        root[name] = values if len(values) > 1 else values[0]
+
+
+def ctl_entry(path):
+    (entry,) = [e for e in open_container(str(path)).archive.entries if e.type_id == CTLD_TYPE_ID]
+    return entry
+
+
+def assert_only_the_edits(old: bytes, new: bytes):
+    """The new controller parses, holds the new f32 values, and differs from the old only inside those words."""
+    parse_controller(new)
+    assert len(new) == len(old)
+    words = set()
+    for offset, values in CHANGED.items():
+        assert struct.unpack_from(f"<{len(values)}f", new, offset) == values
+        words |= set(range(offset, offset + 4 * len(values)))
+    differ = set(np.flatnonzero(np.frombuffer(old, np.uint8) != np.frombuffer(new, np.uint8)).tolist())
+    assert differ and differ <= words
+    patched = bytearray(old)
+    for offset, values in CHANGED.items():
+        struct.pack_into(f"<{len(values)}f", patched, offset, *values)
+    assert bytes(patched) == new
+
+
+def assert_new_timing(model: bytes, ctl: bytes):
+    clips = clips_of(parse_controller(ctl), AnimationData.from_model(Model.parse(model)))
+    assert clips[0].states == [0] and clips[0].duration_ms == 80.0  # the stand's fixed step, 50 ms before
+    old = clips_of(walker_controller(), AnimationData.from_model(Model.parse(model)))
+    assert clips[1].states == old[1].states == [2, 3, 4, 5]
+    assert clips[1].steps[1].stride != old[1].steps[1].stride  # pair B moved: node 0 travels another way
+
+
+def test_import_makes_a_described_property_per_played_state(blender, walker):
+    folder, _model, _ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    played = [0, 2, 3, 4, 5, 7, 8, 9, 10]  # the three clips' states; 1 and 6 only lead into a cycle
+    controller = walker_controller()
+    for state in range(len(controller.states)):
+        names = [f"msh_state {state} {field}" for field in ("frames A", "frames B", "step ms")]
+        assert all((name in root) == (state in played) for name in names), state
+        if state in played:
+            record = controller.states[state]
+            assert list(root[names[0]]) == record["pair_a"].tolist()
+            assert list(root[names[1]]) == record["pair_b"].tolist()
+            assert root[names[2]] == float(record["length_ms"])
+            assert "0 = set by stride/speed" in root.id_properties_ui(names[2]).as_dict()["description"]
+            assert "pair B" in root.id_properties_ui(names[1]).as_dict()["description"]
+
+
+def test_loose_model_edits_write_only_their_words_and_an_unedited_export_touches_nothing(blender, walker):
+    folder, model, ctl = walker
+    msh, ctl_path = folder / "walker.msh", folder / "WALKER.CTL"
+    root = import_walker(blender, msh)
+    before = os.stat(ctl_path).st_mtime_ns
+    assert export(blender, msh) == {"FINISHED"}  # unedited: the controller is not read or written
+    assert msh.read_bytes() == model and ctl_path.read_bytes() == ctl and os.stat(ctl_path).st_mtime_ns == before
+    edit(root)
+    assert export(blender, msh) == {"FINISHED"}
+    assert msh.read_bytes() == model  # the model as an unedited export writes it
+    assert sorted(p.name for p in folder.iterdir()) == ["WALKER.CTL", "walker.msh"]  # written in place, its case
+    new = ctl_path.read_bytes()
+    assert_only_the_edits(ctl, new)
+    assert_new_timing(model, new)
+    assert export(blender, msh) == {"FINISHED"}  # again: the same values, the same bytes
+    assert ctl_path.read_bytes() == new
+
+
+def test_a_loose_target_without_a_controller_gets_the_imported_one_edited(blender, walker, tmp_path):
+    folder, model, ctl = walker
+    root = import_walker(blender, folder / "walker.msh", node_mode="EMPTIES")
+    edit(root)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert export(blender, out / "Tank.msh") == {"FINISHED"}
+    assert sorted(p.name for p in out.iterdir()) == ["Tank.ctl", "Tank.msh"]
+    assert (out / "Tank.msh").read_bytes() == model
+    assert_only_the_edits(ctl, (out / "Tank.ctl").read_bytes())
+    assert (folder / "WALKER.CTL").read_bytes() == ctl  # the source stays as it was
+
+
+def test_archive_edits_go_into_its_ctld_entry_in_the_same_write(blender, walker, tmp_path):
+    _folder, model, ctl = walker
+    path = walker_archive(tmp_path / "unit.rlb", model, ctl)
+    original = path.read_bytes()
+    root = import_walker(blender, path, node_mode="EMPTIES")
+    assert export(blender, path) == {"FINISHED"}  # unedited: the archive (its model written) as it was
+    assert path.read_bytes() == original
+    edit(root)
+    assert export(blender, path) == {"FINISHED"}
+    archive = open_container(str(path)).archive
+    assert [(e.name_str, e.type_id) for e in archive.entries] == [(e.name_str, e.type_id) for e in
+                                                                  Archive.parse(original).entries]
+    assert bytes(archive.find("walker.msh").data) == model
+    new = bytes(ctl_entry(path).data)
+    assert_only_the_edits(ctl, new)
+    assert_new_timing(model, new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["unit.rlb", "walker"]  # no loose .ctl beside it
+
+
+def test_an_archive_without_a_controller_gets_the_imported_one_as_a_ctld_entry(blender, walker, tmp_path):
+    folder, model, ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    edit(root)
+    path = walker_archive(tmp_path / "new.rlb", model)
+    assert export(blender, path) == {"FINISHED"}
+    entry = ctl_entry(path)
+    assert entry.name_str == "walker.ctl"
+    assert_only_the_edits(ctl, bytes(entry.data))
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("msh_state 4 frames A", (math.nan, 1.0), r"state\[4\].*frames A \(nan, 1\): not a number"),
+    ("msh_state 7 step ms", -5.0, r"state\[7\].*step length -5 ms is negative"),
+    ("msh_state 3 frames B", (6.0, float(FRAME_COUNT)), r"state\[3\].*frames B \(6, 41\) reach past the model's "
+                                                         r"last frame 40"),
+    ("msh_state 3 frames B", (6.0,), r"state\[3\].*frames B: property 'msh_state 3 frames B'.*needs 2 number"),
+])
+@pytest.mark.parametrize("target", ["loose", "archive"])
+def test_a_bad_value_is_refused_and_nothing_is_written(blender, walker, tmp_path, name, value, message, target):
+    folder, model, ctl = walker
+    path = folder / "walker.msh" if target == "loose" else walker_archive(tmp_path / "unit.rlb", model, ctl)
+    watched = [folder / "walker.msh", folder / "WALKER.CTL", path]
+    root = import_walker(blender, path)
+    before = {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in watched}
+    root["msh_state 0 step ms"] = 90.0  # a good edit beside the bad one
+    root[name] = value
+    with pytest.raises(RuntimeError, match=message):
+        export(blender, path)
+    assert {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in watched} == before
+    assert sorted(p.name for p in folder.iterdir()) == ["WALKER.CTL", "walker.msh"]
+
+
+def test_edits_with_no_controller_anywhere_export_the_model_and_say_why(blender, walker, tmp_path, capfd):
+    folder, model, _ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    (folder / "WALKER.CTL").unlink()
+    edit(root)
+    out = tmp_path / "out.msh"
+    capfd.readouterr()
+    assert export(blender, out) == {"FINISHED"}
+    assert out.read_bytes() == model and not (tmp_path / "out.ctl").exists()
+    said = capfd.readouterr().out
+    assert "msh_state 0 step ms, msh_state 3 frames B" in said and "were not written" in said
+    assert "is gone" in said
+
+
+def test_a_deleted_property_is_unedited_and_a_float32_equal_value_is_no_edit(blender, walker):
+    folder, model, ctl = walker
+    msh, ctl_path = folder / "walker.msh", folder / "WALKER.CTL"
+    root = import_walker(blender, msh)
+    del root["msh_state 3 frames B"]
+    root["msh_state 0 step ms"] = 50.000000001  # 50 as float32
+    root["msh_state 2 frames B"] = [4, 6]        # integers equal to the values read
+    before = os.stat(ctl_path).st_mtime_ns
+    assert export(blender, msh) == {"FINISHED"}
+    assert ctl_path.read_bytes() == ctl and os.stat(ctl_path).st_mtime_ns == before
+    assert msh.read_bytes() == model
