@@ -213,3 +213,28 @@ def test_a_deleted_property_is_unedited_and_a_float32_equal_value_is_no_edit(ble
     assert export(blender, msh) == {"FINISHED"}
     assert ctl_path.read_bytes() == ctl and os.stat(ctl_path).st_mtime_ns == before
     assert msh.read_bytes() == model
+
+
+def test_the_panel_lists_each_clips_states_and_the_check_refuses_a_bad_value(blender, walker):
+    from rna_layout import CheckedLayout
+
+    bpy = blender.bpy
+    folder, _model, _ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    panel = blender.ext.io_msh.ui.panel
+    drawn = CheckedLayout()
+    panel.draw_states(drawn, root)
+    labels = [d[1] for d in drawn.drawn if d[0] == "label"]
+    assert labels[:1] == ["walker.msh|stand 0"] and "walker.msh|walk 1" in labels and "walker.msh|run 2" in labels
+    props = [d[1] for d in drawn.drawn if d[0] == "prop"]
+    assert len(props) == 3 * 9 and '["msh_state 3 frames B"]' in props
+    for o in bpy.context.selected_objects:
+        o.select_set(False)
+    root.select_set(True)
+    bpy.context.view_layer.objects.active = root
+    assert not panel.run_check(bpy.context, root).refused
+    root["msh_state 9 step ms"] = -1.0
+    check = panel.run_check(bpy.context, root)
+    assert [line.message for line in check.lines if line.level == "ERROR"] == [
+        "step length -1 ms is negative (0 ms: set by stride and speed); property 'msh_state 9 step ms' on "
+        "'walker.msh'"]

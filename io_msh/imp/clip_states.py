@@ -44,5 +44,6 @@ def build_state_properties(root: bpy.types.Object, controller: ControllerPlan, f
         "file": found.file, "entry": found.entry, "source": found.source,
         "digest": hashlib.sha256(found.data).hexdigest(),
         "states": {str(index): fields for index, fields in controller.states.items()},
+        "clips": [[clip.name, sorted(set(clip.states))] for clip in controller.clips],
     })
 

@@ -64,6 +64,7 @@ class ClipPlan:
     nodes: list[NodeKeys]
     pair_b: list[tuple[float, float]] = field(default_factory=list)  # each step's timeline frames B0, B1
     pure_b: list[bool] = field(default_factory=list)  # weight 1 all through the step: the pose is frame B's
+    states: list[int] = field(default_factory=list)  # the controller state of each step
 
 
 @dataclass
@@ -270,7 +271,7 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
         pair_b.append((b0, b1))
         pure_b.append(here.q == 1 and clip.steps[k - 1].q == 1 and bool(np.isfinite([b0, b1]).all())
                       and min(b0, b1) >= 0)
-    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b)
+    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b, clip.states)
 
 
 def motion_direction(controller: Controller, state: int) -> np.ndarray:

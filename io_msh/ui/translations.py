@@ -322,6 +322,10 @@ UI = {
         'Слоты',
     'Frames':
         'Кадры',
+    'Controller States':
+        'Состояния контроллера',
+    '0 ms: set by stride/speed':
+        '0 мс: задаётся шагом и скоростью',
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -466,6 +470,26 @@ REPORTS = {
         "у меша {name} треугольников с одним материалом: {count}; MSH рисует не больше 21845 на материал и "
         "часть: разделите меш или дайте его граням больше материалов",
     "mesh {name}: msh_slot {slot} is not 0..14": "меш {name}: msh_slot {slot} вне 0..14",
+    # edited controller states (io_msh.exp.state_edits, core.animation.controller.edit)
+    "{field} {values}: not a number": "{field} {values}: не число",
+    "step length {value} ms is negative (0 ms: set by stride and speed)":
+        "длина шага {value} мс отрицательна (0 мс: задаётся шагом и скоростью)",
+    "{field} {values} reach past the model's last frame {last} ({count} frames)":
+        "{field} {values} выходят за последний кадр модели {last} (кадров: {count})",
+    "{problem}; property {prop} on {root}": "{problem}; свойство {prop} у {root}",
+    "{field}: property {prop} on {root} holds {held}, needs {count} number(s)":
+        "{field}: свойство {prop} у {root} содержит {held}, а нужно чисел: {count}",
+    "the edited controller states ({names}) were not written: {why}":
+        "изменённые состояния контроллера ({names}) не записаны: {why}",
+    "there is no {name} beside {path} and {why}": "рядом с {path} нет {name}, и {why}",
+    "the archive {path} has no CTLD entry for {model} and {why}":
+        "в архиве {path} нет записи CTLD для {model}, и {why}",
+    "{path}, the controller the model was imported with, is gone":
+        "{path}, контроллер, с которым модель была импортирована, исчез",
+    "{source} is not the controller the model was imported with ({imported}): the edited state fields were "
+    "written into it, the rest of it kept":
+        "{source} — не тот контроллер, с которым модель была импортирована ({imported}): изменённые поля "
+        "состояний записаны в него, остальное сохранено",
     "meshes {first} and {second} are on the same node and slot {slot}: join them or set msh_slot":
         "меши {first} и {second} на одном узле и в одном слоте {slot}: объедините их или задайте msh_slot",
     "node {handle}: the name {name} cannot be stored in code page 1251; rename it":
