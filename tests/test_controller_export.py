@@ -2,6 +2,7 @@
 written back into the .ctl by the real export operator (loose model and .rlb archive): only the edited f32
 words change, an unedited root never touches the controller, a bad value is refused with nothing written."""
 
+import json
 import math
 import os
 import struct
@@ -43,9 +44,10 @@ def walker_archive(path, model, ctl=None):
     return path
 
 
-def import_walker(blender, path, node_mode="ARMATURE"):
+def import_walker(blender, path, node_mode="ARMATURE", **options):
     bpy = blender.bpy
-    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), clips="ACTIONS", node_mode=node_mode) == {"FINISHED"}
+    options = {"clips": "ACTIONS", **options}
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), node_mode=node_mode, **options) == {"FINISHED"}
     (root,) = [o for o in bpy.data.objects if "msh_model" in o]
     return root
 
@@ -238,3 +240,57 @@ def test_the_panel_lists_each_clips_states_and_the_check_refuses_a_bad_value(ble
     assert [line.message for line in check.lines if line.level == "ERROR"] == [
         "step length -1 ms is negative (0 ms: set by stride and speed); property 'msh_state 9 step ms' on "
         "'walker.msh'"]
+
+
+@pytest.mark.parametrize(("node_mode", "clips"), [("ARMATURE", "NLA"), ("EMPTIES", "ACTIONS")])
+def test_update_clips_shows_the_edited_timing_and_frames(blender, walker, node_mode, clips):
+    from test_clips_blender import NAMES, local_poses, rigid
+
+    from core.animation.controller import step_at
+    from core.animation.controller.edit import StateEdit, edit_states
+    from core.animation.sampler import blend_pose
+
+    bpy = blender.bpy
+    rate = 30.0
+    folder, model, ctl = walker
+    root = import_walker(blender, folder / "walker.msh", node_mode, clips=clips, frame_rate=rate)
+    actions = sorted(a.name for a in bpy.data.actions)
+    empties = sorted([o for o in bpy.data.objects if o.type == "EMPTY" and "msh_node_index" in o],
+                     key=lambda o: o["msh_node_index"])
+    module = blender.ext.io_msh.imp.clip_actions
+    module.show_clip(root, NAMES[1], empties)  # the walk shown: shown again afterwards
+    bpy.context.view_layer.objects.active = root
+    root["msh_state 5 frames B"] = (10.0, 45.0)
+    kept = [a.as_pointer() for a in bpy.data.actions]
+    with pytest.raises(RuntimeError, match=r"state\[5\].*frames B \(10, 45\) reach past"):
+        bpy.ops.object.parkan_update_clips()
+    assert [a.as_pointer() for a in bpy.data.actions] == kept  # the clips as they were
+    root["msh_state 5 frames B"] = (10.0, 12.0)
+    edit(root)
+    assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+    assert list(root["msh_clips"]) == NAMES and sorted(a.name for a in bpy.data.actions) == actions
+    holder = root if node_mode == "ARMATURE" else empties[0]
+    assert holder.animation_data.action == module.clip_actions(holder, NAMES[1])
+    if clips == "NLA":
+        assert [t.name for t in holder.animation_data.nla_tracks] == NAMES
+    assert module.clip_actions(holder, NAMES[0]).frame_range[1] == pytest.approx(80 * rate / 1000)
+    edited = edit_states(walker_controller(), [StateEdit(3, "frames B", (5.5, 8.25)),
+                                               StateEdit(0, "step ms", (80.0,))])
+    anim = AnimationData.from_model(Model.parse(model))
+    walk = clips_of(edited, anim)[1]
+    starts = np.concatenate([[0], np.cumsum([s.duration_ms for s in walk.steps])]) * rate / 1000
+    assert module.clip_actions(holder, NAMES[1]).frame_range[1] == pytest.approx(starts[-1], abs=1e-4)
+    for k in range(len(walk.steps) + 1):  # each step's start is keyed with the game's pose there
+        blender.evaluated_frame(starts[k])
+        shown = local_poses(bpy, root)
+        step = step_at(edited, walk, k)
+        for node in (3, 4):  # the legs (nodes 1 and 2 follow their sliders)
+            q, p = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+            assert np.abs(shown[node] - rigid(q, p)).max() < 1e-5, (k, node)
+    assert float(step_at(edited, walk, 1).frame_b) == 5.5  # the edited pair B shows at the second step's start
+    timeline = json.loads(root["msh_clip_steps"])["timeline"]
+    for h in ([root] if node_mode == "ARMATURE" else empties):  # the model's timeline shown again
+        module.assign(h, bpy.data.actions.get(timeline.get(h.name, "")))
+    assert export(blender, folder / "walker.msh") == {"FINISHED"}  # the edits still go into the .ctl
+    assert_only_the_edits(ctl, (folder / "WALKER.CTL").read_bytes())
+    assert (folder / "walker.msh").read_bytes() == model

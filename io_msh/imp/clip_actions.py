@@ -31,6 +31,13 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
         return
     for slider in controller.sliders:
         _build_slider(plan, root, node_objects, slider)
+    build_clips(plan, root, node_objects, created)
+    build_state_properties(root, controller, plan.frame_count, plan.options)
+
+
+def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> None:
+    """The clip actions of ``plan.controller`` (and their NLA tracks), the model's timeline left assigned."""
+    controller = plan.controller
     holders = _holders(plan, root, node_objects)
     before = {holder.name: _assignment(holder) for holder in holders}
     names, steps = [], {}
@@ -44,7 +51,6 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
     root[CLIPS] = names
     timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
     root[P.CLIP_STEPS] = json.dumps({"clips": steps, "timeline": timeline})
-    build_state_properties(root, controller, plan.frame_count)
     if plan.options.clips == "NLA":
         for holder in holders:
             _lay_out_nla(holder, controller.clips, names)

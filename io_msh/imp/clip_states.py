@@ -23,8 +23,9 @@ DESCRIPTIONS = {
 }
 
 
-def build_state_properties(root: bpy.types.Object, controller: ControllerPlan, frame_count: int) -> None:
-    """A property per field of every played state, described, and the values as read."""
+def build_state_properties(root: bpy.types.Object, controller: ControllerPlan, frame_count: int, options) -> None:
+    """A property per field of every played state, described, and the values as read (with the clip options
+    of the import, for Update Clips)."""
     if not controller.states or controller.found is None:
         return
     last = float(max(frame_count - 1, 0))
@@ -45,5 +46,6 @@ def build_state_properties(root: bpy.types.Object, controller: ControllerPlan, f
         "digest": hashlib.sha256(found.data).hexdigest(),
         "states": {str(index): fields for index, fields in controller.states.items()},
         "clips": [[clip.name, sorted(set(clip.states))] for clip in controller.clips],
+        "options": {"clips": options.clips, "root_motion": options.root_motion, "frame_rate": options.frame_rate},
     })
 

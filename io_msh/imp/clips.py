@@ -200,8 +200,12 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     if found is None:
         where = Path(container.path).stem + ".ctl beside the model" if container.is_model else "a CTLD entry"
         return None, [f"no controller ({where}): no clips were made"]
-    data, source = found.data, found.source
-    controller = read_checked(data, source, model)
+    return plan_clips(read_checked(found.data, found.source, model), found, model, nodes, options), []
+
+
+def plan_clips(controller: Controller, found: FoundController, model: Model, nodes: list, options) -> ControllerPlan:
+    """The clips and channel sliders of ``controller`` (read from ``found``) over the model's timeline."""
+    source = found.source
     anim = AnimationData.from_model(model)
     if not np.isfinite(options.frame_rate) or options.frame_rate <= 0:
         raise FormatError.single("options", None, f"frame rate {options.frame_rate} is not a positive number")
@@ -218,7 +222,7 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     for clip, (motion, name) in zip(clips, clip_names(controller, clips, model.name)):
         plans.append(_plan_clip(anim, controller, clip, motion, name, keyed, options))
     sliders = plan_sliders(anim, controller, nodes, options.node_mode)
-    return ControllerPlan(source, plans, sliders, found, played_states(controller, clips)), []
+    return ControllerPlan(source, plans, sliders, found, played_states(controller, clips))
 
 
 def played_states(controller: Controller, clips: list[Clip]) -> dict[int, dict[str, list[float]]]:

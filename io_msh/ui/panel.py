@@ -500,6 +500,7 @@ def draw_states(layout, root) -> None:
                 if prop in root:
                     column.prop(root, f'["{prop}"]', text=f"{state} {label}", translate=False)
     layout.label(text="0 ms: set by stride/speed")
+    layout.operator("object.parkan_update_clips", icon="FILE_REFRESH")
 
 
 def check_lines(check: ExportCheck):

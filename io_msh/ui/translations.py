@@ -285,6 +285,12 @@ UI = {
         'Показать стадию и LOD',
     'Write Clip to Timeline':
         'Записать клип в шкалу времени',
+    'Update Clips':
+        'Обновить клипы',
+    "Make the model's clip actions again from its controller states' frames and step lengths as edited (its "
+    "msh_state custom properties), to see the new timing before the export writes them":
+        'Заново построить действия клипов модели по изменённым кадрам и длинам шагов состояний контроллера '
+        '(её свойствам msh_state), чтобы увидеть новый ритм до того, как экспорт их запишет',
     # the Parkan panel's own labels
     'Damage':
         'Повреждение',
@@ -471,6 +477,9 @@ REPORTS = {
         "часть: разделите меш или дайте его граням больше материалов",
     "mesh {name}: msh_slot {slot} is not 0..14": "меш {name}: msh_slot {slot} вне 0..14",
     # edited controller states (io_msh.exp.state_edits, core.animation.controller.edit)
+    "{name}: {count} clip(s) made again from the state values":
+        "{name}: клипов построено заново по значениям состояний: {count}",
+    "the clips cannot be made again: {why}": "клипы нельзя построить заново: {why}",
     "{field} {values}: not a number": "{field} {values}: не число",
     "step length {value} ms is negative (0 ms: set by stride and speed)":
         "длина шага {value} мс отрицательна (0 мс: задаётся шагом и скоростью)",
