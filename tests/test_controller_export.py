@@ -294,3 +294,14 @@ def test_update_clips_shows_the_edited_timing_and_frames(blender, walker, node_m
     assert export(blender, folder / "walker.msh") == {"FINISHED"}  # the edits still go into the .ctl
     assert_only_the_edits(ctl, (folder / "WALKER.CTL").read_bytes())
     assert (folder / "walker.msh").read_bytes() == model
+
+
+def test_object_menu_parkan_holds_the_clip_operators(blender):
+    from rna_layout import CheckedLayout
+
+    bpy = blender.bpy
+    assert blender.ext.io_msh.ui.clip_operators.menu_object in bpy.types.VIEW3D_MT_object._dyn_ui_initialize()
+    drawn = CheckedLayout()
+    bpy.types.VIEW3D_MT_parkan_object.draw(type("MenuSelf", (), {"layout": drawn})(), bpy.context)
+    assert [d[:2] for d in drawn.drawn] == [("operator", "object.parkan_clip_to_timeline"),
+                                            ("operator", "object.parkan_update_clips")]

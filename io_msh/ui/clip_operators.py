@@ -84,4 +84,18 @@ class OBJECT_OT_parkan_update_clips(bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = (OBJECT_OT_parkan_clip_to_timeline, OBJECT_OT_parkan_update_clips)
+class VIEW3D_MT_parkan_object(bpy.types.Menu):
+    bl_idname = "VIEW3D_MT_parkan_object"
+    bl_label = "Parkan"
+
+    def draw(self, context):
+        self.layout.operator(OBJECT_OT_parkan_clip_to_timeline.bl_idname)
+        self.layout.operator(OBJECT_OT_parkan_update_clips.bl_idname)
+
+
+def menu_object(self, context):
+    """Object > Parkan."""
+    self.layout.menu(VIEW3D_MT_parkan_object.bl_idname)
+
+
+CLASSES = (OBJECT_OT_parkan_clip_to_timeline, OBJECT_OT_parkan_update_clips, VIEW3D_MT_parkan_object)

@@ -287,6 +287,8 @@ UI = {
         'Записать клип в шкалу времени',
     'Update Clips':
         'Обновить клипы',
+    'Parkan':
+        'Паркан',
     "Make the model's clip actions again from its controller states' frames and step lengths as edited (its "
     "msh_state custom properties), to see the new timing before the export writes them":
         'Заново построить действия клипов модели по изменённым кадрам и длинам шагов состояний контроллера '
