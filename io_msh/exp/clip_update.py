@@ -84,17 +84,20 @@ def _shown_clip(root, holders) -> str | None:
 
 
 def _remove_clips(root, holders) -> None:
-    """The old clip actions and their NLA tracks; a holder showing a clip gets its timeline action back."""
+    """The old clip actions and their NLA tracks; a holder showing a clip, or nothing (a clip shown leaves the
+    nodes it does not key without an action), gets its timeline action back."""
     names = [str(n) for n in root.get(P.CLIPS, [])]
     timeline = json.loads(str(root.get(P.CLIP_STEPS, "{}"))).get("timeline", {})
     old = model_clip_actions([root], holders)
     for holder in holders:
         anim = holder.animation_data
-        if anim is None:
-            continue
-        if anim.action is not None and anim.action in old:
-            assign(holder, bpy.data.actions.get(timeline.get(holder.name, "")))
-        for track in [t for t in anim.nla_tracks if t.name in names]:
-            anim.nla_tracks.remove(track)
+        current = anim.action if anim is not None else None
+        if current is None or current in old:
+            action = bpy.data.actions.get(timeline.get(holder.name, ""))
+            if action is not None or current is not None:
+                assign(holder, action)
+        for track in [t for t in holder.animation_data.nla_tracks if t.name in names] \
+                if holder.animation_data is not None else []:
+            holder.animation_data.nla_tracks.remove(track)
     for action in old:
         bpy.data.actions.remove(action)
