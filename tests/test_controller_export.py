@@ -305,3 +305,35 @@ def test_object_menu_parkan_holds_the_clip_operators(blender):
     bpy.types.VIEW3D_MT_parkan_object.draw(type("MenuSelf", (), {"layout": drawn})(), bpy.context)
     assert [d[:2] for d in drawn.drawn] == [("operator", "object.parkan_clip_to_timeline"),
                                             ("operator", "object.parkan_update_clips")]
+
+
+def test_a_model_that_cannot_be_written_keeps_the_controller_as_it_was(blender, walker, tmp_path):
+    """One transaction: the .ctl is not written when the model's write is refused (a read-only model)."""
+    folder, model, ctl = walker
+    msh, ctl_path = folder / "walker.msh", folder / "WALKER.CTL"
+    root = import_walker(blender, msh)
+    edit(root)
+    msh.chmod(0o444)
+    try:
+        with pytest.raises(RuntimeError, match="read-only"):
+            export(blender, msh)
+    finally:
+        msh.chmod(0o644)
+    assert ctl_path.read_bytes() == ctl and msh.read_bytes() == model
+    assert sorted(p.name for p in folder.iterdir()) == ["WALKER.CTL", "walker.msh"]  # no temporary left
+
+
+def test_the_targets_own_controller_is_the_one_edited(blender, walker, tmp_path, capfd):
+    """Exported into an archive whose controller differs from the imported one: that controller gets the edited
+    words (the rest of it kept), and a warning says it is not the one imported."""
+    folder, model, _ctl = walker
+    other = walker_controller()
+    other.params["top_speed"] = (0.0, 9.0, 0.0)
+    theirs = other.to_bytes()
+    path = walker_archive(tmp_path / "other.rlb", model, theirs)
+    root = import_walker(blender, folder / "walker.msh")
+    edit(root)
+    capfd.readouterr()
+    assert export(blender, path) == {"FINISHED"}
+    assert_only_the_edits(theirs, bytes(ctl_entry(path).data))
+    assert "is not the controller the model was imported with" in capfd.readouterr().out
