@@ -52,7 +52,10 @@ class CheckedLayout:
             return None
         if name == "prop":
             data, prop = given["data"], given["property"]
-            assert prop in data.bl_rna.properties, f"{data!r} has no property {prop!r}"
+            if prop.startswith('["') and prop.endswith('"]'):  # a custom property, by its path
+                assert prop[2:-2] in data, f"{data!r} has no custom property {prop[2:-2]!r}"
+            else:
+                assert prop in data.bl_rna.properties, f"{data!r} has no property {prop!r}"
             self.drawn.append(("prop", prop))
             return None
         if name == "operator":

@@ -28,6 +28,14 @@ TEXTURE = "msh_texture"        # on images from a library: 'library path|entry',
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order
 CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' frames and its curves' fingerprints
+STATE = "msh_state"            # on the root object: 'msh_state <index> <field>', a value of a state a clip plays
+STATE_FIELDS = ("frames A", "frames B", "step ms")  # the fields: float[2], float[2], float (the export writes edits)
+STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the controller was and those values as read
+
+
+def state_property(index: int, field: str) -> str:
+    """The root's property holding ``field`` (one of STATE_FIELDS) of controller state ``index``."""
+    return f"{STATE} {index} {field}"
 
 # UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
 BASE_UV = "UVMap"

@@ -13,6 +13,7 @@ from ..com import props as P
 from .export import _library_files, plan_export
 from .plan import ExportOptions, refuse_oversized
 from .scene_model import SceneModel
+from .state_edits import state_edits
 
 # A Python string literal as the export's messages quote names ({name!r}).
 _QUOTED = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
@@ -55,6 +56,7 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
     root = None
     try:
         root, result = plan_export(context, options, collection, parts_of)
+        state_edits(root, result.model)  # an edited controller state the game cannot take
         _library_files(result.materials, options, {})
     except FormatError as exc:
         found.extend(line for line in _errors(exc) if line not in found)

@@ -25,12 +25,14 @@ from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .readback import find_root, read_scene
 from .scene_model import SceneModel
+from .state_edits import ControllerWrite, controller_write
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
                    collection: str | None = None) -> ExportResult:
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
     root, result = plan_export(context, options, collection)
+    states = controller_write(root, result.model)  # edited controller states (None: the .ctl is not touched)
     # Every file's bytes are made (and every check done) before the first one is written; then all are
     # written as one transaction (core.disk.write_files): all of them, or none.
     read_as: dict[str, FileState | None] = {}
@@ -38,10 +40,16 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as)
-    elif wear is not None:
-        files.append((_side_file(path), wear.to_bytes()))
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as, states)
+    else:
+        if wear is not None:
+            files.append((_side_file(path), wear.to_bytes()))
+        controller = states.beside(path, read_as) if states is not None else None
+        if controller is not None:
+            files.append((_side_file(path, controller[0]), controller[1]))
     write_files([*files, (path, data)], force=options.force, read_as=read_as)
+    if states is not None:
+        result.warnings += states.warnings
     return result
 
 
@@ -79,10 +87,11 @@ def plan_export(context, options: ExportOptions, collection: str | None = None,
     return root, model_of(context, root, options, on_read)
 
 
-def _side_file(path: str) -> str:
-    """The ``.wea`` beside a model file. A symbolic link there that leads out of the model's folder is refused:
-    the export writes only into the folder the artist chose (a link within it is written through)."""
-    side = Path(path).with_suffix(".wea")
+def _side_file(path: str, name: str | None = None) -> str:
+    """The ``.wea`` (or the file ``name``) beside a model file. A symbolic link there that leads out of the
+    model's folder is refused: the export writes only into the folder the artist chose (a link within it is
+    written through)."""
+    side = Path(name) if name is not None else Path(path).with_suffix(".wea")
     if side.is_symlink():
         real = Path(os.path.realpath(side))
         if real.parent != Path(os.path.realpath(Path(path).parent)):
@@ -192,8 +201,10 @@ def _root_in_collection(name: str):
     return roots[0]
 
 
-def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict) -> bytes:
-    """The archive at ``path`` with ``entry`` (and its WEAR list) replaced or added."""
+def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict,
+                  states: ControllerWrite | None = None) -> bytes:
+    """The archive at ``path`` with ``entry`` (and its WEAR list, and its controller's edited states) replaced or
+    added."""
     archive = _existing_archive(path, read_as)
     name = entry.name if isinstance(entry, _ImportedEntry) else entry
     existing = _entry_named(archive, entry)
@@ -214,6 +225,8 @@ def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: We
         else:
             archive.add(f"{Path(name).stem if twins else _stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID,
                         **WEAR_ATTRS)
+    if states is not None:
+        states.into_archive(archive, existing.name_str, path)
     return archive.to_bytes()
 
 

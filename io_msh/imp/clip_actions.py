@@ -19,6 +19,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import fingerprint, read_curves
 from ..com.sliders import add_slider, slider_fcurve
+from .clip_states import build_state_properties
 from .clips import ClipPlan, SliderPlan
 
 CLIPS = P.CLIPS
@@ -31,6 +32,13 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
         return
     for slider in controller.sliders:
         _build_slider(plan, root, node_objects, slider)
+    build_clips(plan, root, node_objects, created)
+    build_state_properties(root, controller, plan.frame_count, plan.options)
+
+
+def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> None:
+    """The clip actions of ``plan.controller`` (and their NLA tracks), the model's timeline left assigned."""
+    controller = plan.controller
     holders = _holders(plan, root, node_objects)
     before = {holder.name: _assignment(holder) for holder in holders}
     names, steps = [], {}

@@ -66,6 +66,7 @@ class ClipPlan:
     nodes: list[NodeKeys]
     pair_b: list[tuple[float, float]] = field(default_factory=list)  # each step's timeline frames B0, B1
     pure_b: list[bool] = field(default_factory=list)  # weight 1 all through the step: the pose is frame B's
+    states: list[int] = field(default_factory=list)  # the controller state of each step
 
 
 @dataclass
@@ -82,28 +83,63 @@ class SliderPlan:
 
 
 @dataclass
+class FoundController:
+    """A model's controller as found: its bytes, where they came from (for messages), the file holding them and,
+    in an archive, the CTLD entry's name."""
+
+    data: bytes
+    source: str
+    file: str
+    entry: str | None = None
+
+
+@dataclass
 class ControllerPlan:
     source: str
     clips: list[ClipPlan]
     sliders: list[SliderPlan]
+    found: FoundController | None = None
+    states: dict[int, dict[str, list[float]]] = field(default_factory=dict)  # the states the clips play, as read
     belts: list[BeltChannel] = field(default_factory=list)  # channels playing their node's materials
 
 
 # ------------------------------------------------------------------ finding it
-def find_controller(container: Container, entry: Entry | None) -> tuple[bytes, str] | None:
-    """The controller's bytes and where they came from, or None when the model has none."""
-    if container.is_model:
-        path = Path(container.path)
-        try:
-            name = names_in(path.parent).get(path.stem.lower() + ".ctl")
-        except OSError:
-            return None
-        return (read_input(str(path.parent / name)), str(path.parent / name)) if name else None
-    found = [e for e in container.archive.entries if e.type_id == CTLD_TYPE_ID]
-    stem = Path(entry.name_str).stem.lower() if entry is not None else ""
+def controller_beside(path: str | Path) -> Path | None:
+    """``STEM.ctl`` beside a model file (any case, as the game's file system), or None."""
+    path = Path(path)
+    try:
+        name = names_in(path.parent).get(path.stem.lower() + ".ctl")
+    except OSError:
+        return None
+    return path.parent / name if name else None
+
+
+def controller_entry(archive, model_name: str | None) -> Entry | None:
+    """An archive's CTLD entry for the model named ``model_name``: the one named like it (stem, any case), else
+    the archive's only one; None when neither."""
+    found = [e for e in archive.entries if e.type_id == CTLD_TYPE_ID]
+    stem = Path(model_name).stem.lower() if model_name else ""
     named = [e for e in found if Path(e.name_str).stem.lower() == stem]
     chosen = named[:1] or (found if len(found) == 1 else [])
-    return (bytes(chosen[0].data), f"{container.path}:{chosen[0].name_str}") if chosen else None
+    return chosen[0] if chosen else None
+
+
+def locate_controller(container: Container, entry: Entry | None) -> FoundController | None:
+    """The model's controller, or None when it has none."""
+    if container.is_model:
+        path = controller_beside(container.path)
+        return FoundController(read_input(str(path)), str(path), str(path)) if path is not None else None
+    chosen = controller_entry(container.archive, entry.name_str if entry is not None else None)
+    if chosen is None:
+        return None
+    return FoundController(bytes(chosen.data), f"{container.path}:{chosen.name_str}", container.path,
+                           chosen.name_str)
+
+
+def find_controller(container: Container, entry: Entry | None) -> tuple[bytes, str] | None:
+    """The controller's bytes and where they came from, or None when the model has none."""
+    found = locate_controller(container, entry)
+    return (found.data, found.source) if found is not None else None
 
 
 def read_checked(data: bytes, source: str, model: Model) -> Controller:
@@ -163,12 +199,16 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     it has none. FormatError when the controller is bad."""
     if options.clips == "NONE":
         return None, []
-    found = find_controller(container, entry)
+    found = locate_controller(container, entry)
     if found is None:
         where = Path(container.path).stem + ".ctl beside the model" if container.is_model else "a CTLD entry"
         return None, [f"no controller ({where}): no clips were made"]
-    data, source = found
-    controller = read_checked(data, source, model)
+    return plan_clips(read_checked(found.data, found.source, model), found, model, nodes, options), []
+
+
+def plan_clips(controller: Controller, found: FoundController, model: Model, nodes: list, options) -> ControllerPlan:
+    """The clips and channel sliders of ``controller`` (read from ``found``) over the model's timeline."""
+    source = found.source
     anim = AnimationData.from_model(model)
     if not np.isfinite(options.frame_rate) or options.frame_rate <= 0:
         raise FormatError.single("options", None, f"frame rate {options.frame_rate} is not a positive number")
@@ -185,7 +225,19 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
     for clip, (motion, name) in zip(clips, clip_names(controller, clips, model.name)):
         plans.append(_plan_clip(anim, controller, clip, motion, name, keyed, options))
     sliders = plan_sliders(anim, controller, nodes, options.node_mode)
-    return ControllerPlan(source, plans, sliders, belt_channels(controller, nodes)), []
+    return ControllerPlan(source, plans, sliders, found, played_states(controller, clips),
+                          belt_channels(controller, nodes))
+
+
+def played_states(controller: Controller, clips: list[Clip]) -> dict[int, dict[str, list[float]]]:
+    """The editable values of every state a clip plays (frames A, frames B, step ms), as read."""
+    out = {}
+    for state in sorted({s for clip in clips for s in clip.states}):
+        record = controller.states[state]
+        out[state] = {"frames A": [float(v) for v in record["pair_a"]],
+                      "frames B": [float(v) for v in record["pair_b"]],
+                      "step ms": [float(record["length_ms"])]}
+    return out
 
 
 def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: str, name: str, nodes: list,
@@ -227,7 +279,7 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
         pair_b.append((b0, b1))
         pure_b.append(here.q == 1 and clip.steps[k - 1].q == 1 and bool(np.isfinite([b0, b1]).all())
                       and min(b0, b1) >= 0)
-    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b)
+    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b, clip.states)
 
 
 def motion_direction(controller: Controller, state: int) -> np.ndarray:

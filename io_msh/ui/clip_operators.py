@@ -1,13 +1,16 @@
 """Object > Parkan: Write Clip to Timeline: an edited clip's keys into the model's timeline
-(io_msh.exp.clip_timeline), so that the export writes them."""
+(io_msh.exp.clip_timeline), so that the export writes them; Update Clips: the clip actions made again from the
+edited controller states (io_msh.exp.clip_update)."""
 
 from __future__ import annotations
 
 import bpy
 from bpy.props import StringProperty
 
+from ...core.errors import FormatError
 from ..com import props as P
 from ..exp.clip_timeline import write_clip_to_timeline
+from ..exp.clip_update import update_clips
 from .translations import report
 
 
@@ -57,4 +60,42 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
         return next((n for n in names if action == n or action.startswith(n + "|")), "")
 
 
-CLASSES = (OBJECT_OT_parkan_clip_to_timeline,)
+class OBJECT_OT_parkan_update_clips(bpy.types.Operator):
+    bl_idname = "object.parkan_update_clips"
+    bl_label = "Update Clips"
+    bl_description = ("Make the model's clip actions again from its controller states' frames and step lengths as "
+                      "edited (its msh_state custom properties), to see the new timing before the export writes "
+                      "them")
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        root = _model_root(context)
+        return root is not None and P.STATES_IMPORTED in root and P.CLIPS in root
+
+    def execute(self, context):
+        root = _model_root(context)
+        try:
+            count = update_clips(root)
+        except FormatError as exc:
+            report(self, "ERROR", exc.describe(str(root.get(P.MODEL, root.name))))
+            return {"CANCELLED"}
+        report(self, "INFO", f"{root.name}: {count} clip(s) made again from the state values")
+        return {"FINISHED"}
+
+
+class VIEW3D_MT_parkan_object(bpy.types.Menu):
+    bl_idname = "VIEW3D_MT_parkan_object"
+    bl_label = "Parkan"
+
+    def draw(self, context):
+        self.layout.operator(OBJECT_OT_parkan_clip_to_timeline.bl_idname)
+        self.layout.operator(OBJECT_OT_parkan_update_clips.bl_idname)
+
+
+def menu_object(self, context):
+    """Object > Parkan."""
+    self.layout.menu(VIEW3D_MT_parkan_object.bl_idname)
+
+
+CLASSES = (OBJECT_OT_parkan_clip_to_timeline, OBJECT_OT_parkan_update_clips, VIEW3D_MT_parkan_object)

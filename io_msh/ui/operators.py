@@ -31,6 +31,7 @@ from ..imp.build import import_plans, import_root_matrix
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
 from . import translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
+from .clip_operators import menu_object as clip_menu_object
 from .preferences import ParkanMshPreferences, game_folder
 from .translations import report
 
@@ -408,11 +409,13 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    bpy.types.VIEW3D_MT_object.append(clip_menu_object)
     unit_operators.register()
 
 
 def unregister() -> None:
     unit_operators.unregister()
+    bpy.types.VIEW3D_MT_object.remove(clip_menu_object)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES + CLIP_CLASSES):

@@ -3,6 +3,7 @@ damage stage and LOD is shown, what an export would refuse or change, and the ga
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import bpy
@@ -424,6 +425,11 @@ def draw_model(layout, context, root) -> None:
     header.label(text="Export Check")
     if body:
         draw_check(body, context, root)
+    if P.STATES_IMPORTED in root:
+        header, body = layout.panel("PARKAN_MSH_panel_states", default_closed=True)
+        header.label(text="Controller States")
+        if body:
+            draw_states(body, root)
     header, body = layout.panel("PARKAN_MSH_panel_pose", default_closed=True)
     header.label(text="Game Pose")
     if body:
@@ -476,6 +482,25 @@ def draw_check(layout, context, root) -> None:
             op.name, op.root = target, root.name
         for more in wrapped[1:]:
             box.label(text=more, translate=False)
+
+
+def draw_states(layout, root) -> None:
+    """Each clip's states, their frame pairs and step length (the root's custom properties; the export writes
+    an edit into the controller)."""
+    try:
+        clips = json.loads(str(root[P.STATES_IMPORTED])).get("clips", [])
+    except (ValueError, AttributeError):
+        clips = []
+    for name, states in clips:
+        layout.label(text=str(name), icon="ACTION", translate=False)
+        for state in states:
+            column = layout.column(align=True)
+            for field, label in zip(P.STATE_FIELDS, ("A", "B", "ms")):
+                prop = P.state_property(int(state), field)
+                if prop in root:
+                    column.prop(root, f'["{prop}"]', text=f"{state} {label}", translate=False)
+    layout.label(text="0 ms: set by stride/speed")
+    layout.operator("object.parkan_update_clips", icon="FILE_REFRESH")
 
 
 def check_lines(check: ExportCheck):

@@ -285,6 +285,14 @@ UI = {
         'Показать стадию и LOD',
     'Write Clip to Timeline':
         'Записать клип в шкалу времени',
+    'Update Clips':
+        'Обновить клипы',
+    'Parkan':
+        'Паркан',
+    "Make the model's clip actions again from its controller states' frames and step lengths as edited (its "
+    "msh_state custom properties), to see the new timing before the export writes them":
+        'Заново построить действия клипов модели по изменённым кадрам и длинам шагов состояний контроллера '
+        '(её свойствам msh_state), чтобы увидеть новый ритм до того, как экспорт их запишет',
     # the Parkan panel's own labels
     'Damage':
         'Повреждение',
@@ -322,6 +330,10 @@ UI = {
         'Слоты',
     'Frames':
         'Кадры',
+    'Controller States':
+        'Состояния контроллера',
+    '0 ms: set by stride/speed':
+        '0 мс: задаётся шагом и скоростью',
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -466,6 +478,29 @@ REPORTS = {
         "у меша {name} треугольников с одним материалом: {count}; MSH рисует не больше 21845 на материал и "
         "часть: разделите меш или дайте его граням больше материалов",
     "mesh {name}: msh_slot {slot} is not 0..14": "меш {name}: msh_slot {slot} вне 0..14",
+    # edited controller states (io_msh.exp.state_edits, core.animation.controller.edit)
+    "{name}: {count} clip(s) made again from the state values":
+        "{name}: клипов построено заново по значениям состояний: {count}",
+    "the clips cannot be made again: {why}": "клипы нельзя построить заново: {why}",
+    "{field} {values}: not a number": "{field} {values}: не число",
+    "step length {value} ms is negative (0 ms: set by stride and speed)":
+        "длина шага {value} мс отрицательна (0 мс: задаётся шагом и скоростью)",
+    "{field} {values} reach past the model's last frame {last} ({count} frames)":
+        "{field} {values} выходят за последний кадр модели {last} (кадров: {count})",
+    "{problem}; property {prop} on {root}": "{problem}; свойство {prop} у {root}",
+    "{field}: property {prop} on {root} holds {held}, needs {count} number(s)":
+        "{field}: свойство {prop} у {root} содержит {held}, а нужно чисел: {count}",
+    "the edited controller states ({names}) were not written: {why}":
+        "изменённые состояния контроллера ({names}) не записаны: {why}",
+    "there is no {name} beside {path} and {why}": "рядом с {path} нет {name}, и {why}",
+    "the archive {path} has no CTLD entry for {model} and {why}":
+        "в архиве {path} нет записи CTLD для {model}, и {why}",
+    "{path}, the controller the model was imported with, is gone":
+        "{path}, контроллер, с которым модель была импортирована, исчез",
+    "{source} is not the controller the model was imported with ({imported}): the edited state fields were "
+    "written into it, the rest of it kept":
+        "{source} — не тот контроллер, с которым модель была импортирована ({imported}): изменённые поля "
+        "состояний записаны в него, остальное сохранено",
     "meshes {first} and {second} are on the same node and slot {slot}: join them or set msh_slot":
         "меши {first} и {second} на одном узле и в одном слоте {slot}: объедините их или задайте msh_slot",
     "node {handle}: the name {name} cannot be stored in code page 1251; rename it":

@@ -1,0 +1,103 @@
+"""Update Clips: the model's clip actions made again from its state values as edited (the root's
+``msh_state`` properties), so that the new frames and step lengths show before the export writes them into
+the ``.ctl``. The controller is the one the model was imported with, read again, with the edits written in
+(nothing is written to disk); the poses are the imported model's timeline, as the import samples them."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import bpy
+
+from ...core.animation.controller.edit import edit_states
+from ...core.errors import FormatError, printable
+from ...core.msh.model import Model
+from ..com import props as P
+from ..com.hierarchy import descendants
+from ..imp.build import Created
+from ..imp.clip_actions import assign, build_clips, clip_actions, model_clip_actions, show_clip
+from ..imp.clips import FoundController, plan_clips, read_checked
+from ..imp.plan import ImportOptions, _plan_nodes
+from .state_edits import imported_controller, imported_states, state_edits
+
+
+def update_clips(root: bpy.types.Object) -> int:
+    """Rebuild the root's clip actions (and NLA tracks) from its state values; the number of clips made.
+    FormatError naming what stops it (a bad value, the controller gone, a node missing); the old clips are
+    kept then."""
+    imported = imported_states(root)
+    if imported is None or P.CLIPS not in root or P.SOURCE not in root:
+        raise FormatError.single("clip", None, f"{root.name!r} was not imported with clips and their states")
+    model = Model.parse(bytes(root[P.SOURCE]), str(root.get(P.MODEL, "")))
+    edits = state_edits(root, model)
+    data, where = imported_controller(imported)
+    if data is None:
+        raise FormatError.single("ctl", None, f"the clips cannot be made again: {where}")
+    controller = edit_states(read_checked(data, where, model), edits, model.frame_count, where)
+    kept = json.loads(str(root[P.STATES_IMPORTED])).get("options", {})
+    mode = str(root.get(P.NODE_MODE, "ARMATURE"))
+    options = ImportOptions(node_mode=mode, clips=str(kept.get("clips", "ACTIONS")),
+                            root_motion=str(kept.get("root_motion", "IN_PLACE")),
+                            frame_rate=float(kept.get("frame_rate", 24.0)))
+    node_objects, holders = _node_objects(root, mode, model.node_count)
+    plan = SimpleNamespace(controller=plan_clips(controller, FoundController(data, where, imported.file,
+                                                                             imported.entry),
+                                                 model, _plan_nodes(model, options), options),
+                           options=options, frame_count=model.frame_count)
+    shown = _shown_clip(root, holders)
+    _remove_clips(root, holders)
+    created = Created()
+    try:
+        build_clips(plan, root, node_objects, created)
+    except BaseException:
+        created.remove_all()
+        raise
+    if shown is not None and shown in root[P.CLIPS]:
+        show_clip(root, shown, holders if mode != "ARMATURE" else None)
+    return len(plan.controller.clips)
+
+
+def _node_objects(root, mode: str, count: int) -> tuple[list, list]:
+    """What the clips key, by node index (bone names, or the Empties), and the IDs that hold the actions."""
+    if mode == "ARMATURE":
+        found = {int(b[P.NODE_INDEX]): b.name for b in root.data.bones if P.NODE_INDEX in b}
+    else:
+        found = {int(o[P.NODE_INDEX]): o for o in descendants(root) if o.type == "EMPTY" and P.NODE_INDEX in o}
+    missing = [i for i in range(count) if i not in found]
+    if missing:
+        holder = "bone" if mode == "ARMATURE" else "Empty"
+        raise FormatError.single("Res1", missing[0], f"node {missing[0]} has no {holder} in "
+                                                     f"{printable(root.name)!r}: the clips cannot be made again")
+    nodes = [found[i] for i in range(count)]
+    return nodes, ([root] if mode == "ARMATURE" else nodes)
+
+
+def _shown_clip(root, holders) -> str | None:
+    """The clip whose action a holder shows, if any."""
+    for name in root.get(P.CLIPS, []):
+        for holder in holders:
+            anim = holder.animation_data
+            if anim is not None and anim.action is not None and anim.action == clip_actions(holder, name):
+                return str(name)
+    return None
+
+
+def _remove_clips(root, holders) -> None:
+    """The old clip actions and their NLA tracks; a holder showing a clip, or nothing (a clip shown leaves the
+    nodes it does not key without an action), gets its timeline action back."""
+    names = [str(n) for n in root.get(P.CLIPS, [])]
+    timeline = json.loads(str(root.get(P.CLIP_STEPS, "{}"))).get("timeline", {})
+    old = model_clip_actions([root], holders)
+    for holder in holders:
+        anim = holder.animation_data
+        current = anim.action if anim is not None else None
+        if current is None or current in old:
+            action = bpy.data.actions.get(timeline.get(holder.name, ""))
+            if action is not None or current is not None:
+                assign(holder, action)
+        for track in [t for t in holder.animation_data.nla_tracks if t.name in names] \
+                if holder.animation_data is not None else []:
+            holder.animation_data.nla_tracks.remove(track)
+    for action in old:
+        bpy.data.actions.remove(action)
