@@ -324,7 +324,8 @@ def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mod
 # ------------------------------------------------------------------ channels
 def belt_channels(controller: Controller, nodes: list) -> list[BeltChannel]:
     """The channels with flag 0x10 on a node of the model: each a 0..1 slider on the root playing the materials
-    its node wears by fraction (digest 2.5, 3.3; io_msh.imp.material_keys.plan_belt_keys)."""
+    its node wears by fraction (openparkan docs/30-turrets.md, docs/28-chassis.md;
+    io_msh.imp.material_keys.plan_belt_keys)."""
     out = []
     for index, channel in enumerate(controller.channels):
         node = int(channel["node"])

@@ -8,7 +8,7 @@ where it changes (the texture, the cell, and the colours and alpha the mask does
 Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 1000. One cycle is the period
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
 back), or the period then held (once). A belt's material (a flag-0x10 controller channel on the node wearing it,
-digest 2.5 and 3.3) is played by the channel's 0..1 value instead (``plan_belt_keys``).
+openparkan docs/28-chassis.md) is played by the channel's 0..1 value instead (``plan_belt_keys``).
 
 No bpy: pure numpy on top of core.
 """
@@ -72,8 +72,8 @@ class MaterialKeys:
 
 @dataclass
 class BeltChannel:
-    """A controller channel with flag 0x10 (digest 2.5): its node's materials play their track by the channel's
-    0..1 value (3.3, manager slot 5), not by the clock."""
+    """A controller channel with flag 0x10 (openparkan docs/30-turrets.md): its node's materials play their
+    track by the channel's 0..1 value (docs/07-objects.md, manager slot 5), not by the clock."""
 
     index: int
     node: int

@@ -65,7 +65,8 @@ ANCHOR = 0x1
 BY_VELOCITY = 0x10000
 FIXED_STEP = 0x100000
 JITTER = 0x1000000
-# Channel flag (section 2, +0x20): the channel drives its node's material track by fraction (a belt, 2.5).
+# Channel flag (section 2, +0x20): the channel drives its node's material track by fraction (a belt;
+# openparkan docs/28-chassis.md).
 MATERIAL_CHANNEL = 0x10
 NO_EDGE = np.float32(1_000_000)
 
