@@ -23,6 +23,10 @@ TEXTURE = "msh_texture"        # on images from a library: 'library path|entry',
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order
 CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' frames and its curves' fingerprints
+CLIP = "msh_clip"              # on a clip's action(s): the clip's name in msh_clips (renaming the action keeps it)
+CLIP_NODE = "msh_clip_node"    # on a 4.2 Empty's clip action: the node (msh_node_index) it animates
+TIMELINE = "msh_timeline"      # on each action holder (the armature, or a node's Empty): its timeline action
+TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of the holder's slot in it
 
 # UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
 BASE_UV = "UVMap"

@@ -1,0 +1,244 @@
+"""Issue 21 item 7 through the operator (object.parkan_clip_to_timeline): the part of a partly blended step that
+shows pair B alone is written, node 0's location is written as a delta over the timeline's (both root motions),
+and the timeline and clips are found again after the objects and actions were renamed; a deleted timeline is a
+clean error that changes nothing."""
+
+import numpy as np
+import pytest
+from test_clips_blender import NAMES, RATE, import_walker, local_poses
+
+from core.animation.controller import clips_of
+from core.animation.sampler import AnimationData, sample
+from core.authoring.build import build_model
+from core.authoring.controllers import walker_controller, walker_model
+from core.msh.model import Model
+
+RUN, WALK = NAMES[2], NAMES[1]
+
+
+def partly_blended_controller():
+    """The walker's, with state 10 (after state 9's q 0.75) blending from pair A 24..28: with A unused the
+    runtime shows B alone whatever the weight, so the step would be pure all through."""
+    controller = walker_controller()
+    controller.states[10]["pair_a"] = (24.0, 28.0)
+    return controller
+
+
+def model_with(tmp_path_factory, name, controller):
+    folder = tmp_path_factory.mktemp(name)
+    data = build_model(walker_model()).to_bytes()
+    (folder / "walker.msh").write_bytes(data)
+    (folder / "walker.ctl").write_bytes(controller.to_bytes())
+    return folder, data
+
+
+@pytest.fixture(scope="module")
+def walker_files(tmp_path_factory):
+    return model_with(tmp_path_factory, "walker", walker_controller())
+
+
+@pytest.fixture(scope="module")
+def partly_files(tmp_path_factory):
+    return model_with(tmp_path_factory, "partly", partly_blended_controller())
+
+
+def holders(bpy, root):
+    if root.type == "ARMATURE":
+        return [root]
+    return sorted([o for o in bpy.data.objects if o.type == "EMPTY" and "msh_node_index" in o],
+                  key=lambda o: o["msh_node_index"])
+
+
+def node_holder(bpy, root, node):
+    """(the ID animating node ``node``, its F-curves' data path prefix)."""
+    if root.type == "ARMATURE":
+        bone = next(b for b in root.data.bones if b["msh_node_index"] == node)
+        return root, f'pose.bones["{bone.name}"].'
+    return holders(bpy, root)[node], ""
+
+
+def fcurve_of(blender, holder, path, index):
+    return next(f for f in blender.ext.io_msh.com.compat.assigned_fcurves(holder)
+                if f.data_path == path and f.array_index == index)
+
+
+def show(blender, root, clip):
+    """Assign clip ``clip`` (None: each holder's timeline, found through the import's pointer)."""
+    module = blender.ext.io_msh.imp.clip_actions
+    for h in holders(blender.bpy, root):
+        module.assign(h, module.clip_actions(h, clip) if clip else module.timeline_of(h)[0])
+
+
+def edit(fcurve, change):
+    """Each key's value plus ``change(frame)``."""
+    co = np.zeros(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    co[1::2] += change(co[0::2])
+    fcurve.keyframe_points.foreach_set("co", co)
+    fcurve.update()
+
+
+def keys(fcurve):
+    co = np.zeros(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return dict(zip(co[0::2].tolist(), co[1::2].tolist()))
+
+
+def step_frames(data, clip_index, controller=None):
+    controller = controller or walker_controller()
+    clip = clips_of(controller, AnimationData.from_model(Model.parse(data)))[clip_index]
+    durations = np.array([s.duration_ms for s in clip.steps])
+    return np.concatenate([[0], np.cumsum(durations)]) * RATE / 1000
+
+
+def write(bpy, root, clip):
+    bpy.context.view_layer.objects.active = root
+    return bpy.ops.object.parkan_clip_to_timeline(clip=clip)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_the_pure_part_of_a_partly_blended_step_is_written(blender, partly_files, tmp_path, node_mode, capfd):
+    """The run clip: states 7, 8 (pure, B 14..18, 18..22), 9 (q 0.75: blended all through, B 22..26) and 10
+    (q 1 after q 0.75: blended for s < 0.25, then B alone: timeline frames 27..30 are written)."""
+    bpy = blender.bpy
+    folder, data = partly_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    timeline = {p: dict(keys(fcurve_of(blender, holder, prefix + p, i))) for p, i in
+                (("location", 2), ("rotation_quaternion", 1))}
+    show(blender, root, RUN)
+    lift = fcurve_of(blender, holder, prefix + "location", 2)
+    edit(lift, lambda f: 0.1 + 0.02 * f)  # varying over the clip
+    turn = fcurve_of(blender, holder, prefix + "rotation_quaternion", 1)
+    edit(turn, lambda f: 0.05)
+    capfd.readouterr()
+    assert write(bpy, root, RUN) == {"FINISHED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert f"{RUN}: the steps of states 9 blend two timeline frames all through; their keys are not written" in text
+    assert f"{RUN}: the steps of states 10 blend two timeline frames in their first quarter" in text
+    starts = step_frames(data, 2, partly_blended_controller())
+    parts = {14: (0, 14, 18), 18: (1, 18, 22), 27: (3, 26, 30)}  # first written frame: (step, B0, B1)
+    expected = {}
+    for first, (k, b0, b1) in parts.items():
+        for f in range(first, int(b1) + 1):
+            t = starts[k] + (f - b0) / (b1 - b0) * (starts[k + 1] - starts[k])
+            expected[f] = (lift.evaluate(t), turn.evaluate(t))
+    show(blender, root, None)
+    for (path, index), column in ((("location", 2), 0), (("rotation_quaternion", 1), 1)):
+        written = keys(fcurve_of(blender, holder, prefix + path, index))
+        for f in range(14, 31):
+            if f in expected:
+                assert written[f] == pytest.approx(expected[f][column], abs=1e-6), (path, f)
+            else:  # 23..26: state 9 blends, left as they were
+                assert written[f] == timeline[path][f], (path, f)
+        assert {f: v for f, v in written.items() if not 14 <= f <= 30} == {
+            f: v for f, v in timeline[path].items() if not 14 <= f <= 30}
+    shown = {}
+    for f in range(0, 41):
+        blender.evaluated_frame(f)
+        shown[f] = local_poses(bpy, root)
+    path = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    old = AnimationData.from_model(Model.parse(data))
+    new = AnimationData.from_model(Model.parse(path.read_bytes()))
+    frames = np.arange(0, 41, dtype=np.float32)
+    a, b = sample(old, frames), sample(new, frames)
+    for f in range(41):  # the exported leg plays what Blender shows on the timeline
+        assert np.abs(b.pos[3, f] - shown[f][3][:3, 3]).max() < 2e-4, f
+    assert np.abs(b.pos[3, 23:27] - a.pos[3, 23:27]).max() < 2e-4
+    assert np.abs(b.pos[3, 27:31] - a.pos[3, 27:31]).max() > 0.05
+    others = [0, 1, 2, 4]
+    assert np.array_equal(a.pos[others], b.pos[others]) and np.array_equal(a.rot[others], b.rot[others])
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("root_motion", ["IN_PLACE", "MOVING"])
+def test_node_0_location_is_written_as_a_delta(blender, walker_files, tmp_path, node_mode, root_motion):
+    """The walk clip (B 4..12, pure): the body lifted 0.2 and pushed 0.03 per clip frame forward in the clip
+    moves the timeline's body by as much over frames 4..12, whatever the clip showed (In Place: 0, Moving:
+    the stride's travel)."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS",
+                         root_motion=root_motion, frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 0)
+    before = {i: keys(fcurve_of(blender, holder, prefix + "location", i)) for i in range(3)}
+    before_curves = {i: fcurve_of(blender, holder, prefix + "location", i) for i in range(3)}
+    base = {i: {f: before_curves[i].evaluate(f) for f in range(4, 13)} for i in range(3)}
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.2)
+    edit(fcurve_of(blender, holder, prefix + "location", 1), lambda f: 0.03 * f)
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    starts = step_frames(data, 1)
+    show(blender, root, None)
+    for i in range(3):
+        written = keys(fcurve_of(blender, holder, prefix + "location", i))
+        for f in range(4, 13):
+            k = min((f - 4) // 2, 3)  # the step playing f (B 4..6, 6..8, 8..10, 10..12; shared ends: later)
+            t = starts[k] + (f - (4 + 2 * k)) / 2 * (starts[k + 1] - starts[k])
+            offset = {0: 0.0, 1: 0.03 * t, 2: 0.2}[i]
+            assert written[f] == pytest.approx(base[i][f] + offset, abs=1e-5), (i, f)
+        assert {f: v for f, v in written.items() if not 4 <= f <= 12} == {
+            f: v for f, v in before[i].items() if not 4 <= f <= 12}
+    shown = {}
+    for f in range(0, 16):
+        blender.evaluated_frame(f)
+        shown[f] = local_poses(bpy, root)[0][:3, 3]
+    path = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    new = sample(AnimationData.from_model(Model.parse(path.read_bytes())), np.arange(0, 16, dtype=np.float32))
+    old = sample(AnimationData.from_model(Model.parse(data)), np.arange(0, 16, dtype=np.float32))
+    for f in range(16):
+        assert np.abs(new.pos[0, f] - shown[f]).max() < 2e-4, f
+    assert np.abs(new.pos[0, 4:13, 2] - old.pos[0, 4:13, 2] - 0.2).max() < 2e-4  # the body's own z
+    assert np.array_equal(new.pos[0, :4], old.pos[0, :4]) or np.abs(new.pos[0, :4] - old.pos[0, :4]).max() < 2e-4
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_renamed_objects_and_actions_still_write(blender, walker_files, node_mode):
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    before = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    root.name = "renamed model"
+    for obj in holders(bpy, root):
+        obj.name = "renamed " + obj.name
+    for action in list(bpy.data.actions):
+        action.name = "renamed " + action.name
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, root, "") == {"FINISHED"}  # the clip shown, found by its action's mark
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    clip_action = bpy.data.actions["renamed " + WALK] if node_mode == "ARMATURE" or len(
+        [a for a in bpy.data.actions if a.name.startswith("renamed " + WALK)]) == 1 else None
+    assert write(bpy, root, clip_action.name if clip_action else WALK) == {"FINISHED"}  # by its new name
+    show(blender, root, None)
+    written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.2 if 4 <= f <= 12 else 0.0), abs=1e-5), f
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_deleted_timeline_is_a_clean_error(blender, walker_files, node_mode):
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    timeline = blender.ext.io_msh.imp.clip_actions.timeline_of(holder)[0]
+    show(blender, root, WALK)
+    clip_curve = fcurve_of(blender, holder, prefix + "location", 2)
+    edit(clip_curve, lambda f: 0.1)
+    edited = keys(clip_curve)
+    assigned = [(h.animation_data.action, h.animation_data.action_slot if hasattr(h.animation_data, "action_slot")
+                 else None) for h in holders(bpy, root)]
+    bpy.data.actions.remove(timeline)
+    with pytest.raises(RuntimeError, match=r"the timeline action of .* was deleted: nothing was written"):
+        write(bpy, root, WALK)
+    assert [(h.animation_data.action, h.animation_data.action_slot if hasattr(h.animation_data, "action_slot")
+             else None) for h in holders(bpy, root)] == assigned
+    assert keys(fcurve_of(blender, holder, prefix + "location", 2)) == edited
+    with pytest.raises(RuntimeError, match="has no clip 'nothing'"):
+        write(bpy, root, "nothing")
