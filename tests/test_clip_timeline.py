@@ -242,3 +242,31 @@ def test_a_deleted_timeline_is_a_clean_error(blender, walker_files, node_mode):
     assert keys(fcurve_of(blender, holder, prefix + "location", 2)) == edited
     with pytest.raises(RuntimeError, match="has no clip 'nothing'"):
         write(bpy, root, "nothing")
+
+
+@pytest.fixture
+def russian(blender, monkeypatch):
+    """Reports as a Russian Blender makes them (the wheels have no translations: test_translations.russian)."""
+    table = blender.ext.io_msh.ui.translations.translations()["ru_RU"]
+    monkeypatch.setattr(blender.ext.io_msh.ui.translations, "_translate",
+                        lambda english: table.get(("*", english), english))
+
+
+def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
+    bpy = blender.bpy
+    folder, _data = partly_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, RUN)
+    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)
+    capfd.readouterr()
+    assert write(bpy, root, "") == {"FINISHED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert f"{RUN}: шаги состояний 9 всё время смешивают два кадра шкалы времени; их ключи не записаны" in text
+    assert f"{RUN}: шаги состояний 10 смешивают два кадра шкалы времени в первой четверти" in text
+    assert f"{RUN}: изменённых узлов записано в шкалу времени: 1" in text
+    show(blender, root, None)
+    bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
+    show(blender, root, RUN)
+    with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
+        write(bpy, root, "")
