@@ -270,3 +270,41 @@ def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
     show(blender, root, RUN)
     with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
         write(bpy, root, "")
+
+
+def test_a_model_imported_before_the_marks_still_writes(blender, walker_files, capfd):
+    """msh_clip_steps as the first version wrote it (a bool per step, no states, no node-0 keys), no pointers
+    or marks: the timeline and clips are found by name; node 0's location is not written, with a warning."""
+    import json
+
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode="EMPTIES", clips="ACTIONS", frame_rate=RATE)
+    stored = json.loads(root["msh_clip_steps"])
+    for meta in stored["clips"].values():
+        meta["steps"] = [[*step[:4], step[4] == 0.0] for step in meta["steps"]]
+        del meta["root"]
+    root["msh_clip_steps"] = json.dumps(stored)
+    for obj in holders(bpy, root):
+        del obj["msh_timeline"]
+        obj.pop("msh_timeline_slot", None)
+    for action in bpy.data.actions:
+        action.pop("msh_clip", None)
+        action.pop("msh_clip_node", None)
+    leg, body = holders(bpy, root)[3], holders(bpy, root)[0]
+    before = keys(fcurve_of(blender, leg, "location", 2))
+    body_before = keys(fcurve_of(blender, body, "location", 2))
+    module = blender.ext.io_msh.imp.clip_actions
+    module.show_clip(root, WALK, holders(bpy, root))
+    edit(fcurve_of(blender, leg, "location", 2), lambda f: 0.1)
+    edit(fcurve_of(blender, body, "location", 2), lambda f: 0.1)
+    capfd.readouterr()
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    out = capfd.readouterr()
+    assert "node 0's location is root motion and the model was imported before" in out.out + out.err
+    for h in holders(bpy, root):
+        module.assign(h, bpy.data.actions[stored["timeline"][h.name]])
+    written = keys(fcurve_of(blender, leg, "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f
+    assert keys(fcurve_of(blender, body, "location", 2)) == body_before

@@ -22,7 +22,8 @@ MAT0 = "msh_mat0"              # on materials from Material.lib: the MAT0 entry 
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order
-CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' frames and its curves' fingerprints
+CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps (frames, pair B, pure-from phase,
+#                                state), node 0's root-motion keys and its curves' fingerprints
 CLIP = "msh_clip"              # on a clip's action(s): the clip's name in msh_clips (renaming the action keeps it)
 CLIP_NODE = "msh_clip_node"    # on a 4.2 Empty's clip action: the node (msh_node_index) it animates
 TIMELINE = "msh_timeline"      # on each action holder (the armature, or a node's Empty): its timeline action

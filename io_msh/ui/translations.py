@@ -358,7 +358,7 @@ REPORTS = {
         "остаток каждого",
     "{clip}: node 0's location is root motion and the model was imported before its clip values were recorded; "
     "re-import it to write it":
-        "{clip}: положение узла 0 — движение корпуса, а модель импортирована до того, как стали записываться его "
+        "{clip}: положение узла 0 — движение корня, а модель импортирована до того, как стали записываться его "
         "значения в клипах; импортируйте её заново, чтобы записать его",
     "{path}: invalid data": "{path}: неверные данные",
     # the import's warnings and refusals
