@@ -212,9 +212,9 @@ def test_renamed_objects_and_actions_still_write(blender, walker_files, node_mod
     assert write(bpy, root, "") == {"FINISHED"}  # the clip shown, found by its action's mark
     show(blender, root, WALK)
     edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
-    clip_action = bpy.data.actions["renamed " + WALK] if node_mode == "ARMATURE" or len(
-        [a for a in bpy.data.actions if a.name.startswith("renamed " + WALK)]) == 1 else None
-    assert write(bpy, root, clip_action.name if clip_action else WALK) == {"FINISHED"}  # by its new name
+    renamed = next(a.name for a in bpy.data.actions if a.get("msh_clip") == WALK)  # 4.2 Empties: one of several
+    assert renamed.startswith("renamed ")
+    assert write(bpy, root, renamed) == {"FINISHED"}  # the clip named by its action's new name
     show(blender, root, None)
     written = keys(fcurve_of(blender, holder, prefix + "location", 2))
     for f, value in before.items():
@@ -290,7 +290,7 @@ def test_a_model_imported_before_the_marks_still_writes(blender, walker_files, c
         obj.pop("msh_timeline_slot", None)
     for action in bpy.data.actions:
         action.pop("msh_clip", None)
-        action.pop("msh_clip_node", None)
+        action.pop("msh_clip_holder", None)
     leg, body = holders(bpy, root)[3], holders(bpy, root)[0]
     before = keys(fcurve_of(blender, leg, "location", 2))
     body_before = keys(fcurve_of(blender, body, "location", 2))
@@ -308,3 +308,39 @@ def test_a_model_imported_before_the_marks_still_writes(blender, walker_files, c
     for f, value in before.items():
         assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f
     assert keys(fcurve_of(blender, body, "location", 2)) == body_before
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_two_imports_of_one_model_keep_their_own_clips_and_timelines(blender, walker_files, node_mode):
+    """The second import's clip and timeline actions are its own (4.2 names its Empties' clip actions alike:
+    '<clip>|leg_l' and '<clip>|leg_l.001'), whatever they are called."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    for _ in range(2):
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                               clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
+    first, second = sorted((o for o in bpy.data.objects if "msh_model" in o), key=lambda o: o.name)
+    module = blender.ext.io_msh.imp.clip_actions
+
+    def leg(root):
+        if node_mode == "ARMATURE":
+            return root, 'pose.bones["leg_l"].'
+        return next(o for o in root.children_recursive if o.get("msh_node_index") == 3), ""
+
+    def show_on(root, clip):
+        for h in ([root] if node_mode == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]):
+            module.assign(h, module.clip_actions(h, list(root["msh_clips"])[1]) if clip else module.timeline_of(h)[0])
+
+    before = {r: keys(fcurve_of(blender, *(lambda h, p: (h, p + "location"))(*leg(r)), 2)) for r in (first, second)}
+    for action in list(bpy.data.actions):
+        action.name = "renamed " + action.name
+    show_on(second, True)
+    holder, prefix = leg(second)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, second, "") == {"FINISHED"}
+    for root, lift in ((first, 0.0), (second, 0.1)):
+        show_on(root, False)
+        holder, prefix = leg(root)
+        written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+        for f, value in before[root].items():
+            assert written[f] == pytest.approx(value + (lift if 4 <= f <= 12 else 0.0), abs=1e-5), (root.name, f)

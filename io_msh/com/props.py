@@ -25,7 +25,7 @@ CLIPS = "msh_clips"            # on the root object: the names of the controller
 CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps (frames, pair B, pure-from phase,
 #                                state), node 0's root-motion keys and its curves' fingerprints
 CLIP = "msh_clip"              # on a clip's action(s): the clip's name in msh_clips (renaming the action keeps it)
-CLIP_NODE = "msh_clip_node"    # on a 4.2 Empty's clip action: the node (msh_node_index) it animates
+CLIP_HOLDER = "msh_clip_holder"  # on a 4.2 Empty's clip action: that Empty (a pointer: renames keep it)
 TIMELINE = "msh_timeline"      # on each action holder (the armature, or a node's Empty): its timeline action
 TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of the holder's slot in it
 

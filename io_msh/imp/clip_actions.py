@@ -34,8 +34,8 @@ def build_controller(plan, root: bpy.types.Object, node_objects: list, created) 
     before = {holder.name: _assignment(holder) for holder in holders}
     names, steps = [], {}
     for clip in controller.clips:
-        names.append(_build_clip(plan, root, node_objects, clip, created))
-        steps[clip.name] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure,
+        names.append(_build_clip(plan, root, node_objects, clip, created))  # '.001' when the name was taken
+        steps[names[-1]] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure,
                                        state]
                                       for k, (pair, pure, state) in enumerate(zip(clip.pair_b, clip.pure_from,
                                                                                   clip.states))],
@@ -121,7 +121,7 @@ def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
         action = shared
         if action is None:
             action = _new_action(f"{clip.name}|{obj.name}", clip, created)
-            action[P.CLIP_NODE] = keys.node
+            action[P.CLIP_HOLDER] = obj
         _write(compat.ChannelTarget(action, obj, obj.name), "", obj.name, clip.frames, keys)
     if shared is not None:
         shared[P.CLIP] = shared.name
@@ -148,12 +148,11 @@ def _escape(name: str) -> str:
 
 def clip_actions(holder: bpy.types.ID, name: str) -> bpy.types.Action | None:
     """The action showing clip ``name`` on ``holder`` (a 4.2 Empty has its own): the one the import marked
-    with the clip's name (and the Empty's node), whatever it and the holder are called now; by name for files
+    with the clip's name (and its Empty), whatever it and the holder are called now; by name for files
     imported before the mark."""
     marked = [a for a in bpy.data.actions if a.get(P.CLIP) == name]
     if marked:
-        node = holder.get(P.NODE_INDEX)
-        return next((a for a in marked if P.CLIP_NODE not in a or a[P.CLIP_NODE] == node), None)
+        return next((a for a in marked if P.CLIP_HOLDER not in a or a[P.CLIP_HOLDER] == holder), None)
     return bpy.data.actions.get(name) or bpy.data.actions.get(f"{name}|{holder.name}")
 
 
