@@ -344,3 +344,36 @@ def test_two_imports_of_one_model_keep_their_own_clips_and_timelines(blender, wa
         written = keys(fcurve_of(blender, holder, prefix + "location", 2))
         for f, value in before[root].items():
             assert written[f] == pytest.approx(value + (lift if 4 <= f <= 12 else 0.0), abs=1e-5), (root.name, f)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_clip_edited_in_its_nla_strip_is_written(blender, walker_files, node_mode):
+    """Clips: NLA Strips, the walk's strip tweaked (Tab): the operator leaves the tweak mode while it writes
+    and comes back to it."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    before = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for h in holders(bpy, root):
+        anim = h.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == WALK), None)
+        if track is None:
+            continue
+        for other in anim.nla_tracks:
+            other.select = False
+        anim.nla_tracks.active = track
+        track.select = track.strips[0].select = True
+        anim.use_tweak_mode = True
+        assert anim.use_tweak_mode
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, root, "") == {"FINISHED"}
+    assert holder.animation_data.use_tweak_mode
+    assert holder.animation_data.action == blender.ext.io_msh.imp.clip_actions.clip_actions(holder, WALK)
+    for h in holders(bpy, root):
+        if h.animation_data.use_tweak_mode:
+            h.animation_data.use_tweak_mode = False
+    show(blender, root, None)
+    written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f

@@ -48,6 +48,9 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
     holders = [root] if root.type == "ARMATURE" else empties
     if not any(clip_actions(h, clip) for h in holders):
         raise TimelineError(f"the action of clip {clip} was deleted")
+    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
+    for holder in tweaking:  # a clip's NLA strip being edited (Tab): its action cannot be swapped meanwhile
+        holder.animation_data.use_tweak_mode = False
     saved = [(h, h.animation_data.action if h.animation_data else None,
               h.animation_data.action_slot if h.animation_data and compat.HAS_SLOTTED_ACTIONS else None)
              for h in holders]
@@ -74,6 +77,8 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
                 anim.action = action
                 if action is not None and slot is not None:
                     anim.action_slot = slot
+        for holder in tweaking:
+            holder.animation_data.use_tweak_mode = True
     return edited, warnings
 
 
