@@ -242,6 +242,9 @@ def test_a_deleted_timeline_is_a_clean_error(blender, walker_files, node_mode):
     assert keys(fcurve_of(blender, holder, prefix + "location", 2)) == edited
     with pytest.raises(RuntimeError, match="has no clip 'nothing'"):
         write(bpy, root, "nothing")
+    root["msh_clip_steps"] = "{not json"
+    with pytest.raises(RuntimeError, match=r"the clip data \(msh_clip_steps\) of .* is unreadable"):
+        write(bpy, root, WALK)
 
 
 @pytest.fixture

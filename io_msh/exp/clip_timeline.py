@@ -40,8 +40,13 @@ class TimelineError(Exception):
 def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
     """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings.
     TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted."""
-    stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
-    meta = stored.get("clips", {}).get(clip)
+    try:
+        stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
+        meta = stored.get("clips", {}).get(clip)
+        _steps(meta or {"steps": []})
+    except (ValueError, TypeError, AttributeError, KeyError):
+        raise TimelineError(f"the clip data ({P.CLIP_STEPS}) of {root.name} is unreadable: re-import the model"
+                            ) from None
     if meta is None:
         raise TimelineError(f"{root.name!r} has no clip {clip!r}")
     empties = [o for o in descendants(root) if o.type == "EMPTY"] if root.type != "ARMATURE" else []

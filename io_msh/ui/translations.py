@@ -346,6 +346,8 @@ REPORTS = {
         "{clip}: изменённых узлов записано в шкалу времени: {count}",
     "{name} has no clip {clip}": "у {name} нет клипа {clip}",
     "the action of clip {clip} was deleted": "действие клипа {clip} удалено",
+    "the clip data ({property}) of {name} is unreadable: re-import the model":
+        "данные клипов ({property}) у {name} не читаются: импортируйте модель заново",
     "the timeline action of {name} was deleted: nothing was written":
         "действие шкалы времени {name} удалено: ничего не записано",
     "node {node} has no timeline curve for {path}: not written":
