@@ -27,7 +27,12 @@ MATERIAL_CURVES = "msh_material_curves"  # on animated materials: the fingerprin
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order
-CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps' frames and its curves' fingerprints
+CLIP_STEPS = "msh_clip_steps"  # on the root object: JSON, per clip its steps (frames, pair B, pure-from phase,
+#                                state), node 0's root-motion keys and its curves' fingerprints
+CLIP = "msh_clip"              # on a clip's action(s): the clip's name in msh_clips (renaming the action keeps it)
+CLIP_HOLDER = "msh_clip_holder"  # on a 4.2 Empty's clip action: that Empty (a pointer: renames keep it)
+TIMELINE = "msh_timeline"      # on each action holder (the armature, or a node's Empty): its timeline action
+TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of the holder's slot in it
 STATE = "msh_state"            # on the root object: 'msh_state <index> <field>', a value of a state a clip plays
 STATE_FIELDS = ("frames A", "frames B", "step ms")  # the fields: float[2], float[2], float (the export writes edits)
 STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the controller was and those values as read
@@ -36,6 +41,7 @@ STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the c
 def state_property(index: int, field: str) -> str:
     """The root's property holding ``field`` (one of STATE_FIELDS) of controller state ``index``."""
     return f"{STATE} {index} {field}"
+
 
 # UV maps of an imported mesh: the base texture's, and the lightmap's (read back to tell the two images apart).
 BASE_UV = "UVMap"

@@ -1,12 +1,22 @@
 """An edited clip written back into the model's timeline (issue 21 item 7), so that the export writes it.
 
 Only the curves (a node's location or rotation component) whose keys differ from what the import wrote are
-written. A step plays timeline frames B0 .. B1 (pair B) over its Blender frames when its weight is 1 all
-through it (the step's q and the previous step's are 1; ``io_msh.imp.clips``): timeline frame f is clip
-frame ``start + (f - B0) / (B1 - B0) x (end - start)``. For every integer f between B0 and B1 the edited
-curve is evaluated there (linear between the clip's keys), and the timeline's keys between B0 and B1 are
-replaced by those values. Blended steps (weight < 1) show two timeline frames at once and are left alone;
-node 0's location is the clip's root motion, not the timeline's, and is left alone too.
+written. A step shows timeline frame ``B0 + s (B1 - B0)`` alone from the phase s its import recorded
+(``io_msh.imp.clips.pure_from``: 0 when its weight is 1 all through, 0.25 when the previous step's q < 1 makes
+its first quarter blend) to its end: timeline frame f there is clip frame ``start + s (end - start)`` with
+``s = (f - B0) / (B1 - B0)``. For every integer f of that part the edited curve is evaluated there (linear
+between the clip's keys), and the timeline's keys in that part are replaced by those values. Steps that blend
+two timeline frames all through (q < 1) show no one timeline frame and are left alone, with a warning.
+
+Node 0's location, when node 0 has no parent, is root motion: the game never draws its translation (the body
+moves by the stride, node 0's travel over pair B), and the clip shows what the import chose (In Place: 0,
+Moving: the travel along the clip). Its edit is therefore written as a delta: the timeline's value at f plus
+(the edited clip value - the value the import wrote, at the same clip time). Lifting the body in the clip
+lifts the timeline's body by as much; the stride (and a stride-timed step's length) changes only where the
+edit changes node 0's travel between a pair's ends.
+
+The timeline is found through the pointer the import left on each holder (``clip_actions.timeline_of``), and
+the clip through the mark on its action, so renaming the objects or the actions changes nothing.
 """
 
 from __future__ import annotations
@@ -20,17 +30,32 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import node_fcurves
 from ..com.hierarchy import descendants
-from ..imp.clip_actions import assign, curve_fingerprints, show_clip
+from ..imp.clip_actions import assign, clip_actions, curve_fingerprints, show_clip, timeline_of
+
+
+class TimelineError(Exception):
+    """What keeps a clip from being written (its message is the report); nothing was changed."""
 
 
 def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
-    """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings."""
-    stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
-    meta = stored.get("clips", {}).get(clip)
+    """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings.
+    TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted."""
+    try:
+        stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
+        meta = stored.get("clips", {}).get(clip)
+        _steps(meta or {"steps": []})
+    except (ValueError, TypeError, AttributeError, KeyError):
+        raise TimelineError(f"the clip data ({P.CLIP_STEPS}) of {root.name} is unreadable: re-import the model"
+                            ) from None
     if meta is None:
-        raise KeyError(f"{root.name!r} has no clip {clip!r}")
+        raise TimelineError(f"{root.name!r} has no clip {clip!r}")
     empties = [o for o in descendants(root) if o.type == "EMPTY"] if root.type != "ARMATURE" else []
     holders = [root] if root.type == "ARMATURE" else empties
+    if not any(clip_actions(h, clip) for h in holders):
+        raise TimelineError(f"the action of clip {clip} was deleted")
+    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
+    for holder in tweaking:  # a clip's NLA strip being edited (Tab): its action cannot be swapped meanwhile
+        holder.animation_data.use_tweak_mode = False
     saved = [(h, h.animation_data.action if h.animation_data else None,
               h.animation_data.action_slot if h.animation_data and compat.HAS_SLOTTED_ACTIONS else None)
              for h in holders]
@@ -39,9 +64,10 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
         now = curve_fingerprints(root)
         changed = {key for key, value in now.items() if meta["curves"].get(key) != value}
         edited = sorted({int(key.split("|", 1)[0]) for key in changed})
-        samples, warnings = _sample(root, meta["steps"], changed)
+        samples, warnings = _sample(root, clip, meta, changed)
+        timelines = _timelines(root, holders, stored, {key[0] for key in samples})
         for holder in holders:  # the timeline, to write into
-            assign(holder, bpy.data.actions.get(stored.get("timeline", {}).get(holder.name, "")))
+            assign(holder, timelines.get(holder))
         timeline = {(node, path, fc.array_index): fc for fc, node, _owner, path in node_fcurves(root)}
         for key, ranges in samples.items():
             fcurve = timeline.get(key)
@@ -56,43 +82,100 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
                 anim.action = action
                 if action is not None and slot is not None:
                     anim.action_slot = slot
+        for holder in tweaking:
+            holder.animation_data.use_tweak_mode = True
     return edited, warnings
 
 
-def _sample(root, steps: list, edited: set[str]):
-    """{(node, path, index): [(lo, hi, frames, values)]} of the edited curves ('node|path|index') over the pure
-    steps."""
+def _timelines(root, holders: list, stored: dict, nodes: set[int]) -> dict:
+    """{holder: its timeline action}; TimelineError when a holder of an edited node lost its timeline."""
+    by_name = stored.get("timeline", {})
+    out = {}
+    for holder in holders:
+        action, recorded = timeline_of(holder)
+        if not recorded and holder.name in by_name:  # imported before the pointer was kept
+            action, recorded = bpy.data.actions.get(by_name[holder.name]), True
+        node = holder.get(P.NODE_INDEX) if holder is not root else None
+        needed = node in nodes if node is not None else bool(nodes)
+        if action is None and recorded and needed:
+            raise TimelineError(f"the timeline action of {holder.name} was deleted: nothing was written")
+        if action is not None:
+            out[holder] = action
+    return out
+
+
+def _steps(meta: dict) -> list[tuple[float, float, float, float, float | None, str]]:
+    """(start, end, B0, B1, pure from, state) per step; a file imported before ``pure_from`` holds a bool
+    (pure all through or not) and no state."""
+    out = []
+    for k, step in enumerate(meta["steps"]):
+        start, end, b0, b1, pure = step[:5]
+        if isinstance(pure, bool):
+            pure = 0.0 if pure else None
+        out.append((start, end, b0, b1, pure, str(step[5]) if len(step) > 5 else f"step {k}"))
+    return out
+
+
+def _sample(root, clip: str, meta: dict, edited: set[str]):
+    """{(node, path, index): [(lo, hi, frames, values, delta)]} of the edited curves ('node|path|index') over
+    the steps' parts that show frame B alone; ``delta``: values are added to the timeline's (node 0's
+    location, root motion), else they replace it."""
+    steps = _steps(meta)
     out: dict[tuple, list] = {}
-    blended = sum(1 for step in steps if not step[4])
-    warnings = [f"{blended} of the clip's {len(steps)} steps blend two timeline frames: their keys are not "
-                "written back"] if blended and edited else []
+    warnings = []
+    if edited:
+        blended = [state for *_frames, pure, state in steps if pure is None]
+        partly = [state for *_frames, pure, state in steps if pure is not None and pure > 0]
+        if blended:
+            warnings.append(f"{clip}: the steps of states {', '.join(blended)} blend two timeline frames all "
+                            "through; their keys are not written")
+        if partly:
+            warnings.append(f"{clip}: the steps of states {', '.join(partly)} blend two timeline frames in their "
+                            "first quarter; only the rest of each is written")
+    root_keys = meta.get("root", False)
+    if root_keys:
+        root_keys = np.asarray(root_keys, np.float64)
+        step_frames = np.array([s[0] for s in steps] + [steps[-1][1]], np.float64)
     for fcurve, node, _owner, path in node_fcurves(root):
-        if f"{node}|{path}|{fcurve.array_index}" not in edited or (node == 0 and path == "location"):
+        if f"{node}|{path}|{fcurve.array_index}" not in edited:
             continue
-        for start, end, b0, b1, pure in steps:
-            if not pure:
+        delta = node == 0 and path.lstrip(".") == "location" and root_keys is not None  # bones: ".location"
+        if delta and root_keys is False:
+            warnings.append(f"{clip}: node 0's location is root motion and the model was imported before its "
+                            "clip values were recorded; re-import it to write it")
+            continue
+        for start, end, b0, b1, pure, _state in steps:
+            if pure is None:
                 continue
-            lo, hi = min(b0, b1), max(b0, b1)
+            first = b0 + pure * (b1 - b0)
+            lo, hi = min(first, b1), max(first, b1)
             frames = np.arange(np.ceil(lo), np.floor(hi) + 1)
             if not len(frames):
                 continue
-            at = start + ((frames - b0) / (b1 - b0) if b1 != b0 else 0 * frames) * (end - start)
+            phase = (frames - b0) / (b1 - b0) if b1 != b0 else np.full(len(frames), pure)
+            at = start + phase * (end - start)
             values = np.array([fcurve.evaluate(float(t)) for t in at])
-            out.setdefault((node, path, fcurve.array_index), []).append((lo, hi, frames, values))
+            if delta:
+                values -= np.interp(at, step_frames, root_keys[:, fcurve.array_index])
+            out.setdefault((node, path, fcurve.array_index), []).append((lo, hi, frames, values, delta))
     return out, warnings
 
 
 def _replace(fcurve, ranges: list) -> None:
-    """The curve's keys with those inside each range replaced by the range's samples (later ranges win)."""
+    """The curve's keys with those inside each range replaced by the range's samples (later ranges win); a
+    delta range's samples are added to the curve's values there."""
+    base = {float(f): fcurve.evaluate(float(f)) for *_span, frames, _values, delta in ranges if delta
+            for f in frames}  # the timeline as it was, before any range is written
     points = fcurve.keyframe_points
     co = np.empty(2 * len(points), np.float32)
     points.foreach_get("co", co)
     interpolation = np.empty(len(points), np.int32)
     points.foreach_get("interpolation", interpolation)
     keys = {float(f): (float(v), int(i)) for (f, v), i in zip(co.reshape(-1, 2), interpolation)}
-    for lo, hi, frames, values in ranges:
+    for lo, hi, frames, values, delta in ranges:
         keys = {f: k for f, k in keys.items() if not lo <= f <= hi}
-        keys.update({float(f): (float(v), compat.LINEAR) for f, v in zip(frames, values)})
+        keys.update({float(f): (float(v) + (base[float(f)] if delta else 0.0), compat.LINEAR)
+                     for f, v in zip(frames, values)})
     order = sorted(keys)
     while len(points):
         points.remove(points[len(points) - 1], fast=True)

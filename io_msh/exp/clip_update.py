@@ -16,7 +16,7 @@ from ...core.msh.model import Model
 from ..com import props as P
 from ..com.hierarchy import descendants
 from ..imp.build import Created
-from ..imp.clip_actions import assign, build_clips, clip_actions, model_clip_actions, show_clip
+from ..imp.clip_actions import assign, build_clips, clip_actions, model_clip_actions, show_clip, timeline_of
 from ..imp.clips import FoundController, plan_clips, read_checked
 from ..imp.plan import ImportOptions, _plan_nodes
 from .state_edits import imported_controller, imported_states, state_edits
@@ -93,7 +93,9 @@ def _remove_clips(root, holders) -> None:
         anim = holder.animation_data
         current = anim.action if anim is not None else None
         if current is None or current in old:
-            action = bpy.data.actions.get(timeline.get(holder.name, ""))
+            action, marked = timeline_of(holder)
+            if not marked:  # imported before the timeline was kept as a pointer
+                action = bpy.data.actions.get(timeline.get(holder.name, ""))
             if action is not None or current is not None:
                 assign(holder, action)
         for track in [t for t in holder.animation_data.nla_tracks if t.name in names] \

@@ -19,7 +19,7 @@ from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
-from .clip_actions import build_controller, model_clip_actions
+from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .material_animation import animate_materials, material_actions
 from .materials import build_material
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
@@ -402,7 +402,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     objects = [o for root in roots for o in (root, *descendants(root))]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
-    actions |= model_clip_actions(roots, objects)
+    actions |= model_clip_actions(roots, objects) | timeline_actions(objects)
     materials = {m for block in data if isinstance(block, bpy.types.Mesh) for m in block.materials if m}
     images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes
               if n.type == "TEX_IMAGE" and n.image is not None}

@@ -43,12 +43,16 @@ def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> No
     before = {holder.name: _assignment(holder) for holder in holders}
     names, steps = [], {}
     for clip in controller.clips:
-        names.append(_build_clip(plan, root, node_objects, clip, created))
-        steps[clip.name] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure]
-                                      for k, (pair, pure) in enumerate(zip(clip.pair_b, clip.pure_b))],
+        names.append(_build_clip(plan, root, node_objects, clip, created))  # '.001' when the name was taken
+        steps[names[-1]] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure,
+                                       state]
+                                      for k, (pair, pure, state) in enumerate(zip(clip.pair_b, clip.pure_from,
+                                                                                  clip.states))],
+                            "root": None if clip.root is None else clip.root.tolist(),
                             "curves": curve_fingerprints(root)}  # the clip's action is the assigned one now
     for holder in holders:
         _restore(holder, before[holder.name])
+        _mark_timeline(holder, *before[holder.name])
     root[CLIPS] = names
     timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
     root[P.CLIP_STEPS] = json.dumps({"clips": steps, "timeline": timeline})
@@ -82,8 +86,28 @@ def _restore(holder, saved) -> None:
         anim.action_slot = slot
 
 
+def _mark_timeline(holder, action, slot) -> None:
+    """The holder's timeline action (and slot), kept as a pointer on the holder: renaming the holder or the
+    action keeps it, and deleting the action empties it (``timeline_of``)."""
+    if action is None:
+        return
+    holder[P.TIMELINE] = action
+    if slot is not None:
+        holder[P.TIMELINE_SLOT] = slot.handle
+
+
+def timeline_of(holder) -> tuple[bpy.types.Action | None, bool]:
+    """The holder's timeline action (None when it has none, or it was deleted) and whether the import recorded
+    one (False on files imported before it did)."""
+    if P.TIMELINE not in holder:
+        return None, False
+    action = holder[P.TIMELINE]
+    return (action if isinstance(action, bpy.types.Action) else None), True
+
+
 def _new_action(name: str, clip: ClipPlan, created) -> bpy.types.Action:
     action = created.add(bpy.data.actions.new(name))
+    action[P.CLIP] = clip.name  # renamed below when Blender names the action otherwise
     action.use_fake_user = True  # kept in the file although only the NLA, or nothing, uses it
     action.use_frame_range = True
     action.frame_start, action.frame_end = 0.0, float(clip.step_frames[-1])
@@ -98,12 +122,18 @@ def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
         for keys in clip.nodes:
             bone = node_objects[keys.node]
             _write(target, f'pose.bones["{_escape(bone)}"].', bone, clip.frames, keys)
+        target.action[P.CLIP] = target.action.name
         return target.action.name
     shared = _new_action(clip.name, clip, created) if compat.one_action_animates_many_ids() else None
     for keys in clip.nodes:
         obj = node_objects[keys.node]
-        action = shared or _new_action(f"{clip.name}|{obj.name}", clip, created)
+        action = shared
+        if action is None:
+            action = _new_action(f"{clip.name}|{obj.name}", clip, created)
+            action[P.CLIP_HOLDER] = obj
         _write(compat.ChannelTarget(action, obj, obj.name), "", obj.name, clip.frames, keys)
+    if shared is not None:
+        shared[P.CLIP] = shared.name
     return shared.name if shared is not None else clip.name
 
 
@@ -126,12 +156,31 @@ def _escape(name: str) -> str:
 
 
 def clip_actions(holder: bpy.types.ID, name: str) -> bpy.types.Action | None:
-    """The action showing clip ``name`` on ``holder`` (a 4.2 Empty has its own)."""
+    """The action showing clip ``name`` on ``holder`` (a 4.2 Empty has its own): the one the import marked
+    with the clip's name (and its Empty), whatever it and the holder are called now; by name for files
+    imported before the mark."""
+    marked = [a for a in bpy.data.actions if a.get(P.CLIP) == name]
+    if marked:
+        return next((a for a in marked if P.CLIP_HOLDER not in a or a[P.CLIP_HOLDER] == holder), None)
     return bpy.data.actions.get(name) or bpy.data.actions.get(f"{name}|{holder.name}")
 
 
+def clip_name(action: bpy.types.Action | None, names: list[str]) -> str:
+    """The clip (of ``names``) an action shows, '' for none."""
+    if action is None:
+        return ""
+    if action.get(P.CLIP) in names:
+        return action[P.CLIP]
+    return next((n for n in names if action.name == n or action.name.startswith(n + "|")), "")
+
+
+def timeline_actions(objects: list) -> set:
+    """The timeline actions the import kept on these holders (what removing the model removes too)."""
+    return {timeline_of(o)[0] for o in objects} - {None}
+
+
 def model_clip_actions(roots: list, objects: list) -> set:
-    """Every clip action of the models (what removing them removes too)."""
+    """Every clip action of the models (what removing them, or Update Clips, removes too)."""
     found = set()
     for root in roots:
         for name in root.get(CLIPS, []):
@@ -152,9 +201,24 @@ def assign(holder, action) -> None:
     anim = holder.animation_data or holder.animation_data_create()
     anim.action = action
     if action is not None and compat.HAS_SLOTTED_ACTIONS:
-        slot = next((s for s in action.slots if s.name_display == holder.name), None)
+        slot = slot_of(holder, action)
         if slot is not None:
             anim.action_slot = slot
+
+
+def slot_of(holder, action):
+    """The slot of ``action`` the import made for ``holder``: the timeline's recorded one, else the one named
+    after the holder (as it was named at import, for a renamed Empty), else the action's only slot."""
+    slots = list(action.slots)
+    if timeline_of(holder)[0] == action and P.TIMELINE_SLOT in holder:
+        found = next((s for s in slots if s.handle == holder[P.TIMELINE_SLOT]), None)
+        if found is not None:
+            return found
+    for name in (holder.name, holder.get(P.IMPORTED_NAME)):
+        found = next((s for s in slots if s.name_display == name), None)
+        if found is not None:
+            return found
+    return slots[0] if len(slots) == 1 else None
 
 
 def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:

@@ -65,8 +65,10 @@ class ClipPlan:
     step_frames: np.ndarray  # (steps + 1,) where each step starts, and the clip's end
     nodes: list[NodeKeys]
     pair_b: list[tuple[float, float]] = field(default_factory=list)  # each step's timeline frames B0, B1
-    pure_b: list[bool] = field(default_factory=list)  # weight 1 all through the step: the pose is frame B's
-    states: list[int] = field(default_factory=list)  # the controller state of each step
+    pure_from: list[float | None] = field(default_factory=list)  # each step's phase from which it shows B alone
+    states: list[int] = field(default_factory=list)  # each step's state
+    root: np.ndarray | None = None  # (steps + 1, 3) node 0's keyed location at each step start and the end,
+    #                                 when node 0 is root motion (keyed, no parent): linear between
 
 
 @dataclass
@@ -264,7 +266,8 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
         here = step_at(controller, clip, position + s if position < count else count)
         rotation[k], location[k] = step_pose(anim, here, ids)
         travel[k] = done[position] + (s * strides[position] if position < count else 0.0)
-    if 0 in ids and anim.parents[0] == NONE:  # 2.4: the game draws node 0 without its translation
+    root_motion = 0 in ids and anim.parents[0] == NONE
+    if root_motion:  # 2.4: the game draws node 0 without its translation
         location[:, ids.index(0)] = 0.0
         if options.root_motion == "MOVING":
             location[:, ids.index(0)] = travel[:, None] * motion_direction(controller, clip.anchor)
@@ -273,13 +276,35 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
                                       options.node_mode)
     for row, node in enumerate(nodes):
         keys.append(NodeKeys(node.index, terms_loc[row], C.continuous(terms_rot[row], axis=0)))
-    pair_b, pure_b = [], []
+    pair_b, pure = [], []
     for k, here in enumerate(clip.steps):
-        b0, b1 = (float(v) for v in controller.states[here.state]["pair_b"])
-        pair_b.append((b0, b1))
-        pure_b.append(here.q == 1 and clip.steps[k - 1].q == 1 and bool(np.isfinite([b0, b1]).all())
-                      and min(b0, b1) >= 0)
-    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure_b, clip.states)
+        record = controller.states[here.state]
+        pair_b.append(tuple(float(v) for v in record["pair_b"]))
+        pure.append(pure_from(record, here.q, clip.steps[k - 1].q))
+    root = keys[ids.index(0)].location[np.searchsorted(frames, starts)] if root_motion else None
+    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure, [s.state for s in clip.steps],
+                    root)
+
+
+def pure_from(record: np.ndarray, q: float, q_prev: float) -> float | None:
+    """The phase s from which a step shows its timeline frame B alone (``B0 + s (B1 - B0)``, to the step's
+    end), None when it never does (2.4: the pose is frame B alone when w = 1, or when frame A is negative and
+    w > 0; ``w = (1 - u) q_prev + u q``, ``u = min(4 s, 1)``):
+
+    - pair A unused (both frames negative) and q, q_prev > 0: from 0;
+    - q >= 1: from 0 when q_prev >= 1 too, else from 0.25 (where u reaches 1: the first quarter blends);
+    - otherwise (q < 1) never: the step blends its two frames all through.
+
+    Pair B must be finite and not negative (else the runtime takes frame A or nothing)."""
+    b = record["pair_b"].astype(np.float64)
+    weights = np.float32([q, q_prev])
+    if not (np.isfinite(b).all() and b.min() >= 0 and np.isfinite(weights).all()):
+        return None
+    if not (record["pair_a"] >= 0).any() and (weights > 0).all():
+        return 0.0
+    if weights[0] >= 1:
+        return 0.0 if weights[1] >= 1 else 0.25
+    return None
 
 
 def motion_direction(controller: Controller, state: int) -> np.ndarray:

@@ -9,8 +9,10 @@ from bpy.props import StringProperty
 
 from ...core.errors import FormatError
 from ..com import props as P
-from ..exp.clip_timeline import write_clip_to_timeline
+from ..com.hierarchy import descendants
+from ..exp.clip_timeline import TimelineError, write_clip_to_timeline
 from ..exp.clip_update import update_clips
+from ..imp.clip_actions import clip_name
 from .translations import report
 
 
@@ -38,14 +40,17 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
 
     def execute(self, context):
         root = _model_root(context)
+        names = list(root.get(P.CLIPS, []))
         clip = self.clip or self._assigned_clip(root)
+        if clip not in names:  # a clip action's name now (it may have been renamed)
+            clip = clip_name(bpy.data.actions.get(clip), names) or clip
         if not clip:
             report(self, "ERROR", "Name the clip (or assign a clip's action to the model)")
             return {"CANCELLED"}
         try:
             written, warnings = write_clip_to_timeline(root, clip)
-        except KeyError as exc:
-            report(self, "ERROR", str(exc.args[0]))
+        except TimelineError as exc:
+            report(self, "ERROR", str(exc))
             return {"CANCELLED"}
         for line in warnings:
             report(self, "WARNING", line)
@@ -54,10 +59,11 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
 
     @staticmethod
     def _assigned_clip(root) -> str:
+        """The clip whose action the model shows (on the armature, or on any of its Empties)."""
         names = list(root.get(P.CLIPS, []))
-        anim = root.animation_data
-        action = anim.action.name if anim is not None and anim.action is not None else ""
-        return next((n for n in names if action == n or action.startswith(n + "|")), "")
+        holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+        shown = (clip_name(h.animation_data.action if h.animation_data else None, names) for h in holders)
+        return next((name for name in shown if name), "")
 
 
 class OBJECT_OT_parkan_update_clips(bpy.types.Operator):

@@ -351,6 +351,29 @@ REPORTS = {
         "Записан {path}: переписано дорожек узлов: {edited}, геометрия перестроена",
     "Wrote {path}: {edited} node track(s) rewritten": "Записан {path}: переписано дорожек узлов: {edited}",
     "... and {count} more errors": "... и ещё ошибок: {count}",
+    # Write Clip to Timeline
+    "Name the clip (or assign a clip's action to the model)":
+        "Укажите клип (или назначьте модели действие клипа)",
+    "{clip}: {count} edited node(s) written into the timeline":
+        "{clip}: изменённых узлов записано в шкалу времени: {count}",
+    "{name} has no clip {clip}": "у {name} нет клипа {clip}",
+    "the action of clip {clip} was deleted": "действие клипа {clip} удалено",
+    "the clip data ({property}) of {name} is unreadable: re-import the model":
+        "данные клипов ({property}) у {name} не читаются: импортируйте модель заново",
+    "the timeline action of {name} was deleted: nothing was written":
+        "действие шкалы времени {name} удалено: ничего не записано",
+    "node {node} has no timeline curve for {path}: not written":
+        "у узла {node} нет кривой шкалы времени для {path}: не записано",
+    "{clip}: the steps of states {states} blend two timeline frames all through; their keys are not written":
+        "{clip}: шаги состояний {states} всё время смешивают два кадра шкалы времени; их ключи не записаны",
+    "{clip}: the steps of states {states} blend two timeline frames in their first quarter; only the rest of "
+    "each is written":
+        "{clip}: шаги состояний {states} смешивают два кадра шкалы времени в первой четверти; записан только "
+        "остаток каждого",
+    "{clip}: node 0's location is root motion and the model was imported before its clip values were recorded; "
+    "re-import it to write it":
+        "{clip}: положение узла 0 — движение корня, а модель импортирована до того, как стали записываться его "
+        "значения в клипах; импортируйте её заново, чтобы записать его",
     "{path}: invalid data": "{path}: неверные данные",
     # the import's warnings and refusals
     "Material.lib, Textures.lib and LightMap.lib were not found next to the file, in its parent folders or in "

@@ -1,0 +1,382 @@
+"""Issue 21 item 7 through the operator (object.parkan_clip_to_timeline): the part of a partly blended step that
+shows pair B alone is written, node 0's location is written as a delta over the timeline's (both root motions),
+and the timeline and clips are found again after the objects and actions were renamed; a deleted timeline is a
+clean error that changes nothing."""
+
+import numpy as np
+import pytest
+from test_clips_blender import NAMES, RATE, import_walker, local_poses
+
+from core.animation.controller import clips_of
+from core.animation.sampler import AnimationData, sample
+from core.authoring.build import build_model
+from core.authoring.controllers import walker_controller, walker_model
+from core.msh.model import Model
+
+RUN, WALK = NAMES[2], NAMES[1]
+
+
+def partly_blended_controller():
+    """The walker's, with state 10 (after state 9's q 0.75) blending from pair A 24..28: with A unused the
+    runtime shows B alone whatever the weight, so the step would be pure all through."""
+    controller = walker_controller()
+    controller.states[10]["pair_a"] = (24.0, 28.0)
+    return controller
+
+
+def model_with(tmp_path_factory, name, controller):
+    folder = tmp_path_factory.mktemp(name)
+    data = build_model(walker_model()).to_bytes()
+    (folder / "walker.msh").write_bytes(data)
+    (folder / "walker.ctl").write_bytes(controller.to_bytes())
+    return folder, data
+
+
+@pytest.fixture(scope="module")
+def walker_files(tmp_path_factory):
+    return model_with(tmp_path_factory, "walker", walker_controller())
+
+
+@pytest.fixture(scope="module")
+def partly_files(tmp_path_factory):
+    return model_with(tmp_path_factory, "partly", partly_blended_controller())
+
+
+def holders(bpy, root):
+    if root.type == "ARMATURE":
+        return [root]
+    return sorted([o for o in bpy.data.objects if o.type == "EMPTY" and "msh_node_index" in o],
+                  key=lambda o: o["msh_node_index"])
+
+
+def node_holder(bpy, root, node):
+    """(the ID animating node ``node``, its F-curves' data path prefix)."""
+    if root.type == "ARMATURE":
+        bone = next(b for b in root.data.bones if b["msh_node_index"] == node)
+        return root, f'pose.bones["{bone.name}"].'
+    return holders(bpy, root)[node], ""
+
+
+def fcurve_of(blender, holder, path, index):
+    return next(f for f in blender.ext.io_msh.com.compat.assigned_fcurves(holder)
+                if f.data_path == path and f.array_index == index)
+
+
+def show(blender, root, clip):
+    """Assign clip ``clip`` (None: each holder's timeline, found through the import's pointer)."""
+    module = blender.ext.io_msh.imp.clip_actions
+    for h in holders(blender.bpy, root):
+        module.assign(h, module.clip_actions(h, clip) if clip else module.timeline_of(h)[0])
+
+
+def edit(fcurve, change):
+    """Each key's value plus ``change(frame)``."""
+    co = np.zeros(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    co[1::2] += change(co[0::2])
+    fcurve.keyframe_points.foreach_set("co", co)
+    fcurve.update()
+
+
+def keys(fcurve):
+    co = np.zeros(2 * len(fcurve.keyframe_points), np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return dict(zip(co[0::2].tolist(), co[1::2].tolist()))
+
+
+def step_frames(data, clip_index, controller=None):
+    controller = controller or walker_controller()
+    clip = clips_of(controller, AnimationData.from_model(Model.parse(data)))[clip_index]
+    durations = np.array([s.duration_ms for s in clip.steps])
+    return np.concatenate([[0], np.cumsum(durations)]) * RATE / 1000
+
+
+def write(bpy, root, clip):
+    bpy.context.view_layer.objects.active = root
+    return bpy.ops.object.parkan_clip_to_timeline(clip=clip)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_the_pure_part_of_a_partly_blended_step_is_written(blender, partly_files, tmp_path, node_mode, capfd):
+    """The run clip: states 7, 8 (pure, B 14..18, 18..22), 9 (q 0.75: blended all through, B 22..26) and 10
+    (q 1 after q 0.75: blended for s < 0.25, then B alone: timeline frames 27..30 are written)."""
+    bpy = blender.bpy
+    folder, data = partly_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    timeline = {p: dict(keys(fcurve_of(blender, holder, prefix + p, i))) for p, i in
+                (("location", 2), ("rotation_quaternion", 1))}
+    show(blender, root, RUN)
+    lift = fcurve_of(blender, holder, prefix + "location", 2)
+    edit(lift, lambda f: 0.1 + 0.02 * f)  # varying over the clip
+    turn = fcurve_of(blender, holder, prefix + "rotation_quaternion", 1)
+    edit(turn, lambda f: 0.05)
+    capfd.readouterr()
+    assert write(bpy, root, RUN) == {"FINISHED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert f"{RUN}: the steps of states 9 blend two timeline frames all through; their keys are not written" in text
+    assert f"{RUN}: the steps of states 10 blend two timeline frames in their first quarter" in text
+    starts = step_frames(data, 2, partly_blended_controller())
+    parts = {14: (0, 14, 18), 18: (1, 18, 22), 27: (3, 26, 30)}  # first written frame: (step, B0, B1)
+    expected = {}
+    for first, (k, b0, b1) in parts.items():
+        for f in range(first, int(b1) + 1):
+            t = starts[k] + (f - b0) / (b1 - b0) * (starts[k + 1] - starts[k])
+            expected[f] = (lift.evaluate(t), turn.evaluate(t))
+    show(blender, root, None)
+    for (path, index), column in ((("location", 2), 0), (("rotation_quaternion", 1), 1)):
+        written = keys(fcurve_of(blender, holder, prefix + path, index))
+        for f in range(14, 31):
+            if f in expected:
+                assert written[f] == pytest.approx(expected[f][column], abs=1e-6), (path, f)
+            else:  # 23..26: state 9 blends, left as they were
+                assert written[f] == timeline[path][f], (path, f)
+        assert {f: v for f, v in written.items() if not 14 <= f <= 30} == {
+            f: v for f, v in timeline[path].items() if not 14 <= f <= 30}
+    shown = {}
+    for f in range(0, 41):
+        blender.evaluated_frame(f)
+        shown[f] = local_poses(bpy, root)
+    path = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    old = AnimationData.from_model(Model.parse(data))
+    new = AnimationData.from_model(Model.parse(path.read_bytes()))
+    frames = np.arange(0, 41, dtype=np.float32)
+    a, b = sample(old, frames), sample(new, frames)
+    for f in range(41):  # the exported leg plays what Blender shows on the timeline
+        assert np.abs(b.pos[3, f] - shown[f][3][:3, 3]).max() < 2e-4, f
+    assert np.abs(b.pos[3, 23:27] - a.pos[3, 23:27]).max() < 2e-4
+    assert np.abs(b.pos[3, 27:31] - a.pos[3, 27:31]).max() > 0.05
+    others = [0, 1, 2, 4]
+    assert np.array_equal(a.pos[others], b.pos[others]) and np.array_equal(a.rot[others], b.rot[others])
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("root_motion", ["IN_PLACE", "MOVING"])
+def test_node_0_location_is_written_as_a_delta(blender, walker_files, tmp_path, node_mode, root_motion):
+    """The walk clip (B 4..12, pure): the body lifted 0.2 and pushed 0.03 per clip frame forward in the clip
+    moves the timeline's body by as much over frames 4..12, whatever the clip showed (In Place: 0, Moving:
+    the stride's travel)."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS",
+                         root_motion=root_motion, frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 0)
+    before = {i: keys(fcurve_of(blender, holder, prefix + "location", i)) for i in range(3)}
+    before_curves = {i: fcurve_of(blender, holder, prefix + "location", i) for i in range(3)}
+    base = {i: {f: before_curves[i].evaluate(f) for f in range(4, 13)} for i in range(3)}
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.2)
+    edit(fcurve_of(blender, holder, prefix + "location", 1), lambda f: 0.03 * f)
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    starts = step_frames(data, 1)
+    show(blender, root, None)
+    for i in range(3):
+        written = keys(fcurve_of(blender, holder, prefix + "location", i))
+        for f in range(4, 13):
+            k = min((f - 4) // 2, 3)  # the step playing f (B 4..6, 6..8, 8..10, 10..12; shared ends: later)
+            t = starts[k] + (f - (4 + 2 * k)) / 2 * (starts[k + 1] - starts[k])
+            offset = {0: 0.0, 1: 0.03 * t, 2: 0.2}[i]
+            assert written[f] == pytest.approx(base[i][f] + offset, abs=1e-5), (i, f)
+        assert {f: v for f, v in written.items() if not 4 <= f <= 12} == {
+            f: v for f, v in before[i].items() if not 4 <= f <= 12}
+    shown = {}
+    for f in range(0, 16):
+        blender.evaluated_frame(f)
+        shown[f] = local_poses(bpy, root)[0][:3, 3]
+    path = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    new = sample(AnimationData.from_model(Model.parse(path.read_bytes())), np.arange(0, 16, dtype=np.float32))
+    old = sample(AnimationData.from_model(Model.parse(data)), np.arange(0, 16, dtype=np.float32))
+    for f in range(16):
+        assert np.abs(new.pos[0, f] - shown[f]).max() < 2e-4, f
+    assert np.abs(new.pos[0, 4:13, 2] - old.pos[0, 4:13, 2] - 0.2).max() < 2e-4  # the body's own z
+    assert np.array_equal(new.pos[0, :4], old.pos[0, :4]) or np.abs(new.pos[0, :4] - old.pos[0, :4]).max() < 2e-4
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_renamed_objects_and_actions_still_write(blender, walker_files, node_mode):
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    before = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    root.name = "renamed model"
+    for obj in holders(bpy, root):
+        obj.name = "renamed " + obj.name
+    for action in list(bpy.data.actions):
+        action.name = "renamed " + action.name
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, root, "") == {"FINISHED"}  # the clip shown, found by its action's mark
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    renamed = next(a.name for a in bpy.data.actions if a.get("msh_clip") == WALK)  # 4.2 Empties: one of several
+    assert renamed.startswith("renamed ")
+    assert write(bpy, root, renamed) == {"FINISHED"}  # the clip named by its action's new name
+    show(blender, root, None)
+    written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.2 if 4 <= f <= 12 else 0.0), abs=1e-5), f
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_deleted_timeline_is_a_clean_error(blender, walker_files, node_mode):
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    timeline = blender.ext.io_msh.imp.clip_actions.timeline_of(holder)[0]
+    show(blender, root, WALK)
+    clip_curve = fcurve_of(blender, holder, prefix + "location", 2)
+    edit(clip_curve, lambda f: 0.1)
+    edited = keys(clip_curve)
+    assigned = [(h.animation_data.action, h.animation_data.action_slot if hasattr(h.animation_data, "action_slot")
+                 else None) for h in holders(bpy, root)]
+    bpy.data.actions.remove(timeline)
+    with pytest.raises(RuntimeError, match=r"the timeline action of .* was deleted: nothing was written"):
+        write(bpy, root, WALK)
+    assert [(h.animation_data.action, h.animation_data.action_slot if hasattr(h.animation_data, "action_slot")
+             else None) for h in holders(bpy, root)] == assigned
+    assert keys(fcurve_of(blender, holder, prefix + "location", 2)) == edited
+    with pytest.raises(RuntimeError, match="has no clip 'nothing'"):
+        write(bpy, root, "nothing")
+    root["msh_clip_steps"] = "{not json"
+    with pytest.raises(RuntimeError, match=r"the clip data \(msh_clip_steps\) of .* is unreadable"):
+        write(bpy, root, WALK)
+
+
+@pytest.fixture
+def russian(blender, monkeypatch):
+    """Reports as a Russian Blender makes them (the wheels have no translations: test_translations.russian)."""
+    table = blender.ext.io_msh.ui.translations.translations()["ru_RU"]
+    monkeypatch.setattr(blender.ext.io_msh.ui.translations, "_translate",
+                        lambda english: table.get(("*", english), english))
+
+
+def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
+    bpy = blender.bpy
+    folder, _data = partly_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, RUN)
+    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)
+    capfd.readouterr()
+    assert write(bpy, root, "") == {"FINISHED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert f"{RUN}: шаги состояний 9 всё время смешивают два кадра шкалы времени; их ключи не записаны" in text
+    assert f"{RUN}: шаги состояний 10 смешивают два кадра шкалы времени в первой четверти" in text
+    assert f"{RUN}: изменённых узлов записано в шкалу времени: 1" in text
+    show(blender, root, None)
+    bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
+    show(blender, root, RUN)
+    with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
+        write(bpy, root, "")
+
+
+def test_a_model_imported_before_the_marks_still_writes(blender, walker_files, capfd):
+    """msh_clip_steps as the first version wrote it (a bool per step, no states, no node-0 keys), no pointers
+    or marks: the timeline and clips are found by name; node 0's location is not written, with a warning."""
+    import json
+
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode="EMPTIES", clips="ACTIONS", frame_rate=RATE)
+    stored = json.loads(root["msh_clip_steps"])
+    for meta in stored["clips"].values():
+        meta["steps"] = [[*step[:4], step[4] == 0.0] for step in meta["steps"]]
+        del meta["root"]
+    root["msh_clip_steps"] = json.dumps(stored)
+    for obj in holders(bpy, root):
+        del obj["msh_timeline"]
+        obj.pop("msh_timeline_slot", None)
+    for action in bpy.data.actions:
+        action.pop("msh_clip", None)
+        action.pop("msh_clip_holder", None)
+    leg, body = holders(bpy, root)[3], holders(bpy, root)[0]
+    before = keys(fcurve_of(blender, leg, "location", 2))
+    body_before = keys(fcurve_of(blender, body, "location", 2))
+    module = blender.ext.io_msh.imp.clip_actions
+    module.show_clip(root, WALK, holders(bpy, root))
+    edit(fcurve_of(blender, leg, "location", 2), lambda f: 0.1)
+    edit(fcurve_of(blender, body, "location", 2), lambda f: 0.1)
+    capfd.readouterr()
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    out = capfd.readouterr()
+    assert "node 0's location is root motion and the model was imported before" in out.out + out.err
+    for h in holders(bpy, root):
+        module.assign(h, bpy.data.actions[stored["timeline"][h.name]])
+    written = keys(fcurve_of(blender, leg, "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f
+    assert keys(fcurve_of(blender, body, "location", 2)) == body_before
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_two_imports_of_one_model_keep_their_own_clips_and_timelines(blender, walker_files, node_mode):
+    """The second import's clip and timeline actions are its own (4.2 names its Empties' clip actions alike:
+    '<clip>|leg_l' and '<clip>|leg_l.001'), whatever they are called."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    for _ in range(2):
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                               clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
+    first, second = sorted((o for o in bpy.data.objects if "msh_model" in o), key=lambda o: o.name)
+    module = blender.ext.io_msh.imp.clip_actions
+
+    def leg(root):
+        if node_mode == "ARMATURE":
+            return root, 'pose.bones["leg_l"].'
+        return next(o for o in root.children_recursive if o.get("msh_node_index") == 3), ""
+
+    def show_on(root, clip):
+        for h in ([root] if node_mode == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]):
+            module.assign(h, module.clip_actions(h, list(root["msh_clips"])[1]) if clip else module.timeline_of(h)[0])
+
+    before = {r: keys(fcurve_of(blender, *(lambda h, p: (h, p + "location"))(*leg(r)), 2)) for r in (first, second)}
+    for action in list(bpy.data.actions):
+        action.name = "renamed " + action.name
+    show_on(second, True)
+    holder, prefix = leg(second)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, second, "") == {"FINISHED"}
+    for root, lift in ((first, 0.0), (second, 0.1)):
+        show_on(root, False)
+        holder, prefix = leg(root)
+        written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+        for f, value in before[root].items():
+            assert written[f] == pytest.approx(value + (lift if 4 <= f <= 12 else 0.0), abs=1e-5), (root.name, f)
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_clip_edited_in_its_nla_strip_is_written(blender, walker_files, node_mode):
+    """Clips: NLA Strips, the walk's strip tweaked (Tab): the operator leaves the tweak mode while it writes
+    and comes back to it."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    before = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for h in holders(bpy, root):
+        anim = h.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == WALK), None)
+        if track is None:
+            continue
+        for other in anim.nla_tracks:
+            other.select = False
+        anim.nla_tracks.active = track
+        track.select = track.strips[0].select = True
+        anim.use_tweak_mode = True
+        assert anim.use_tweak_mode
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    assert write(bpy, root, "") == {"FINISHED"}
+    assert holder.animation_data.use_tweak_mode
+    assert holder.animation_data.action == blender.ext.io_msh.imp.clip_actions.clip_actions(holder, WALK)
+    for h in holders(bpy, root):
+        if h.animation_data.use_tweak_mode:
+            h.animation_data.use_tweak_mode = False
+    show(blender, root, None)
+    written = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    for f, value in before.items():
+        assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f
