@@ -8,7 +8,7 @@ import pytest
 from test_clips_blender import NAMES, RATE, import_walker, local_poses
 
 from core.animation.controller import clips_of
-from core.animation.sampler import AnimationData, sample
+from core.animation.sampler import AnimationData, sample, sample_node
 from core.authoring.build import build_model
 from core.authoring.controllers import walker_controller, walker_model
 from core.msh.model import Model
@@ -380,3 +380,89 @@ def test_a_clip_edited_in_its_nla_strip_is_written(blender, walker_files, node_m
     written = keys(fcurve_of(blender, holder, prefix + "location", 2))
     for f, value in before.items():
         assert written[f] == pytest.approx(value + (0.1 if 4 <= f <= 12 else 0.0), abs=1e-5), f
+
+
+def export(bpy, root, path):
+    bpy.context.view_layer.objects.active = root
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    return path.read_bytes()
+
+
+def scene_state(bpy, root):
+    """What the export must leave as it found it: each holder's action, its NLA tracks' mute and solo and its
+    tweak mode, and every action with its keys."""
+    state = []
+    for h in holders(bpy, root):
+        anim = h.animation_data
+        state.append((h.name, anim.action.name if anim and anim.action else None, anim.use_tweak_mode if anim
+                      else None, [(t.name, t.mute, t.is_solo) for t in anim.nla_tracks] if anim else None))
+    actions = {}
+    for action in bpy.data.actions:
+        fcurves = blender_fcurves(action)
+        actions[action.name] = sorted((f.data_path, f.array_index, tuple(keys(f).items())) for f in fcurves)
+    return state, actions
+
+
+def blender_fcurves(action):
+    if hasattr(action, "fcurves") and not hasattr(action, "layers"):
+        return list(action.fcurves)
+    if hasattr(action, "layers") and action.layers:
+        return [f for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                for f in bag.fcurves]
+    return list(action.fcurves)
+
+
+@pytest.mark.parametrize("node_mode, clips, how", [("ARMATURE", "ACTIONS", "assigned"),
+                                                   ("EMPTIES", "ACTIONS", "assigned"),
+                                                   ("ARMATURE", "NLA", "solo"), ("EMPTIES", "NLA", "tweak")])
+def test_the_export_writes_the_timeline_whatever_clip_is_shown(blender, walker_files, tmp_path, node_mode, clips,
+                                                               how):
+    """A clip shown (assigned, its NLA track soloed, or its strip tweaked) is not the model's animation: an
+    unedited import exports byte for byte, and the scene is left as it was (no action added or changed)."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips=clips, frame_rate=RATE)
+    if how == "assigned":
+        show(blender, root, WALK)
+    for h in holders(bpy, root):
+        anim = h.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == WALK), None) if how != "assigned" else None
+        if track is None:
+            continue
+        if how == "solo":
+            track.is_solo = True
+        else:
+            for other in anim.nla_tracks:
+                other.select = False
+            anim.nla_tracks.active = track
+            track.select = track.strips[0].select = True
+            anim.use_tweak_mode = True
+    before = scene_state(bpy, root)
+    assert export(bpy, root, tmp_path / "out.msh") == data
+    assert scene_state(bpy, root) == before
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_clip_edited_and_exported_writes_as_write_clip_to_timeline(blender, walker_files, tmp_path, node_mode,
+                                                                     capfd):
+    """The export writes an edited clip into (a copy of) the timeline itself: the file equals the one exported
+    after Write Clip to Timeline, and the scene keeps the clip edit without touching the timeline."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, WALK)
+    holder, prefix = node_holder(bpy, root, 3)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    before = scene_state(bpy, root)
+    direct = export(bpy, root, tmp_path / "direct.msh")
+    assert scene_state(bpy, root) == before
+    assert Model.parse(direct).frame_count == Model.parse(_data).frame_count
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    show(blender, root, None)
+    assert export(bpy, root, tmp_path / "written.msh") == direct
+    frames = np.arange(4.0, 13.0)  # the walk's timeline frames: node 3 lifted by 0.1 there, the same elsewhere
+    old, new = AnimationData.from_model(Model.parse(_data)), AnimationData.from_model(Model.parse(direct))
+    for frame in [0.0, 2.0, *frames, 20.0, 40.0]:
+        lifted = 0.1 if 4 <= frame <= 12 else 0.0
+        (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 3, frame), sample_node(new, 3, frame)
+        assert p1[2] - p0[2] == pytest.approx(lifted, abs=1e-4), frame

@@ -22,6 +22,8 @@ the clip through the mark on its action, so renaming the objects or the actions 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import bpy
 import numpy as np
@@ -183,3 +185,69 @@ def _replace(fcurve, ranges: list) -> None:
     points.foreach_set("co", np.array([[f, keys[f][0]] for f in order], np.float32).ravel())
     points.foreach_set("interpolation", np.array([keys[f][1] for f in order], np.int32))
     fcurve.update()
+
+
+@contextmanager
+def timeline_as_exported(root) -> Iterator[list[str]]:
+    """The model's timeline shown while the export reads it, with every clip edited since the import written
+    in (issue 21 item 7): whatever clip a holder shows (assigned, or an NLA strip tweaked, soloed or unmuted),
+    it gets a copy of its timeline action, into which each clip is written as Write Clip to Timeline writes it
+    (only clips whose curves changed write anything). Afterwards the scene is as it was and the copies are gone:
+    the export does not change the .blend. Yields the warnings of the clips written."""
+    names = [str(n) for n in root.get(P.CLIPS, [])]
+    if not names:
+        yield []
+        return
+    holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+    stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
+    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
+    for holder in tweaking:
+        holder.animation_data.use_tweak_mode = False
+    saved = [(h, h.animation_data.action if h.animation_data else None,
+              h.animation_data.action_slot if h.animation_data and compat.HAS_SLOTTED_ACTIONS else None,
+              h.get(P.TIMELINE)) for h in holders]
+    tracks = [(t, t.mute, t.is_solo) for h in holders if h.animation_data for t in h.animation_data.nla_tracks
+              if any(s.action is not None and P.CLIP in s.action for s in t.strips)]
+    copies: dict = {}
+    try:
+        for track, _mute, solo in tracks:
+            track.mute = True
+            if solo:  # setting a track's solo (even off) clears every other track's
+                track.is_solo = False
+        for holder, action in _timelines(root, holders, stored, set()).items():
+            if action not in copies:
+                copies[action] = action.copy()
+            holder[P.TIMELINE] = copies[action]
+        warnings = []
+        for name in names:
+            try:
+                _edited, more = write_clip_to_timeline(root, name)
+            except TimelineError as exc:
+                more = [f"{name}: {exc}"]
+            warnings += more
+        originals = {copy: action for action, copy in copies.items()}
+        for holder, shown, _slot, _pointer in saved:
+            copy = holder.get(P.TIMELINE) if holder.get(P.TIMELINE) in originals else None
+            if (shown is None and copy is not None) or (shown is not None and P.CLIP in shown) \
+                    or (copy is not None and originals[copy] == shown):
+                assign(holder, copy)  # a holder showing another action of its own keeps it
+        yield warnings
+    finally:
+        for holder, action, slot, pointer in saved:
+            if pointer is None:
+                holder.pop(P.TIMELINE, None)
+            else:
+                holder[P.TIMELINE] = pointer
+            anim = holder.animation_data
+            if anim is not None:
+                anim.action = action
+                if action is not None and slot is not None:
+                    anim.action_slot = slot
+        for track, mute, solo in tracks:
+            track.mute = mute
+            if solo:
+                track.is_solo = True
+        for holder in tweaking:
+            holder.animation_data.use_tweak_mode = True
+        for copy in copies.values():
+            bpy.data.actions.remove(copy)

@@ -21,6 +21,7 @@ from ...core.files import read_container
 from ...core.msh.model import Model
 from ..com import props as P
 from ..com.curves import action_end, keyframe_frames, read_curves
+from .clip_timeline import timeline_as_exported
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .readback import find_root, read_scene
@@ -59,19 +60,18 @@ def model_of(context, root, options: ExportOptions,
     the scene as read back, before it is planned."""
     result = _legacy_copy(root)
     if result is None:
-        with _object_mode(context):
-            curves = read_curves(root)
-            frames, _warnings = exported_frames(options, keyframe_frames(curves), action_end(root),
-                                                context.scene.frame_end)
+        with _object_mode(context), timeline_as_exported(root) as clip_warnings:
+            curves, end = read_curves(root), action_end(root)
+            frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
             read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
         if on_read is not None:
             on_read(read)
         result = export_model(read, options)
+        result.warnings[:0] = clip_warnings
         # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
         edited = set(result.edited_nodes)
         rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
-        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), action_end(root),
-                                              context.scene.frame_end)[1]
+        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), end, context.scene.frame_end)[1]
         if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
             result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
                                    f"{result.model.frame_count}); the {options.frame_range.lower()} range "
