@@ -271,6 +271,7 @@ def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
     show(blender, root, None)
     bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
     show(blender, root, RUN)
+    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)  # written: edit again
     with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
         write(bpy, root, "")
 
@@ -466,3 +467,40 @@ def test_a_clip_edited_and_exported_writes_as_write_clip_to_timeline(blender, wa
         lifted = 0.1 if 4 <= frame <= 12 else 0.0
         (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 3, frame), sample_node(new, 3, frame)
         assert p1[2] - p0[2] == pytest.approx(lifted, abs=1e-4), frame
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_clip_written_twice_or_written_then_exported_adds_its_change_once(blender, walker_files, tmp_path,
+                                                                           node_mode):
+    """Write Clip to Timeline records the clip as written: running it again, or exporting afterwards (which
+    writes edited clips itself), does not add node 0's lift a second time; a further edit adds only itself."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 0)
+    base = {f: fcurve_of(blender, holder, prefix + "location", 2).evaluate(f) for f in range(4, 13)}
+
+    def lift():
+        show(blender, root, None)
+        curve = fcurve_of(blender, holder, prefix + "location", 2)
+        lifted = {f: curve.evaluate(f) - base[f] for f in range(4, 13)}
+        show(blender, root, WALK)
+        return lifted
+
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.2)
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    assert all(v == pytest.approx(0.2, abs=1e-5) for v in lift().values())
+    first = export(bpy, root, tmp_path / "a.msh")
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    second = export(bpy, root, tmp_path / "b.msh")  # the further edit, written by the export alone
+    assert all(v == pytest.approx(0.2, abs=1e-5) for v in lift().values())  # the scene is unchanged
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    assert all(v == pytest.approx(0.3, abs=1e-5) for v in lift().values())
+    show(blender, root, None)
+    assert export(bpy, root, tmp_path / "c.msh") == second
+    old, new = AnimationData.from_model(Model.parse(first)), AnimationData.from_model(Model.parse(second))
+    for frame in range(4, 13):
+        (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 0, float(frame)), sample_node(new, 0, float(frame))
+        assert p1[2] - p0[2] == pytest.approx(0.1, abs=2e-4), frame

@@ -39,9 +39,13 @@ class TimelineError(Exception):
     """What keeps a clip from being written (its message is the report); nothing was changed."""
 
 
-def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
+def write_clip_to_timeline(root, clip: str, record: bool = True) -> tuple[list[int], list[str]]:
     """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings.
-    TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted."""
+    TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted.
+
+    ``record``: the clip's curves as written become its new reference (``msh_clip_steps``), so that writing
+    it again, or exporting, does not add the same change twice (node 0's location is added as a delta); the
+    export writes into a copy of the timeline and records nothing."""
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
         meta = stored.get("clips", {}).get(clip)
@@ -66,7 +70,7 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
         now = curve_fingerprints(root)
         changed = {key for key, value in now.items() if meta["curves"].get(key) != value}
         edited = sorted({int(key.split("|", 1)[0]) for key in changed})
-        samples, warnings = _sample(root, clip, meta, changed)
+        samples, warnings, root_now = _sample(root, clip, meta, changed)
         timelines = _timelines(root, holders, stored, {key[0] for key in samples})
         for holder in holders:  # the timeline, to write into
             assign(holder, timelines.get(holder))
@@ -77,6 +81,11 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
                 warnings.append(f"node {key[0]} has no timeline curve for {key[1]}[{key[2]}]: not written")
                 continue
             _replace(fcurve, ranges)
+        if record:
+            meta["curves"] = now
+            for index, values in root_now.items():
+                meta.setdefault("root_written", {}).setdefault(index, {}).update(values)
+            root[P.CLIP_STEPS] = json.dumps(stored)
     finally:
         for holder, action, slot in saved:
             anim = holder.animation_data
@@ -121,10 +130,14 @@ def _steps(meta: dict) -> list[tuple[float, float, float, float, float | None, s
 def _sample(root, clip: str, meta: dict, edited: set[str]):
     """{(node, path, index): [(lo, hi, frames, values, delta)]} of the edited curves ('node|path|index') over
     the steps' parts that show frame B alone; ``delta``: values are added to the timeline's (node 0's
-    location, root motion), else they replace it."""
+    location, root motion), else they replace it. Also the edited clip's node-0 location at each written
+    (step, timeline frame), by component: the reference of the next write (``root_written``), whose delta is
+    taken from it where the clip was written before, else from the values the import wrote."""
     steps = _steps(meta)
     out: dict[tuple, list] = {}
     warnings = []
+    root_now: dict[str, dict[str, float]] = {}
+    written = meta.get("root_written", {})
     if edited:
         blended = [state for *_frames, pure, state in steps if pure is None]
         partly = [state for *_frames, pure, state in steps if pure is not None and pure > 0]
@@ -146,7 +159,7 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
             warnings.append(f"{clip}: node 0's location is root motion and the model was imported before its "
                             "clip values were recorded; re-import it to write it")
             continue
-        for start, end, b0, b1, pure, _state in steps:
+        for k, (start, end, b0, b1, pure, _state) in enumerate(steps):
             if pure is None:
                 continue
             first = b0 + pure * (b1 - b0)
@@ -158,9 +171,14 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
             at = start + phase * (end - start)
             values = np.array([fcurve.evaluate(float(t)) for t in at])
             if delta:
-                values -= np.interp(at, step_frames, root_keys[:, fcurve.array_index])
+                index = str(fcurve.array_index)
+                places = [f"{k}|{f:g}" for f in frames]
+                before = written.get(index, {})
+                imported = np.interp(at, step_frames, root_keys[:, fcurve.array_index])
+                root_now.setdefault(index, {}).update(zip(places, values.tolist()))
+                values = values - np.array([before.get(p, v) for p, v in zip(places, imported)])
             out.setdefault((node, path, fcurve.array_index), []).append((lo, hi, frames, values, delta))
-    return out, warnings
+    return out, warnings, root_now
 
 
 def _replace(fcurve, ranges: list) -> None:
@@ -221,7 +239,7 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
         warnings = []
         for name in names:
             try:
-                _edited, more = write_clip_to_timeline(root, name)
+                _edited, more = write_clip_to_timeline(root, name, record=False)
             except TimelineError as exc:
                 more = [f"{name}: {exc}"]
             warnings += more
