@@ -271,6 +271,7 @@ def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
     show(blender, root, None)
     bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
     show(blender, root, RUN)
+    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)  # the first is written
     with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
         write(bpy, root, "")
 
@@ -466,3 +467,32 @@ def test_a_clip_edited_and_exported_writes_as_write_clip_to_timeline(blender, wa
         lifted = 0.1 if 4 <= frame <= 12 else 0.0
         (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 3, frame), sample_node(new, 3, frame)
         assert p1[2] - p0[2] == pytest.approx(lifted, abs=1e-4), frame
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("root_motion", ["IN_PLACE", "MOVING"])
+def test_a_written_clip_is_not_written_again(blender, walker_files, tmp_path, node_mode, root_motion):
+    """Write Clip to Timeline twice, then export with the clip still edited: the body is lifted once (node 0's
+    location is a delta: written again, it was added again). A later edit is added to the first exactly, a
+    curve edited between the step starts too."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS",
+                         root_motion=root_motion, frame_rate=RATE)
+    show(blender, root, WALK)
+    holder, prefix = node_holder(bpy, root, 0)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1 + 0.01 * (f - 3.1) ** 2)
+    direct = export(bpy, root, tmp_path / "direct.msh")  # the edit written once, into the export's copy
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    once = export(bpy, root, tmp_path / "once.msh")
+    old, new, expected = (sample(AnimationData.from_model(Model.parse(d)), np.arange(4, 13, dtype=np.float32))
+                          for d in (data, once, direct))
+    assert (expected.pos[0, :, 2] - old.pos[0, :, 2]).min() > 0.09
+    assert np.abs(new.pos[0, :, 2] - expected.pos[0, :, 2]).max() < 2e-4
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.05)
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    show(blender, root, None)
+    twice = sample(AnimationData.from_model(Model.parse(export(bpy, root, tmp_path / "twice.msh"))),
+                   np.arange(4, 13, dtype=np.float32))
+    assert np.abs(twice.pos[0, :, 2] - new.pos[0, :, 2] - 0.05).max() < 2e-4

@@ -39,9 +39,12 @@ class TimelineError(Exception):
     """What keeps a clip from being written (its message is the report); nothing was changed."""
 
 
-def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
+def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[int], list[str]]:
     """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings.
-    TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted."""
+    TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted.
+    ``rebase`` (Write Clip to Timeline, not the export's copy): the clip as it is now becomes what the import
+    wrote, so that the export, or a second write, does not write the same edit again (node 0's location, a
+    delta, would be added twice)."""
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
         meta = stored.get("clips", {}).get(clip)
@@ -67,6 +70,7 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
         changed = {key for key, value in now.items() if meta["curves"].get(key) != value}
         edited = sorted({int(key.split("|", 1)[0]) for key in changed})
         samples, warnings = _sample(root, clip, meta, changed)
+        baseline = _baseline(root, meta, now) if rebase else None
         timelines = _timelines(root, holders, stored, {key[0] for key in samples})
         for holder in holders:  # the timeline, to write into
             assign(holder, timelines.get(holder))
@@ -77,6 +81,9 @@ def write_clip_to_timeline(root, clip: str) -> tuple[list[int], list[str]]:
                 warnings.append(f"node {key[0]} has no timeline curve for {key[1]}[{key[2]}]: not written")
                 continue
             _replace(fcurve, ranges)
+        if baseline is not None:
+            stored["clips"][clip] = baseline
+            root[P.CLIP_STEPS] = json.dumps(stored)
     finally:
         for holder, action, slot in saved:
             anim = holder.animation_data
@@ -137,7 +144,7 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
     root_keys = meta.get("root", False)
     if root_keys:
         root_keys = np.asarray(root_keys, np.float64)
-        step_frames = np.array([s[0] for s in steps] + [steps[-1][1]], np.float64)
+        step_frames = np.array(meta.get("root_frames") or [s[0] for s in steps] + [steps[-1][1]], np.float64)
     for fcurve, node, _owner, path in node_fcurves(root):
         if f"{node}|{path}|{fcurve.array_index}" not in edited:
             continue
@@ -161,6 +168,35 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
                 values -= np.interp(at, step_frames, root_keys[:, fcurve.array_index])
             out.setdefault((node, path, fcurve.array_index), []).append((lo, hi, frames, values, delta))
     return out, warnings
+
+
+def _baseline(root, meta: dict, now: dict) -> dict:
+    """The clip's record with the clip shown now as the one the import wrote: its curves' fingerprints, and
+    node 0's location (root motion) at each step start and at every clip time a timeline frame is written
+    from (``root_frames``), so that the delta of a later edit is exact there."""
+    out = dict(meta, curves=now)
+    root_keys = meta.get("root")
+    if not root_keys:
+        return out
+    steps = _steps(meta)
+    step_frames = np.array([s[0] for s in steps] + [steps[-1][1]], np.float64)
+    frames = np.asarray(meta.get("root_frames", step_frames), np.float64)
+    times = [step_frames]
+    for start, end, b0, b1, pure, _state in steps:
+        if pure is None:
+            continue
+        first = b0 + pure * (b1 - b0)
+        timeline = np.arange(np.ceil(min(first, b1)), np.floor(max(first, b1)) + 1)
+        phase = (timeline - b0) / (b1 - b0) if b1 != b0 else np.full(len(timeline), pure)
+        times.append(start + phase * (end - start))
+    at = np.unique(np.concatenate(times))
+    old = np.asarray(root_keys, np.float64)
+    values = np.stack([np.interp(at, frames, old[:, i]) for i in range(old.shape[1])], axis=1)
+    for fcurve, node, _owner, path in node_fcurves(root):
+        if node == 0 and path.lstrip(".") == "location" and fcurve.array_index < values.shape[1]:
+            values[:, fcurve.array_index] = [fcurve.evaluate(float(t)) for t in at]
+    out["root"], out["root_frames"] = values.tolist(), at.tolist()
+    return out
 
 
 def _replace(fcurve, ranges: list) -> None:
