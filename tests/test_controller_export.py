@@ -337,3 +337,24 @@ def test_the_targets_own_controller_is_the_one_edited(blender, walker, tmp_path,
     assert export(blender, path) == {"FINISHED"}
     assert_only_the_edits(theirs, bytes(ctl_entry(path).data))
     assert "is not the controller the model was imported with" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_replaces_the_nla_tracks_of_a_second_import_and_renamed_ones(blender, walker, node_mode):
+    """The second import's clips are named '.001' but its tracks after the clips; a track may be renamed: Update
+    Clips replaces each by its strips' actions, leaving no track with an emptied strip."""
+    bpy = blender.bpy
+    folder, _model, _ctl = walker
+    for _ in range(2):
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                               clips="NLA") == {"FINISHED"}
+    first, second = sorted((o for o in bpy.data.objects if "msh_model" in o), key=lambda o: o.name)
+    for root in (second, first):
+        holder = root if node_mode == "ARMATURE" else next(o for o in root.children_recursive
+                                                           if o.get("msh_node_index") == 3)
+        holder.animation_data.nla_tracks[1].name = "my walk"
+        bpy.context.view_layer.objects.active = root
+        assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+        tracks = holder.animation_data.nla_tracks
+        assert len(tracks) == 3 and all(s.action is not None for t in tracks for s in t.strips)
+        assert sorted(s.action.get("msh_clip") for t in tracks for s in t.strips) == sorted(root["msh_clips"])

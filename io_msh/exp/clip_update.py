@@ -98,8 +98,9 @@ def _remove_clips(root, holders) -> None:
                 action = bpy.data.actions.get(timeline.get(holder.name, ""))
             if action is not None or current is not None:
                 assign(holder, action)
-        for track in [t for t in holder.animation_data.nla_tracks if t.name in names] \
-                if holder.animation_data is not None else []:
+        for track in [t for t in holder.animation_data.nla_tracks if t.name in names
+                      or (len(t.strips) and all(s.action in old for s in t.strips))] \
+                if holder.animation_data is not None else []:  # by their actions: renamed, or a second import's
             holder.animation_data.nla_tracks.remove(track)
     for action in old:
         bpy.data.actions.remove(action)
