@@ -224,6 +224,27 @@ def test_removing_the_model_removes_its_clip_actions(blender, walker_files, node
     assert not blender.bpy.data.actions and not blender.bpy.data.objects
 
 
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_second_import_after_renaming_the_clips_keeps_its_own(blender, walker_files, node_mode):
+    """The first import's clip actions renamed free their names, not their marks: the second import's clips get
+    names of their own, so that removing it leaves the first's clips."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    first = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS")
+    for action in list(bpy.data.actions):
+        action.name = "mine " + action.name
+    mine = set(bpy.data.actions)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                           clips="ACTIONS") == {"FINISHED"}
+    second = next(o for o in bpy.data.objects if "msh_model" in o and o != first)
+    module = clip_actions_module(blender)
+    holder = second if node_mode == "ARMATURE" else next(o for o in second.children_recursive
+                                                         if o.get("msh_node_index") == 3)
+    assert all(module.clip_actions(holder, name) not in mine for name in second["msh_clips"])
+    blender.ext.io_msh.imp.build.remove_model(second)
+    assert set(bpy.data.actions) == mine
+
+
 def test_exporting_into_the_archive_keeps_its_controller_byte_for_byte(blender, walker_files, tmp_path):
     from core.files import open_container
 
