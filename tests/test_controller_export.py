@@ -358,3 +358,19 @@ def test_update_clips_replaces_the_nla_tracks_of_a_second_import_and_renamed_one
         tracks = holder.animation_data.nla_tracks
         assert len(tracks) == 3 and all(s.action is not None for t in tracks for s in t.strips)
         assert sorted(s.action.get("msh_clip") for t in tracks for s in t.strips) == sorted(root["msh_clips"])
+
+
+def test_a_controller_linked_out_of_the_folder_is_refused_as_a_controller(blender, walker, tmp_path):
+    """The .ctl beside the model is written only within its folder; the refusal speaks of that file, not of the
+    material list."""
+    folder, model, ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    elsewhere = tmp_path / "elsewhere.ctl"
+    elsewhere.write_bytes(ctl)
+    (folder / "WALKER.CTL").unlink()
+    (folder / "WALKER.CTL").symlink_to(elsewhere)
+    edit(root)
+    with pytest.raises(RuntimeError, match=r"WALKER\.CTL: cannot write: a symbolic link .*outside the model's "
+                                           r"folder; the file is not written through it"):
+        export(blender, folder / "walker.msh")
+    assert elsewhere.read_bytes() == ctl and (folder / "walker.msh").read_bytes() == model
