@@ -174,6 +174,7 @@ def test_an_archive_without_a_controller_gets_the_imported_one_as_a_ctld_entry(b
     ("msh_state 3 frames B", (6.0, float(FRAME_COUNT)), r"state\[3\].*frames B \(6, 41\) reach past the model's "
                                                          r"last frame 40"),
     ("msh_state 3 frames B", (6.0,), r"state\[3\].*frames B: property 'msh_state 3 frames B'.*needs 2 number"),
+    ("msh_state 7 step ms", 1e300, r"state\[7\].*step ms 1e\+300: too large for the file's 32-bit float"),
 ])
 @pytest.mark.parametrize("target", ["loose", "archive"])
 def test_a_bad_value_is_refused_and_nothing_is_written(blender, walker, tmp_path, name, value, message, target):
