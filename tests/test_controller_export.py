@@ -375,3 +375,36 @@ def test_a_controller_linked_out_of_the_folder_is_refused_as_a_controller(blende
                                            r"folder; the file is not written through it"):
         export(blender, folder / "walker.msh")
     assert elsewhere.read_bytes() == ctl and (folder / "walker.msh").read_bytes() == model
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_while_a_clip_strip_is_tweaked(blender, walker, node_mode):
+    """Clips: NLA Strips, the walk's strip tweaked (Tab): Update Clips leaves the tweak mode (the strip's action
+    cannot be swapped in it) and makes the clips again, the walk shown; no traceback."""
+    from test_clips_blender import NAMES
+
+    bpy = blender.bpy
+    folder, _model, _ctl = walker
+    root = import_walker(blender, folder / "walker.msh", node_mode, clips="NLA")
+    holders = [root] if node_mode == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]
+    for holder in holders:
+        anim = holder.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == NAMES[1]), None) if anim else None
+        if track is None:
+            continue
+        for other in anim.nla_tracks:
+            other.select = False
+        anim.nla_tracks.active = track
+        track.select = track.strips[0].select = True
+        anim.use_tweak_mode = True
+    bpy.context.view_layer.objects.active = root
+    root["msh_state 0 step ms"] = 80.0
+    assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+    module = blender.ext.io_msh.imp.clip_actions
+    for holder in holders:
+        anim = holder.animation_data
+        if anim is None or not anim.nla_tracks:
+            continue
+        assert not anim.use_tweak_mode and len(anim.nla_tracks) == 3
+        assert all(s.action is not None for t in anim.nla_tracks for s in t.strips)
+        assert anim.action == module.clip_actions(holder, NAMES[1])

@@ -91,6 +91,8 @@ def _remove_clips(root, holders) -> None:
     old = model_clip_actions([root], holders)
     for holder in holders:
         anim = holder.animation_data
+        if anim is not None and anim.use_tweak_mode:  # a clip's strip being edited (Tab): its action is fixed
+            anim.use_tweak_mode = False
         current = anim.action if anim is not None else None
         if current is None or current in old:
             action, marked = timeline_of(holder)
