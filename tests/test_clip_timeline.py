@@ -3,6 +3,8 @@ shows pair B alone is written, node 0's location is written as a delta over the 
 and the timeline and clips are found again after the objects and actions were renamed; a deleted timeline is a
 clean error that changes nothing."""
 
+import json
+
 import numpy as np
 import pytest
 from test_clips_blender import NAMES, RATE, import_walker, local_poses
@@ -496,3 +498,32 @@ def test_a_written_clip_is_not_written_again(blender, walker_files, tmp_path, no
     twice = sample(AnimationData.from_model(Model.parse(export(bpy, root, tmp_path / "twice.msh"))),
                    np.arange(4, 13, dtype=np.float32))
     assert np.abs(twice.pos[0, :, 2] - new.pos[0, :, 2] - 0.05).max() < 2e-4
+
+
+@pytest.mark.parametrize("tamper", ["root rows", "root text", "root frames", "step text", "curves list", "not json",
+                                    "timeline list"])
+def test_clip_data_not_as_written_is_a_clean_error_and_the_export_a_warning(blender, walker_files, tmp_path,
+                                                                           tamper, capfd):
+    """msh_clip_steps changed by hand (a script, a bad merge): Write Clip to Timeline refuses with a message,
+    the export writes the timeline and says that clip was not written; no traceback."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, root, 'pose.bones["body"].location', 2), lambda f: 0.1)
+    stored = json.loads(root["msh_clip_steps"])
+    clip = stored["clips"][WALK]
+    change = {"root rows": lambda: clip.__setitem__("root", [[0.0, 0.0, 0.0]]),
+              "root text": lambda: clip.__setitem__("root", [["a", "b", "c"]] * len(clip["root"])),
+              "root frames": lambda: clip.__setitem__("root_frames", [0.0]),
+              "step text": lambda: clip["steps"][0].__setitem__(2, "x"),
+              "curves list": lambda: clip.__setitem__("curves", []),
+              "timeline list": lambda: stored.__setitem__("timeline", [1])}
+    if tamper in change:
+        change[tamper]()
+    root["msh_clip_steps"] = "[not json" if tamper == "not json" else json.dumps(stored)
+    with pytest.raises(RuntimeError, match=r"the clip data \(msh_clip_steps\) of .* is unreadable"):
+        write(bpy, root, WALK)
+    capfd.readouterr()
+    export(bpy, root, tmp_path / "out.msh")
+    assert f"{WALK}: the clip data (msh_clip_steps) of walker.msh is unreadable" in capfd.readouterr().out

@@ -48,8 +48,10 @@ def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
         meta = stored.get("clips", {}).get(clip)
-        _steps(meta or {"steps": []})
-    except (ValueError, TypeError, AttributeError, KeyError):
+        stored.get("timeline", {}).get("")
+        if meta is not None:
+            _check(meta)
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError):
         raise TimelineError(f"the clip data ({P.CLIP_STEPS}) of {root.name} is unreadable: re-import the model"
                             ) from None
     if meta is None:
@@ -113,14 +115,29 @@ def _timelines(root, holders: list, stored: dict, nodes: set[int]) -> dict:
     return out
 
 
+def _check(meta: dict) -> None:
+    """ValueError, TypeError, ... when the clip's record is not as the import (or a write) made it."""
+    steps = _steps(meta)
+    if not steps or not all(isinstance(k, str) and isinstance(v, str) for k, v in meta["curves"].items()):
+        raise ValueError("no steps, or curve fingerprints that are not text")
+    if meta.get("root"):
+        frames = np.asarray(meta.get("root_frames") or np.zeros(len(steps) + 1), np.float64)
+        keys = np.asarray(meta["root"], np.float64)
+        if frames.ndim != 1 or keys.ndim != 2 or keys.shape[0] != len(frames) or keys.shape[1] != 3:
+            raise ValueError("node 0's clip values do not match the clip's times")
+
+
 def _steps(meta: dict) -> list[tuple[float, float, float, float, float | None, str]]:
     """(start, end, B0, B1, pure from, state) per step; a file imported before ``pure_from`` holds a bool
     (pure all through or not) and no state."""
     out = []
     for k, step in enumerate(meta["steps"]):
-        start, end, b0, b1, pure = step[:5]
+        start, end, b0, b1 = (float(v) for v in step[:4])
+        pure = step[4]
         if isinstance(pure, bool):
             pure = 0.0 if pure else None
+        elif pure is not None:
+            pure = float(pure)
         out.append((start, end, b0, b1, pure, str(step[5]) if len(step) > 5 else f"step {k}"))
     return out
 
@@ -235,7 +252,11 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
         yield []
         return
     holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
-    stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
+    try:
+        stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
+        stored.get("timeline", {}).get("")
+    except (ValueError, TypeError, AttributeError):
+        stored = {}  # each clip's write says it is unreadable
     tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
     for holder in tweaking:
         holder.animation_data.use_tweak_mode = False
