@@ -169,6 +169,32 @@ def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files
     assert blender.datablock_counts() == before
 
 
+def test_another_models_controller_is_not_taken_from_the_archive(blender, walker_files, tmp_path):
+    """An archive of a walker, its walker.ctl and a two-node gun: the gun has no controller (the walker's, the
+    archive's only one, refused its import), and the walker keeps its own."""
+    from core.authoring.build import ModelDef, NodeDef, Part
+    from core.authoring.synth import box
+
+    bpy = blender.bpy
+    _folder, data = walker_files
+    pos, tris = box(center=(0, 0, 0))
+    gun = build_model(ModelDef([NodeDef("hull"), NodeDef("hatch", 0)], [Part(0, pos, tris), Part(1, pos, tris)]))
+    archive = Archive()
+    archive.add("walker.msh", data)
+    archive.add("gun.msh", gun.to_bytes())
+    archive.add("walker.ctl", walker_controller().to_bytes(), CTLD_TYPE_ID)
+    (tmp_path / "unit.rlb").write_bytes(archive.to_bytes())
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "unit.rlb"), clips="ACTIONS",
+                                           entry_filter="gun.msh") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert root["msh_model"] == "gun.msh" and "msh_clips" not in root
+    blender.clean_scene()
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "unit.rlb"), clips="ACTIONS",
+                                           entry_filter="walker.msh") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert list(root["msh_clips"]) == NAMES
+
+
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_channel_sliders_pose_their_nodes_as_the_game(blender, walker_files, node_mode):
     bpy = blender.bpy

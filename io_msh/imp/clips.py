@@ -118,11 +118,13 @@ def controller_beside(path: str | Path) -> Path | None:
 
 def controller_entry(archive, model_name: str | None) -> Entry | None:
     """An archive's CTLD entry for the model named ``model_name``: the one named like it (stem, any case), else
-    the archive's only one; None when neither."""
+    the archive's only one unless it is named like another model of the archive; None when neither."""
     found = [e for e in archive.entries if e.type_id == CTLD_TYPE_ID]
     stem = Path(model_name).stem.lower() if model_name else ""
     named = [e for e in found if Path(e.name_str).stem.lower() == stem]
-    chosen = named[:1] or (found if len(found) == 1 else [])
+    others = {Path(e.name_str).stem.lower() for e in archive.entries
+              if e.type_id != CTLD_TYPE_ID and Path(e.name_str).suffix.lower() == ".msh"} - {stem}
+    chosen = named[:1] or (found if len(found) == 1 and Path(found[0].name_str).stem.lower() not in others else [])
     return chosen[0] if chosen else None
 
 
