@@ -195,6 +195,22 @@ def test_another_models_controller_is_not_taken_from_the_archive(blender, walker
     assert list(root["msh_clips"]) == NAMES
 
 
+def test_a_channel_not_a_number_gets_no_slider_and_no_traceback(blender, tmp_path):
+    """Channel 0's first frame NaN: no segment to pose along, no slider; channel 1's initial value NaN: its
+    slider starts at 0. The import finishes."""
+    import dataclasses
+
+    controller = walker_controller()
+    channels = controller.channels.copy()
+    channels["first"][0] = np.nan
+    channels["initial"][1] = np.nan
+    (tmp_path / "walker.msh").write_bytes(build_model(walker_model()).to_bytes())
+    (tmp_path / "walker.ctl").write_bytes(dataclasses.replace(controller, channels=channels).to_bytes())
+    root = import_walker(blender, tmp_path / "walker.msh", clips="ACTIONS")
+    assert [k for k in sorted(root.keys()) if k.startswith("msh_channel")] == ["msh_channel 1 gun"]
+    assert root["msh_channel 1 gun"] == 0.0
+
+
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_channel_sliders_pose_their_nodes_as_the_game(blender, walker_files, node_mode):
     bpy = blender.bpy

@@ -371,7 +371,8 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
     taken: set[int] = set()
     for index, channel in enumerate(controller.channels):
         node = int(channel["node"])
-        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes):
+        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes) \
+                or not np.all(np.isfinite([channel["first"], channel["last"]])):  # no segment to pose along
             continue
         taken.add(node)
         span = abs(float(channel["last"]) - float(channel["first"]))
@@ -384,6 +385,7 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
                 rotation[k], location[k] = _unit(pose[0]), pose[1]
         terms_loc, terms_rot = node_terms([nodes[node]], rotation[None], location[None], node_mode)
         name = f"{CHANNEL_PROPERTY} {index} {nodes[node].name}"
-        out.append(SliderPlan(index, node, name, float(np.clip(channel["initial"], 0, 1)), values, terms_loc[0],
+        initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0
+        out.append(SliderPlan(index, node, name, float(np.clip(initial, 0, 1)), values, terms_loc[0],
                                C.continuous(terms_rot[0], axis=0)))
     return out
