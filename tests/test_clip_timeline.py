@@ -3,6 +3,8 @@ shows pair B alone is written, node 0's location is written as a delta over the 
 and the timeline and clips are found again after the objects and actions were renamed; a deleted timeline is a
 clean error that changes nothing."""
 
+import json
+
 import numpy as np
 import pytest
 from test_clips_blender import NAMES, RATE, import_walker, local_poses
@@ -271,7 +273,7 @@ def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
     show(blender, root, None)
     bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
     show(blender, root, RUN)
-    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)  # written: edit again
+    edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)  # the first is written
     with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
         write(bpy, root, "")
 
@@ -504,3 +506,61 @@ def test_a_clip_written_twice_or_written_then_exported_adds_its_change_once(blen
     for frame in range(4, 13):
         (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 0, float(frame)), sample_node(new, 0, float(frame))
         assert p1[2] - p0[2] == pytest.approx(0.1, abs=2e-4), frame
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+@pytest.mark.parametrize("root_motion", ["IN_PLACE", "MOVING"])
+def test_a_written_clip_is_not_written_again(blender, walker_files, tmp_path, node_mode, root_motion):
+    """Write Clip to Timeline twice, then export with the clip still edited: the body is lifted once (node 0's
+    location is a delta: written again, it was added again). A later edit is added to the first exactly, a
+    curve edited between the step starts too."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS",
+                         root_motion=root_motion, frame_rate=RATE)
+    show(blender, root, WALK)
+    holder, prefix = node_holder(bpy, root, 0)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1 + 0.01 * (f - 3.1) ** 2)
+    direct = export(bpy, root, tmp_path / "direct.msh")  # the edit written once, into the export's copy
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    once = export(bpy, root, tmp_path / "once.msh")
+    old, new, expected = (sample(AnimationData.from_model(Model.parse(d)), np.arange(4, 13, dtype=np.float32))
+                          for d in (data, once, direct))
+    assert (expected.pos[0, :, 2] - old.pos[0, :, 2]).min() > 0.09
+    assert np.abs(new.pos[0, :, 2] - expected.pos[0, :, 2]).max() < 2e-4
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.05)
+    assert write(bpy, root, WALK) == {"FINISHED"}
+    show(blender, root, None)
+    twice = sample(AnimationData.from_model(Model.parse(export(bpy, root, tmp_path / "twice.msh"))),
+                   np.arange(4, 13, dtype=np.float32))
+    assert np.abs(twice.pos[0, :, 2] - new.pos[0, :, 2] - 0.05).max() < 2e-4
+
+
+@pytest.mark.parametrize("tamper", ["root rows", "root text", "root frames", "step text", "curves list", "not json",
+                                    "timeline list"])
+def test_clip_data_not_as_written_is_a_clean_error_and_the_export_a_warning(blender, walker_files, tmp_path,
+                                                                           tamper, capfd):
+    """msh_clip_steps changed by hand (a script, a bad merge): Write Clip to Timeline refuses with a message,
+    the export writes the timeline and says that clip was not written; no traceback."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, WALK)
+    edit(fcurve_of(blender, root, 'pose.bones["body"].location', 2), lambda f: 0.1)
+    stored = json.loads(root["msh_clip_steps"])
+    clip = stored["clips"][WALK]
+    change = {"root rows": lambda: clip.__setitem__("root", [[0.0, 0.0, 0.0]]),
+              "root text": lambda: clip.__setitem__("root", [["a", "b", "c"]] * len(clip["root"])),
+              "root frames": lambda: clip.__setitem__("root_frames", [0.0]),
+              "step text": lambda: clip["steps"][0].__setitem__(2, "x"),
+              "curves list": lambda: clip.__setitem__("curves", []),
+              "timeline list": lambda: stored.__setitem__("timeline", [1])}
+    if tamper in change:
+        change[tamper]()
+    root["msh_clip_steps"] = "[not json" if tamper == "not json" else json.dumps(stored)
+    with pytest.raises(RuntimeError, match=r"the clip data \(msh_clip_steps\) of .* is unreadable"):
+        write(bpy, root, WALK)
+    capfd.readouterr()
+    export(bpy, root, tmp_path / "out.msh")
+    assert f"{WALK}: the clip data (msh_clip_steps) of walker.msh is unreadable" in capfd.readouterr().out

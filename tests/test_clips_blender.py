@@ -169,6 +169,48 @@ def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files
     assert blender.datablock_counts() == before
 
 
+def test_another_models_controller_is_not_taken_from_the_archive(blender, walker_files, tmp_path):
+    """An archive of a walker, its walker.ctl and a two-node gun: the gun has no controller (the walker's, the
+    archive's only one, refused its import), and the walker keeps its own."""
+    from core.authoring.build import ModelDef, NodeDef, Part
+    from core.authoring.synth import box
+
+    bpy = blender.bpy
+    _folder, data = walker_files
+    pos, tris = box(center=(0, 0, 0))
+    gun = build_model(ModelDef([NodeDef("hull"), NodeDef("hatch", 0)], [Part(0, pos, tris), Part(1, pos, tris)]))
+    archive = Archive()
+    archive.add("walker.msh", data)
+    archive.add("gun.msh", gun.to_bytes())
+    archive.add("walker.ctl", walker_controller().to_bytes(), CTLD_TYPE_ID)
+    (tmp_path / "unit.rlb").write_bytes(archive.to_bytes())
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "unit.rlb"), clips="ACTIONS",
+                                           entry_filter="gun.msh") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert root["msh_model"] == "gun.msh" and "msh_clips" not in root
+    blender.clean_scene()
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "unit.rlb"), clips="ACTIONS",
+                                           entry_filter="walker.msh") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert list(root["msh_clips"]) == NAMES
+
+
+def test_a_channel_not_a_number_gets_no_slider_and_no_traceback(blender, tmp_path):
+    """Channel 0's first frame NaN: no segment to pose along, no slider; channel 1's initial value NaN: its
+    slider starts at 0. The import finishes."""
+    import dataclasses
+
+    controller = walker_controller()
+    channels = controller.channels.copy()
+    channels["first"][0] = np.nan
+    channels["initial"][1] = np.nan
+    (tmp_path / "walker.msh").write_bytes(build_model(walker_model()).to_bytes())
+    (tmp_path / "walker.ctl").write_bytes(dataclasses.replace(controller, channels=channels).to_bytes())
+    root = import_walker(blender, tmp_path / "walker.msh", clips="ACTIONS")
+    assert [k for k in sorted(root.keys()) if k.startswith("msh_channel")] == ["msh_channel 1 gun"]
+    assert root["msh_channel 1 gun"] == 0.0
+
+
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_channel_sliders_pose_their_nodes_as_the_game(blender, walker_files, node_mode):
     bpy = blender.bpy
@@ -222,6 +264,27 @@ def test_removing_the_model_removes_its_clip_actions(blender, walker_files, node
     root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA")
     blender.ext.io_msh.imp.build.remove_model(root)
     assert not blender.bpy.data.actions and not blender.bpy.data.objects
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_second_import_after_renaming_the_clips_keeps_its_own(blender, walker_files, node_mode):
+    """The first import's clip actions renamed free their names, not their marks: the second import's clips get
+    names of their own, so that removing it leaves the first's clips."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    first = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS")
+    for action in list(bpy.data.actions):
+        action.name = "mine " + action.name
+    mine = set(bpy.data.actions)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                           clips="ACTIONS") == {"FINISHED"}
+    second = next(o for o in bpy.data.objects if "msh_model" in o and o != first)
+    module = clip_actions_module(blender)
+    holder = second if node_mode == "ARMATURE" else next(o for o in second.children_recursive
+                                                         if o.get("msh_node_index") == 3)
+    assert all(module.clip_actions(holder, name) not in mine for name in second["msh_clips"])
+    blender.ext.io_msh.imp.build.remove_model(second)
+    assert set(bpy.data.actions) == mine
 
 
 def test_exporting_into_the_archive_keeps_its_controller_byte_for_byte(blender, walker_files, tmp_path):

@@ -174,6 +174,7 @@ def test_an_archive_without_a_controller_gets_the_imported_one_as_a_ctld_entry(b
     ("msh_state 3 frames B", (6.0, float(FRAME_COUNT)), r"state\[3\].*frames B \(6, 41\) reach past the model's "
                                                          r"last frame 40"),
     ("msh_state 3 frames B", (6.0,), r"state\[3\].*frames B: property 'msh_state 3 frames B'.*needs 2 number"),
+    ("msh_state 7 step ms", 1e300, r"state\[7\].*step ms 1e\+300: too large for the file's 32-bit float"),
 ])
 @pytest.mark.parametrize("target", ["loose", "archive"])
 def test_a_bad_value_is_refused_and_nothing_is_written(blender, walker, tmp_path, name, value, message, target):
@@ -337,3 +338,73 @@ def test_the_targets_own_controller_is_the_one_edited(blender, walker, tmp_path,
     assert export(blender, path) == {"FINISHED"}
     assert_only_the_edits(theirs, bytes(ctl_entry(path).data))
     assert "is not the controller the model was imported with" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_replaces_the_nla_tracks_of_a_second_import_and_renamed_ones(blender, walker, node_mode):
+    """The second import's clips are named '.001' but its tracks after the clips; a track may be renamed: Update
+    Clips replaces each by its strips' actions, leaving no track with an emptied strip."""
+    bpy = blender.bpy
+    folder, _model, _ctl = walker
+    for _ in range(2):
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+                                               clips="NLA") == {"FINISHED"}
+    first, second = sorted((o for o in bpy.data.objects if "msh_model" in o), key=lambda o: o.name)
+    for root in (second, first):
+        holder = root if node_mode == "ARMATURE" else next(o for o in root.children_recursive
+                                                           if o.get("msh_node_index") == 3)
+        holder.animation_data.nla_tracks[1].name = "my walk"
+        bpy.context.view_layer.objects.active = root
+        assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+        tracks = holder.animation_data.nla_tracks
+        assert len(tracks) == 3 and all(s.action is not None for t in tracks for s in t.strips)
+        assert sorted(s.action.get("msh_clip") for t in tracks for s in t.strips) == sorted(root["msh_clips"])
+
+
+def test_a_controller_linked_out_of_the_folder_is_refused_as_a_controller(blender, walker, tmp_path):
+    """The .ctl beside the model is written only within its folder; the refusal speaks of that file, not of the
+    material list."""
+    folder, model, ctl = walker
+    root = import_walker(blender, folder / "walker.msh")
+    elsewhere = tmp_path / "elsewhere.ctl"
+    elsewhere.write_bytes(ctl)
+    (folder / "WALKER.CTL").unlink()
+    (folder / "WALKER.CTL").symlink_to(elsewhere)
+    edit(root)
+    with pytest.raises(RuntimeError, match=r"WALKER\.CTL: cannot write: a symbolic link .*outside the model's "
+                                           r"folder; the file is not written through it"):
+        export(blender, folder / "walker.msh")
+    assert elsewhere.read_bytes() == ctl and (folder / "walker.msh").read_bytes() == model
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_while_a_clip_strip_is_tweaked(blender, walker, node_mode):
+    """Clips: NLA Strips, the walk's strip tweaked (Tab): Update Clips leaves the tweak mode (the strip's action
+    cannot be swapped in it) and makes the clips again, the walk shown; no traceback."""
+    from test_clips_blender import NAMES
+
+    bpy = blender.bpy
+    folder, _model, _ctl = walker
+    root = import_walker(blender, folder / "walker.msh", node_mode, clips="NLA")
+    holders = [root] if node_mode == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]
+    for holder in holders:
+        anim = holder.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == NAMES[1]), None) if anim else None
+        if track is None:
+            continue
+        for other in anim.nla_tracks:
+            other.select = False
+        anim.nla_tracks.active = track
+        track.select = track.strips[0].select = True
+        anim.use_tweak_mode = True
+    bpy.context.view_layer.objects.active = root
+    root["msh_state 0 step ms"] = 80.0
+    assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+    module = blender.ext.io_msh.imp.clip_actions
+    for holder in holders:
+        anim = holder.animation_data
+        if anim is None or not anim.nla_tracks:
+            continue
+        assert not anim.use_tweak_mode and len(anim.nla_tracks) == 3
+        assert all(s.action is not None for t in anim.nla_tracks for s in t.strips)
+        assert anim.action == module.clip_actions(holder, NAMES[1])

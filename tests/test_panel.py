@@ -335,6 +335,26 @@ def test_an_unedited_import_checks_clean_and_an_edit_shows_what_changes(blender,
     assert "geometry changed" in check.lines[0].message
 
 
+def test_the_check_of_a_model_with_clips_does_not_make_itself_stale(blender, tmp_path):
+    """The export (and so its check) reads the timeline through copies of its actions; those are the check's
+    own changes: the result stays fresh and no live check is asked for again (it ran every half second)."""
+    from core.authoring.build import build_model
+    from core.authoring.controllers import walker_controller, walker_model
+
+    bpy = blender.bpy
+    panel = _panel(blender)
+    (tmp_path / "walker.msh").write_bytes(build_model(walker_model()).to_bytes())
+    (tmp_path / "walker.ctl").write_bytes(walker_controller().to_bytes())
+    (root,) = import_file(bpy, str(tmp_path / "walker.msh"), clips="ACTIONS")
+    bpy.context.view_layer.update()
+    if bpy.app.timers.is_registered(panel._live_check):
+        bpy.app.timers.unregister(panel._live_check)
+    panel.run_check(bpy.context, root)
+    bpy.context.view_layer.update()
+    assert panel.CHECKS.fresh(root.name)
+    assert not bpy.app.timers.is_registered(panel._live_check)
+
+
 def test_model_facts(blender, tmp_path, sample_rlb):
     bpy = blender.bpy
     panel = _panel(blender)

@@ -39,18 +39,19 @@ class TimelineError(Exception):
     """What keeps a clip from being written (its message is the report); nothing was changed."""
 
 
-def write_clip_to_timeline(root, clip: str, record: bool = True) -> tuple[list[int], list[str]]:
+def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[int], list[str]]:
     """Write clip ``clip``'s edited nodes into the timeline action; returns the nodes written and warnings.
     TimelineError (nothing changed) when the clip is unknown or the timeline an edit needs was deleted.
-
-    ``record``: the clip's curves as written become its new reference (``msh_clip_steps``), so that writing
-    it again, or exporting, does not add the same change twice (node 0's location is added as a delta); the
-    export writes into a copy of the timeline and records nothing."""
+    ``rebase`` (Write Clip to Timeline, not the export's copy): the clip as it is now becomes what the import
+    wrote, so that the export, or a second write, does not write the same edit again (node 0's location, a
+    delta, would be added twice)."""
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
         meta = stored.get("clips", {}).get(clip)
-        _steps(meta or {"steps": []})
-    except (ValueError, TypeError, AttributeError, KeyError):
+        stored.get("timeline", {}).get("")
+        if meta is not None:
+            _check(meta)
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError):
         raise TimelineError(f"the clip data ({P.CLIP_STEPS}) of {root.name} is unreadable: re-import the model"
                             ) from None
     if meta is None:
@@ -70,7 +71,8 @@ def write_clip_to_timeline(root, clip: str, record: bool = True) -> tuple[list[i
         now = curve_fingerprints(root)
         changed = {key for key, value in now.items() if meta["curves"].get(key) != value}
         edited = sorted({int(key.split("|", 1)[0]) for key in changed})
-        samples, warnings, root_now = _sample(root, clip, meta, changed)
+        samples, warnings = _sample(root, clip, meta, changed)
+        baseline = _baseline(root, meta, now) if rebase else None
         timelines = _timelines(root, holders, stored, {key[0] for key in samples})
         for holder in holders:  # the timeline, to write into
             assign(holder, timelines.get(holder))
@@ -81,10 +83,8 @@ def write_clip_to_timeline(root, clip: str, record: bool = True) -> tuple[list[i
                 warnings.append(f"node {key[0]} has no timeline curve for {key[1]}[{key[2]}]: not written")
                 continue
             _replace(fcurve, ranges)
-        if record:
-            meta["curves"] = now
-            for index, values in root_now.items():
-                meta.setdefault("root_written", {}).setdefault(index, {}).update(values)
+        if baseline is not None:
+            stored["clips"][clip] = baseline
             root[P.CLIP_STEPS] = json.dumps(stored)
     finally:
         for holder, action, slot in saved:
@@ -115,14 +115,29 @@ def _timelines(root, holders: list, stored: dict, nodes: set[int]) -> dict:
     return out
 
 
+def _check(meta: dict) -> None:
+    """ValueError, TypeError, ... when the clip's record is not as the import (or a write) made it."""
+    steps = _steps(meta)
+    if not steps or not all(isinstance(k, str) and isinstance(v, str) for k, v in meta["curves"].items()):
+        raise ValueError("no steps, or curve fingerprints that are not text")
+    if meta.get("root"):
+        frames = np.asarray(meta.get("root_frames") or np.zeros(len(steps) + 1), np.float64)
+        keys = np.asarray(meta["root"], np.float64)
+        if frames.ndim != 1 or keys.ndim != 2 or keys.shape[0] != len(frames) or keys.shape[1] != 3:
+            raise ValueError("node 0's clip values do not match the clip's times")
+
+
 def _steps(meta: dict) -> list[tuple[float, float, float, float, float | None, str]]:
     """(start, end, B0, B1, pure from, state) per step; a file imported before ``pure_from`` holds a bool
     (pure all through or not) and no state."""
     out = []
     for k, step in enumerate(meta["steps"]):
-        start, end, b0, b1, pure = step[:5]
+        start, end, b0, b1 = (float(v) for v in step[:4])
+        pure = step[4]
         if isinstance(pure, bool):
             pure = 0.0 if pure else None
+        elif pure is not None:
+            pure = float(pure)
         out.append((start, end, b0, b1, pure, str(step[5]) if len(step) > 5 else f"step {k}"))
     return out
 
@@ -130,14 +145,10 @@ def _steps(meta: dict) -> list[tuple[float, float, float, float, float | None, s
 def _sample(root, clip: str, meta: dict, edited: set[str]):
     """{(node, path, index): [(lo, hi, frames, values, delta)]} of the edited curves ('node|path|index') over
     the steps' parts that show frame B alone; ``delta``: values are added to the timeline's (node 0's
-    location, root motion), else they replace it. Also the edited clip's node-0 location at each written
-    (step, timeline frame), by component: the reference of the next write (``root_written``), whose delta is
-    taken from it where the clip was written before, else from the values the import wrote."""
+    location, root motion), else they replace it."""
     steps = _steps(meta)
     out: dict[tuple, list] = {}
     warnings = []
-    root_now: dict[str, dict[str, float]] = {}
-    written = meta.get("root_written", {})
     if edited:
         blended = [state for *_frames, pure, state in steps if pure is None]
         partly = [state for *_frames, pure, state in steps if pure is not None and pure > 0]
@@ -150,7 +161,7 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
     root_keys = meta.get("root", False)
     if root_keys:
         root_keys = np.asarray(root_keys, np.float64)
-        step_frames = np.array([s[0] for s in steps] + [steps[-1][1]], np.float64)
+        step_frames = np.array(meta.get("root_frames") or [s[0] for s in steps] + [steps[-1][1]], np.float64)
     for fcurve, node, _owner, path in node_fcurves(root):
         if f"{node}|{path}|{fcurve.array_index}" not in edited:
             continue
@@ -159,7 +170,7 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
             warnings.append(f"{clip}: node 0's location is root motion and the model was imported before its "
                             "clip values were recorded; re-import it to write it")
             continue
-        for k, (start, end, b0, b1, pure, _state) in enumerate(steps):
+        for start, end, b0, b1, pure, _state in steps:
             if pure is None:
                 continue
             first = b0 + pure * (b1 - b0)
@@ -171,14 +182,38 @@ def _sample(root, clip: str, meta: dict, edited: set[str]):
             at = start + phase * (end - start)
             values = np.array([fcurve.evaluate(float(t)) for t in at])
             if delta:
-                index = str(fcurve.array_index)
-                places = [f"{k}|{f:g}" for f in frames]
-                before = written.get(index, {})
-                imported = np.interp(at, step_frames, root_keys[:, fcurve.array_index])
-                root_now.setdefault(index, {}).update(zip(places, values.tolist()))
-                values = values - np.array([before.get(p, v) for p, v in zip(places, imported)])
+                values -= np.interp(at, step_frames, root_keys[:, fcurve.array_index])
             out.setdefault((node, path, fcurve.array_index), []).append((lo, hi, frames, values, delta))
-    return out, warnings, root_now
+    return out, warnings
+
+
+def _baseline(root, meta: dict, now: dict) -> dict:
+    """The clip's record with the clip shown now as the one the import wrote: its curves' fingerprints, and
+    node 0's location (root motion) at each step start and at every clip time a timeline frame is written
+    from (``root_frames``), so that the delta of a later edit is exact there."""
+    out = dict(meta, curves=now)
+    root_keys = meta.get("root")
+    if not root_keys:
+        return out
+    steps = _steps(meta)
+    step_frames = np.array([s[0] for s in steps] + [steps[-1][1]], np.float64)
+    frames = np.asarray(meta.get("root_frames", step_frames), np.float64)
+    times = [step_frames]
+    for start, end, b0, b1, pure, _state in steps:
+        if pure is None:
+            continue
+        first = b0 + pure * (b1 - b0)
+        timeline = np.arange(np.ceil(min(first, b1)), np.floor(max(first, b1)) + 1)
+        phase = (timeline - b0) / (b1 - b0) if b1 != b0 else np.full(len(timeline), pure)
+        times.append(start + phase * (end - start))
+    at = np.unique(np.concatenate(times))
+    old = np.asarray(root_keys, np.float64)
+    values = np.stack([np.interp(at, frames, old[:, i]) for i in range(old.shape[1])], axis=1)
+    for fcurve, node, _owner, path in node_fcurves(root):
+        if node == 0 and path.lstrip(".") == "location" and fcurve.array_index < values.shape[1]:
+            values[:, fcurve.array_index] = [fcurve.evaluate(float(t)) for t in at]
+    out["root"], out["root_frames"] = values.tolist(), at.tolist()
+    return out
 
 
 def _replace(fcurve, ranges: list) -> None:
@@ -217,7 +252,11 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
         yield []
         return
     holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
-    stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
+    try:
+        stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
+        stored.get("timeline", {}).get("")
+    except (ValueError, TypeError, AttributeError):
+        stored = {}  # each clip's write says it is unreadable
     tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
     for holder in tweaking:
         holder.animation_data.use_tweak_mode = False
@@ -239,7 +278,7 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
         warnings = []
         for name in names:
             try:
-                _edited, more = write_clip_to_timeline(root, name, record=False)
+                _edited, more = write_clip_to_timeline(root, name)
             except TimelineError as exc:
                 more = [f"{name}: {exc}"]
             warnings += more

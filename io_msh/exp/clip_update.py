@@ -91,6 +91,8 @@ def _remove_clips(root, holders) -> None:
     old = model_clip_actions([root], holders)
     for holder in holders:
         anim = holder.animation_data
+        if anim is not None and anim.use_tweak_mode:  # a clip's strip being edited (Tab): its action is fixed
+            anim.use_tweak_mode = False
         current = anim.action if anim is not None else None
         if current is None or current in old:
             action, marked = timeline_of(holder)
@@ -98,8 +100,9 @@ def _remove_clips(root, holders) -> None:
                 action = bpy.data.actions.get(timeline.get(holder.name, ""))
             if action is not None or current is not None:
                 assign(holder, action)
-        for track in [t for t in holder.animation_data.nla_tracks if t.name in names] \
-                if holder.animation_data is not None else []:
+        for track in [t for t in holder.animation_data.nla_tracks if t.name in names
+                      or (len(t.strips) and all(s.action in old for s in t.strips))] \
+                if holder.animation_data is not None else []:  # by their actions: renamed, or a second import's
             holder.animation_data.nla_tracks.remove(track)
     for action in old:
         bpy.data.actions.remove(action)

@@ -96,7 +96,7 @@ def _side_file(path: str, name: str | None = None) -> str:
         real = Path(os.path.realpath(side))
         if real.parent != Path(os.path.realpath(Path(path).parent)):
             raise PermissionError(errno.EPERM, f"a symbolic link to {printable(str(real))}, outside the model's "
-                                               "folder; the material list is not written through it: remove the "
+                                               "folder; the file is not written through it: remove the "
                                                "link, or export to another folder", str(side))
     return str(side)
 

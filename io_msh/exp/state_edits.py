@@ -76,7 +76,14 @@ def state_edits(root, model: Model | None = None) -> list[StateEdit]:
                 continue
             if _same(values, was):
                 continue
-            edit = StateEdit(state, name, tuple(float(v) for v in np.float32(values)))
+            with np.errstate(over="ignore"):
+                stored = np.float32(values)
+            if np.any(np.isinf(stored) & np.isfinite(values)):
+                problems.append(error("state", state, f"{name} {', '.join(f'{v:g}' for v in values)}: too large "
+                                                      f"for the file's 32-bit float; property {prop!r} on "
+                                                      f"{root.name!r}"))
+                continue
+            edit = StateEdit(state, name, tuple(float(v) for v in stored))
             problem = edit_problem(edit, frame_count)
             if problem is not None:
                 problems.append(error("state", state, f"{problem}; property {prop!r} on {root.name!r}"))

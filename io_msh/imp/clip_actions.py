@@ -115,16 +115,27 @@ def _new_action(name: str, clip: ClipPlan, created) -> bpy.types.Action:
     return action
 
 
+def _unused_name(name: str) -> str:
+    """``name``, else ``name.001``, ...: a name no action has and no clip action is marked with (an earlier
+    import's clip action renamed keeps its mark, which a new clip of that name would share)."""
+    taken = {a.name for a in bpy.data.actions} | {a.get(P.CLIP) for a in bpy.data.actions}
+    candidate, number = name, 0
+    while candidate in taken:
+        number += 1
+        candidate = f"{name}.{number:03d}"
+    return candidate
+
+
 def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
     """The clip's action (4.2 with Empties: one per Empty, named '<clip>|<node>'); returns the clip's name."""
     if plan.options.node_mode == "ARMATURE":
-        target = compat.ChannelTarget(_new_action(clip.name, clip, created), root, root.name)
+        target = compat.ChannelTarget(_new_action(_unused_name(clip.name), clip, created), root, root.name)
         for keys in clip.nodes:
             bone = node_objects[keys.node]
             _write(target, f'pose.bones["{_escape(bone)}"].', bone, clip.frames, keys)
         target.action[P.CLIP] = target.action.name
         return target.action.name
-    shared = _new_action(clip.name, clip, created) if compat.one_action_animates_many_ids() else None
+    shared = _new_action(_unused_name(clip.name), clip, created) if compat.one_action_animates_many_ids() else None
     for keys in clip.nodes:
         obj = node_objects[keys.node]
         action = shared

@@ -118,11 +118,13 @@ def controller_beside(path: str | Path) -> Path | None:
 
 def controller_entry(archive, model_name: str | None) -> Entry | None:
     """An archive's CTLD entry for the model named ``model_name``: the one named like it (stem, any case), else
-    the archive's only one; None when neither."""
+    the archive's only one unless it is named like another model of the archive; None when neither."""
     found = [e for e in archive.entries if e.type_id == CTLD_TYPE_ID]
     stem = Path(model_name).stem.lower() if model_name else ""
     named = [e for e in found if Path(e.name_str).stem.lower() == stem]
-    chosen = named[:1] or (found if len(found) == 1 else [])
+    others = {Path(e.name_str).stem.lower() for e in archive.entries
+              if e.type_id != CTLD_TYPE_ID and Path(e.name_str).suffix.lower() == ".msh"} - {stem}
+    chosen = named[:1] or (found if len(found) == 1 and Path(found[0].name_str).stem.lower() not in others else [])
     return chosen[0] if chosen else None
 
 
@@ -369,7 +371,8 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
     taken: set[int] = set()
     for index, channel in enumerate(controller.channels):
         node = int(channel["node"])
-        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes):
+        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes) \
+                or not np.all(np.isfinite([channel["first"], channel["last"]])):  # no segment to pose along
             continue
         taken.add(node)
         span = abs(float(channel["last"]) - float(channel["first"]))
@@ -382,6 +385,7 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
                 rotation[k], location[k] = _unit(pose[0]), pose[1]
         terms_loc, terms_rot = node_terms([nodes[node]], rotation[None], location[None], node_mode)
         name = f"{CHANNEL_PROPERTY} {index} {nodes[node].name}"
-        out.append(SliderPlan(index, node, name, float(np.clip(channel["initial"], 0, 1)), values, terms_loc[0],
+        initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0
+        out.append(SliderPlan(index, node, name, float(np.clip(initial, 0, 1)), values, terms_loc[0],
                                C.continuous(terms_rot[0], axis=0)))
     return out

@@ -48,7 +48,7 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
             report(self, "ERROR", "Name the clip (or assign a clip's action to the model)")
             return {"CANCELLED"}
         try:
-            written, warnings = write_clip_to_timeline(root, clip)
+            written, warnings = write_clip_to_timeline(root, clip, rebase=True)
         except TimelineError as exc:
             report(self, "ERROR", str(exc))
             return {"CANCELLED"}

@@ -74,6 +74,7 @@ def run_check(context, root: bpy.types.Object | None = None) -> ExportCheck:
     CHECKS.running = True
     try:
         result = check_export(context, last_export_options(context))
+        context.view_layer.update()  # the check's own changes (the export's timeline copies) are no scene change
     finally:
         CHECKS.running = False
     name = result.root or (root.name if root is not None else None)

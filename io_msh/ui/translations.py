@@ -506,6 +506,8 @@ REPORTS = {
         "{name}: клипов построено заново по значениям состояний: {count}",
     "the clips cannot be made again: {why}": "клипы нельзя построить заново: {why}",
     "{field} {values}: not a number": "{field} {values}: не число",
+    "{field} {values}: too large for the file's 32-bit float": "{field} {values}: слишком велико для 32-битного "
+        "числа файла",
     "step length {value} ms is negative (0 ms: set by stride and speed)":
         "длина шага {value} мс отрицательна (0 мс: задаётся шагом и скоростью)",
     "{field} {values} reach past the model's last frame {last} ({count} frames)":
