@@ -564,3 +564,40 @@ def test_clip_data_not_as_written_is_a_clean_error_and_the_export_a_warning(blen
     capfd.readouterr()
     export(bpy, root, tmp_path / "out.msh")
     assert f"{WALK}: the clip data (msh_clip_steps) of walker.msh is unreadable" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_keeps_clip_edits_not_yet_written(blender, walker_files, tmp_path, node_mode):
+    """A leg lifted in the walk clip, then a state's step length edited and Update Clips run: the lift is written
+    into the timeline first and the clips made again show it; the export writes it."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    holder, prefix = node_holder(bpy, root, 3)
+    show(blender, root, WALK)
+    clip_before = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    root["msh_state 0 step ms"] = 80.0
+    bpy.context.view_layer.objects.active = root
+    assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+    show(blender, root, WALK)
+    clip_after = keys(fcurve_of(blender, holder, prefix + "location", 2))
+    assert clip_after.keys() == clip_before.keys()  # the walk's timing did not change (state 0 is the stand)
+    for frame, value in clip_before.items():
+        assert clip_after[frame] == pytest.approx(value + 0.1, abs=2e-4), frame
+    show(blender, root, None)
+    written = export(bpy, root, tmp_path / "out.msh")
+    old, new = AnimationData.from_model(Model.parse(data)), AnimationData.from_model(Model.parse(written))
+    for frame in range(4, 13):
+        (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 3, float(frame)), sample_node(new, 3, float(frame))
+        assert p1[2] - p0[2] == pytest.approx(0.1, abs=2e-4), frame
+
+
+def test_a_deleted_unedited_clip_action_does_not_make_the_export_warn(blender, walker_files, tmp_path, capfd):
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.clip_actions(root, WALK))
+    capfd.readouterr()
+    assert export(bpy, root, tmp_path / "out.msh") == data
+    assert "was deleted" not in capfd.readouterr().out

@@ -20,16 +20,16 @@ from core.container.nres import Archive
 BELT = "msh_channel 0 part1"
 
 
-def belt_controller(initial: float) -> Controller:
+def belt_controller(initial: float, node: int = 1) -> Controller:
     """One anchor standing on frame 0, and channel 0: the belt on node 1."""
     states = np.array([state(ANCHOR | FIXED_STEP, pair_b=(0.0, 0.0), length_ms=100.0)])
     costs = np.ones((1, 1), "<f4")
-    channels = np.array([channel(1, -1.0, -1.0, initial, 1.0, 0.0, MATERIAL_CHANNEL)])
+    channels = np.array([channel(node, -1.0, -1.0, initial, 1.0, 0.0, MATERIAL_CHANNEL)])
     block = np.full(GROUP_BLOCK, NO_GROUP, "<i4")
     return Controller(default_params(), states, np.zeros((1, 0), CONTACT), costs, channels, [], block, [])
 
 
-def import_belt(blender, tmp_path, mode: int, mask: int):
+def import_belt(blender, tmp_path, mode: int, mask: int, node: int = 1):
     """Node 0 wears CLOCK, node 1 (the belt) wears SWITCH: the same track."""
     bpy = blender.bpy
     libraries = two_texture_library(mode, mask)
@@ -38,7 +38,7 @@ def import_belt(blender, tmp_path, mode: int, mask: int):
     lib.add("CLOCK", bytes(switch.data), MAT0_TYPE_ID, attr1=switch.attr1, attr2=switch.attr2)
     game = write_game(tmp_path / "game", libraries)
     archive = Archive.parse(model_archive(wear_of(["CLOCK", "SWITCH"]), 2))
-    archive.add("unit.ctl", belt_controller(0.3).to_bytes(), CTLD_TYPE_ID)
+    archive.add("unit.ctl", belt_controller(0.3, node).to_bytes(), CTLD_TYPE_ID)
     (game / "unit.rlb").write_bytes(archive.to_bytes())
     assert bpy.ops.import_scene.parkan_msh(filepath=str(game / "unit.rlb"), frame_rate=RATE,
                                            clips="ACTIONS") == {"FINISHED"}
@@ -117,3 +117,23 @@ def test_an_import_with_a_belt_exports_byte_for_byte(blender, tmp_path):
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
     written, read = Archive.parse(out.read_bytes()), Archive.parse(before)
     assert bytes(written.find("unit.msh").data) == bytes(read.find("unit.msh").data)
+
+
+def test_a_belt_on_a_node_without_an_animated_material_says_it_has_no_slider(blender, tmp_path, capfd):
+    """A belt channel on node 0 gets its slider when node 0 wears an animated material (CLOCK), and none, with a
+    warning saying why, when it wears only a material without animation (SAMPLE_BODY)."""
+    capfd.readouterr()
+    _libraries, root, _materials = import_belt(blender, tmp_path, LOOP, 0x01, node=0)
+    assert BELT.replace("part1", "part0") in root  # node 0 wears CLOCK: its belt
+    blender.clean_scene()
+    libraries = two_texture_library(LOOP, 0x01)
+    game = write_game(tmp_path / "plain", libraries)
+    archive = Archive.parse(model_archive(wear_of(["SAMPLE_BODY", "SWITCH"]), 2))
+    archive.add("unit.ctl", belt_controller(0.3, 0).to_bytes(), CTLD_TYPE_ID)
+    (game / "unit.rlb").write_bytes(archive.to_bytes())
+    capfd.readouterr()
+    assert blender.bpy.ops.import_scene.parkan_msh(filepath=str(game / "unit.rlb"), clips="ACTIONS") == {"FINISHED"}
+    (root,) = [o for o in blender.bpy.data.objects if "msh_model" in o]
+    assert not [k for k in list(root.keys()) if k.startswith("msh_channel")]
+    assert "controller channel 0 (flag 0x10, a belt) is on node 0, which wears no animated material of its own" \
+        in capfd.readouterr().out

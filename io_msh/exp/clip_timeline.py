@@ -277,6 +277,8 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
             holder[P.TIMELINE] = copies[action]
         warnings = []
         for name in names:
+            if not any(clip_actions(h, name) for h in holders):
+                continue  # a clip whose action was deleted has no edits
             try:
                 _edited, more = write_clip_to_timeline(root, name)
             except TimelineError as exc:

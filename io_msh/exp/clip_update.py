@@ -1,7 +1,8 @@
 """Update Clips: the model's clip actions made again from its state values as edited (the root's
 ``msh_state`` properties), so that the new frames and step lengths show before the export writes them into
 the ``.ctl``. The controller is the one the model was imported with, read again, with the edits written in
-(nothing is written to disk); the poses are the imported model's timeline, as the import samples them."""
+(nothing is written to disk); the poses are the model's timeline as the export would write it, with the clips'
+own edits written into it first."""
 
 from __future__ import annotations
 
@@ -19,21 +20,27 @@ from ..imp.build import Created
 from ..imp.clip_actions import assign, build_clips, clip_actions, model_clip_actions, show_clip, timeline_of
 from ..imp.clips import FoundController, plan_clips, read_checked
 from ..imp.plan import ImportOptions, _plan_nodes
+from .clip_timeline import TimelineError, write_clip_to_timeline
+from .export import model_of
+from .plan import ExportOptions
 from .state_edits import imported_controller, imported_states, state_edits
 
 
-def update_clips(root: bpy.types.Object) -> int:
-    """Rebuild the root's clip actions (and NLA tracks) from its state values; the number of clips made.
-    FormatError naming what stops it (a bad value, the controller gone, a node missing); the old clips are
-    kept then."""
+def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
+    """Rebuild the root's clip actions (and NLA tracks) from its state values; the number of clips made, and
+    warnings. Clip keys edited since the import (or the last write) are first written into the timeline, as
+    Write Clip to Timeline writes them, and the clips are then made from the timeline as the export would
+    write it: no edit is lost. FormatError naming what stops it (a bad value, the controller gone, a node
+    missing, a clip whose edits cannot be written); the old clips are kept then."""
     imported = imported_states(root)
     if imported is None or P.CLIPS not in root or P.SOURCE not in root:
         raise FormatError.single("clip", None, f"{root.name!r} was not imported with clips and their states")
-    model = Model.parse(bytes(root[P.SOURCE]), str(root.get(P.MODEL, "")))
-    edits = state_edits(root, model)
+    edits = state_edits(root, Model.parse(bytes(root[P.SOURCE]), str(root.get(P.MODEL, ""))))
     data, where = imported_controller(imported)
     if data is None:
         raise FormatError.single("ctl", None, f"the clips cannot be made again: {where}")
+    warnings = _write_edited_clips(root)
+    model = model_of(context, root, ExportOptions()).model
     controller = edit_states(read_checked(data, where, model), edits, model.frame_count, where)
     kept = json.loads(str(root[P.STATES_IMPORTED])).get("options", {})
     mode = str(root.get(P.NODE_MODE, "ARMATURE"))
@@ -55,7 +62,23 @@ def update_clips(root: bpy.types.Object) -> int:
         raise
     if shown is not None and shown in root[P.CLIPS]:
         show_clip(root, shown, holders if mode != "ARMATURE" else None)
-    return len(plan.controller.clips)
+    return len(plan.controller.clips), warnings
+
+
+def _write_edited_clips(root) -> list[str]:
+    """Every clip's edits written into the timeline (a clip whose action was deleted has none); FormatError
+    when a clip's edits cannot be written (its timeline deleted): the clips made again would lose them."""
+    warnings = []
+    holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+    for name in [str(n) for n in root[P.CLIPS]]:
+        if not any(clip_actions(h, name) for h in holders):
+            continue
+        try:
+            warnings += write_clip_to_timeline(root, name, rebase=True)[1]
+        except TimelineError as exc:
+            raise FormatError.single("clip", None, f"{name}: {exc}; the clips are not made again, as that would "
+                                                   "lose the clip's edits") from None
+    return warnings
 
 
 def _node_objects(root, mode: str, count: int) -> tuple[list, list]:

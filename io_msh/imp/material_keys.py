@@ -115,6 +115,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     if archive is None:
         return out, warnings
     for belt in belts:
+        before = len(out)
         for word in sorted({w for mesh in meshes if mesh.node == belt.node for w in mesh.materials}):
             look = looks.get(word)
             entry = archive.find(look.material_entry) if look is not None and look.material_entry else None
@@ -141,6 +142,9 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
                                 "on all of them (the game plays it by the clock there)")
             keys.belt = belt
             out[word] = keys
+        if len(out) == before:
+            warnings.append(f"controller channel {belt.index} (flag 0x10, a belt) is on node {belt.node}, which wears "
+                            "no animated material of its own: it has no slider")
     return out, warnings
 
 

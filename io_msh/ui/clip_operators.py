@@ -82,10 +82,12 @@ class OBJECT_OT_parkan_update_clips(bpy.types.Operator):
     def execute(self, context):
         root = _model_root(context)
         try:
-            count = update_clips(root)
+            count, warnings = update_clips(context, root)
         except FormatError as exc:
             report(self, "ERROR", exc.describe(str(root.get(P.MODEL, root.name))))
             return {"CANCELLED"}
+        for line in warnings:
+            report(self, "WARNING", line)
         report(self, "INFO", f"{root.name}: {count} clip(s) made again from the state values")
         return {"FINISHED"}
 
