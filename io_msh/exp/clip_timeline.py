@@ -254,7 +254,7 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
     holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
-        stored.get("timeline", {}).get("")
+        dict(stored.get("timeline", {}))  # a record edited by hand into another shape raises here
     except (ValueError, TypeError, AttributeError):
         stored = {}  # each clip's write says it is unreadable
     tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
