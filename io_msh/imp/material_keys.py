@@ -9,9 +9,9 @@ Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
 back), or the period then held (once). A belt's material (a flag-0x10 controller channel on the node wearing it,
 openparkan docs/28-chassis.md) is played by the channel's 0..1 value instead (``plan_belt_keys``). A material
-whose tracks are all static (one key, or period 0) and more than one has them as alternatives (units-clips-digest
-3.3: track i names entry i, a terrain's second stage, insignia cells): keys at x = the track index, each what
-its track shows, for the ``msh_track`` property to pick (``_Choice``).
+whose tracks are all static (one key, or period 0) and more than one has them as alternatives (openparkan
+docs/07-objects.md; in the game track i names entry i: a terrain's second stage, insignia cells): keys at
+x = the track index, each what its track shows, for the ``msh_track`` property to pick (``_Choice``).
 
 No bpy: pure numpy on top of core.
 """
@@ -197,7 +197,7 @@ class _Fraction:
 
 
 class _Choice:
-    """A material's static tracks as alternatives (units-clips-digest 3.3): "time" i is track i, showing what
+    """A material's static tracks as alternatives (openparkan docs/07-objects.md): "time" i is track i, showing what
     ``timeline`` gives for it (its key's entry; nothing glides), keyed constant at x = i."""
 
     cyclic_modes = False
