@@ -180,3 +180,16 @@ def test_an_animated_track_0_plays_by_the_clock_beside_other_tracks(blender, tmp
         assert shown_texture(bsdf.inputs["Base Color"]) == names[k], frame
         assert np.abs(np.array(tree.nodes["msh ambient"].outputs[0].default_value)[:3] - ambient[k]).max() < 1e-5
     assert set(names) == {"BODY.0", "METAL.0"}
+
+
+def test_alternatives_showing_the_same_or_naming_a_missing_entry_get_no_property(blender, tmp_path, capfd):
+    """Tracks that all show entry 0 change nothing (no property, the static graph); a track naming an entry the
+    material lacks is a warning naming the material, and the import goes on."""
+    capfd.readouterr()
+    _libraries, _game, materials = import_materials(
+        blender, tmp_path / "game", {"SAME": [[(0, 0, 0)], [(0, 50, 0)]], "BROKEN": [[(0, 0, 0)], [(5, 0, 0)]]})
+    for name in ("SAME", "BROKEN"):
+        assert "msh_track" not in materials[name] and materials[name].node_tree.animation_data is None, name
+    out = capfd.readouterr().out
+    assert "material 'BROKEN': its alternative tracks are not shown: track key names entry 5" in out
+    assert "SAME" not in out
