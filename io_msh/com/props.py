@@ -24,6 +24,7 @@ LIGHTMAP = "msh_lightmap"      # on lightmapped materials: the LIGHTMAPS row (ba
 WEAR_NAME = "msh_wear_name"    # on materials: the WEAR row's name (the Blender name may carry a .001)
 MAT0 = "msh_mat0"              # on materials from Material.lib: the MAT0 entry shown
 MATERIAL_CURVES = "msh_material_curves"  # on animated materials: the fingerprint of the node F-curves imported
+TRACK = "msh_track"            # on materials with alternative MAT0 tracks: the one shown (a view, not exported)
 TEXTURE = "msh_texture"        # on images from a library: 'library path|entry', shared by every import
 CHANNEL = "msh_channel"        # on the root object: 'msh_channel <index> <node>', a controller channel's 0..1 slider
 CLIPS = "msh_clips"            # on the root object: the names of the controller's clip actions, in clip order

@@ -50,9 +50,11 @@ def add_slider(root, name: str, initial: float, description: str) -> None:
                                        description=description)
 
 
-def slider_fcurve(holder, data_path: str, index: int, root, name: str, scale: float | None = None):
-    """A driver F-curve on ``holder`` reading the root's slider ``name``, with no keys or modifiers: the keys the
-    caller adds map the slider value (their x; times ``scale`` when given) to the value."""
+def slider_fcurve(holder, data_path: str, index: int, root, name: str, scale: float | None = None,
+                  id_type: str = "OBJECT"):
+    """A driver F-curve on ``holder`` reading the property ``name`` of ``root`` (the model root's slider, or an
+    ID of ``id_type``), with no keys or modifiers: the keys the caller adds map the property's value (their x;
+    times ``scale`` when given) to the value."""
     is_array = hasattr(holder.path_resolve(data_path), "__len__")
     fcurve = holder.driver_add(data_path, index) if is_array else holder.driver_add(data_path)
     driver = fcurve.driver
@@ -64,7 +66,7 @@ def slider_fcurve(holder, data_path: str, index: int, root, name: str, scale: fl
     variable = driver.variables.new()
     variable.name = "value"
     variable.type = "SINGLE_PROP"
-    variable.targets[0].id_type = "OBJECT"
+    variable.targets[0].id_type = id_type
     variable.targets[0].id = root
     variable.targets[0].data_path = f'["{name}"]'
     for modifier in list(fcurve.modifiers):

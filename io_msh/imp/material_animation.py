@@ -9,7 +9,10 @@ repeated by a Cycles modifier unless the track plays once (docs/format-notes.md 
   times the texture, as the device adds it), ``msh specular`` (its Specular Tint) and ``msh emissive`` (keyed,
   not wired: the device does not use it), each only when the track changes it;
 - a belt's material (worn by the node of a flag-0x10 controller channel) has drivers reading the channel's 0..1
-  slider on the model root instead of an action: slider x period gives the track's ms, keyed constant.
+  slider on the model root instead of an action: slider x period gives the track's ms, keyed constant;
+- a material whose tracks are alternatives (all static, more than one) has drivers reading its own ``msh_track``
+  property, keyed constant at each track's index. Its ambient and specular stay in their nodes, not wired, as a
+  material without animation does not show them: track 0 looks as the material would without the others.
 
 The fingerprint of the curves written is kept on the material (``msh_material_curves``), so that the export can
 tell an edited animation (which it does not write back) from the import's."""
@@ -55,9 +58,27 @@ class _BeltTarget:
         return slider_fcurve(self.tree, data_path, index, self.root, self.belt.property, self.period_ms)
 
 
+class _TrackChoice:
+    """Where the keys of a material's alternative tracks go: drivers on the node tree reading the material's own
+    ``msh_track`` (a view: the export writes no track), the keys' x being the track index."""
+
+    def __init__(self, tree, material, tracks: int) -> None:
+        self.tree, self.material = tree, material
+        material[P.TRACK] = 0
+        material.id_properties_ui(P.TRACK).update(
+            min=0, max=tracks - 1, soft_min=0, soft_max=tracks - 1, default=0,
+            description=f"The MAT0 track shown, 0..{tracks - 1}: the material's alternatives (the game draws "
+                        "track 0 on an object; the others are, for instance, a terrain's second stage)")
+
+    def new_fcurve(self, data_path: str, index: int, _group: str):
+        return slider_fcurve(self.tree, data_path, index, self.material, P.TRACK, id_type="MATERIAL")
+
+
 def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created) -> None:
     tree = material.node_tree
-    if keys.belt is None:
+    if keys.tracks:
+        target = _TrackChoice(tree, material, keys.tracks)
+    elif keys.belt is None:
         action = created.add(bpy.data.actions.new(f"{material.name}|track 0"))
         target = compat.ChannelTarget(action, tree, material.name)
     else:
@@ -175,7 +196,7 @@ def _colour(tree, name: str, label: str, keys: MaterialKeys, target, texture_col
     node = _value_node(tree, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
                        (field.frames, field.values, field.glides, keys.cyclic), target, 3)
     bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
-    if bsdf is None or name == "emissive":
+    if bsdf is None or name == "emissive" or keys.tracks:
         return
     if name == "specular":
         tree.links.new(node.outputs[0], bsdf.inputs["Specular Tint"])

@@ -8,7 +8,10 @@ where it changes (the texture, the cell, and the colours and alpha the mask does
 Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 1000. One cycle is the period
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
 back), or the period then held (once). A belt's material (a flag-0x10 controller channel on the node wearing it,
-openparkan docs/28-chassis.md) is played by the channel's 0..1 value instead (``plan_belt_keys``).
+openparkan docs/28-chassis.md) is played by the channel's 0..1 value instead (``plan_belt_keys``). A material
+whose tracks are all static (one key, or period 0) and more than one has them as alternatives (openparkan
+docs/07-objects.md; in the game track i names entry i: a terrain's second stage, insignia cells): keys at
+x = the track index, each what its track shows, for the ``msh_track`` property to pick (``_Choice``).
 
 No bpy: pure numpy on top of core.
 """
@@ -68,6 +71,9 @@ class MaterialKeys:
     # A belt's material: played by this controller channel's slider (plan_belt_keys), the frames above being
     # ms of the track (the slider value x period_ms); None: by the clock.
     belt: BeltChannel | None = None
+    # Alternative tracks: how many the material's ``msh_track`` property picks from, the frames above being
+    # track indices; 0: not a choice.
+    tracks: int = 0
 
 
 @dataclass
@@ -93,12 +99,14 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
         entry = archive.find(look.material_entry) if look.material_entry else None
         if entry is None:
             continue
+        what = "its animation is"
         try:
             material = material_of(entry, look.material_entry)
-            keys = _material_keys(word, look, material, libraries, _Clock(frame_rate), warnings)
+            clock = _Choice(material.animations) if _Choice.offered(material) else _Clock(frame_rate)
+            what = "its alternative tracks are" if isinstance(clock, _Choice) else what
+            keys = _material_keys(word, look, material, libraries, clock, warnings)
         except FormatError as exc:
-            warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
-                            f"{exc.findings[0].message}")
+            warnings.append(f"material {look.material_entry!r}: {what} not shown: {exc.findings[0].message}")
             continue
         if keys is not None:
             out[word] = keys
@@ -188,13 +196,44 @@ class _Fraction:
         return np.asarray(ms, np.float64)
 
 
-def _material_keys(word: int, look: Look, material, libraries: Libraries, clock: _Clock | _Fraction,
+class _Choice:
+    """A material's static tracks as alternatives (openparkan docs/07-objects.md): "time" i is track i, showing what
+    ``timeline`` gives for it (its key's entry; nothing glides), keyed constant at x = i."""
+
+    cyclic_modes = False
+    glide_ms = None
+
+    def __init__(self, blocks: list) -> None:
+        self.blocks = blocks
+
+    @staticmethod
+    def offered(material) -> bool:
+        """More than one track, and every one static (an animated track 0 plays by the clock instead)."""
+        return len(material.animations) > 1 and all(_static(block) for block in material.animations)
+
+    def times(self, _block) -> TrackTimes:
+        each = [timeline(block, np.zeros(1)) for block in self.blocks]
+        zero = np.zeros(len(each), np.int64)
+        return TrackTimes(np.arange(len(each)), zero, np.concatenate([t.entry for t in each]),
+                          np.concatenate([t.next_entry for t in each]), np.zeros(len(each), F32), 0)
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        return np.asarray(index, np.float64)
+
+
+def _static(block) -> bool:
+    """One key or no period: the track shows one entry (3.2)."""
+    return len(block.keys) < 2 or int(block.keys["k1"][-1]) == 0
+
+
+def _material_keys(word: int, look: Look, material, libraries: Libraries, clock: _Clock | _Fraction | _Choice,
                    warnings: list[str]) -> MaterialKeys | None:
     if not material.animations:
         return None
     block = material.animations[0]
-    if len(block.keys) < 2 or int(block.keys["k1"][-1]) == 0:
-        return None  # one key or no period: static (3.2)
+    choice = isinstance(clock, _Choice)
+    if _static(block) and not choice:
+        return None
     mode, mask = block.header & 7, block.header >> 3
     times = clock.times(block)
 
@@ -234,8 +273,10 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     if len(np.unique(diffuse, axis=0)) == 1 and cell_frames is None and not fields and texture_frames is None:
         return None
     cyclic = clock.cyclic_modes and mode != ONCE
+    period = 0 if choice else int(block.keys["k1"][-1])
     return MaterialKeys(word, mode, cyclic, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
-                        textures, texture_frames, texture_index, int(block.keys["k1"][-1]))
+                        textures, texture_frames, texture_index, period,
+                        tracks=len(material.animations) if choice else 0)
 
 
 def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
