@@ -29,7 +29,7 @@ from ..com.colours import linear_rgba
 from ..com.material_curves import material_curves_fingerprint
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
-from .materials import _base_texture, image_for
+from .materials import base_texture, image_for
 
 DIFFUSE_NODE = "msh diffuse"
 ALPHA_NODE = "msh alpha"
@@ -121,7 +121,7 @@ def _value_node(tree, label: str, location, keys_of, target, width: int):
 def _texture_switch(tree, keys: MaterialKeys, target, created):
     """Image Texture nodes for the other textures the track shows, chosen by Mix nodes; the socket giving the
     texture colour shown (None without a texture)."""
-    base = _base_texture(tree)
+    base = base_texture(tree)
     if base is None:
         return None
     if keys.texture_frames is None:

@@ -190,7 +190,7 @@ def textures_for_fbx(materials):
             if bsdf is None or not bsdf.inputs["Base Color"].is_linked:
                 continue
             socket = bsdf.inputs["Base Color"]
-            texture = _base_texture(tree)
+            texture = base_texture(tree)
             if texture is None or socket.links[0].from_node == texture:
                 continue
             links.append((tree, socket.links[0].from_socket, socket))
@@ -211,7 +211,7 @@ def textures_for_fbx(materials):
             tree.links.new(source, socket)
 
 
-def _base_texture(tree):
+def base_texture(tree):
     """The tree's image texture on the base UV map (not the lightmap's)."""
     for node in tree.nodes:
         if node.type != "TEX_IMAGE" or node.image is None:
