@@ -231,6 +231,11 @@ def test_the_panel_lists_each_clips_states_and_the_check_refuses_a_bad_value(ble
     assert labels[:1] == ["walker.msh|stand 0"] and "walker.msh|walk 1" in labels and "walker.msh|run 2" in labels
     props = [d[1] for d in drawn.drawn if d[0] == "prop"]
     assert len(props) == 3 * 9 and '["msh_state 3 frames B"]' in props
+    kept = root["msh_states_imported"]
+    for shape in ('{"clips": [["walk", ["x"]]]}', '{"clips": [1, 2]}', '{"clips": 3}', "[1]"):  # edited by hand
+        root["msh_states_imported"] = shape
+        panel.draw_states(CheckedLayout(), root)  # lists nothing, and no traceback
+    root["msh_states_imported"] = kept
     for o in bpy.context.selected_objects:
         o.select_set(False)
     root.select_set(True)

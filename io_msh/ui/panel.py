@@ -489,15 +489,16 @@ def draw_states(layout, root) -> None:
     """Each clip's states, their frame pairs and step length (the root's custom properties; the export writes
     an edit into the controller)."""
     try:
-        clips = json.loads(str(root[P.STATES_IMPORTED])).get("clips", [])
-    except (ValueError, AttributeError):
+        clips = [(str(name), [int(s) for s in states])
+                 for name, states in json.loads(str(root[P.STATES_IMPORTED])).get("clips", [])]
+    except (ValueError, TypeError, AttributeError):  # edited by hand into another shape: nothing to list
         clips = []
     for name, states in clips:
-        layout.label(text=str(name), icon="ACTION", translate=False)
+        layout.label(text=name, icon="ACTION", translate=False)
         for state in states:
             column = layout.column(align=True)
             for field, label in zip(P.STATE_FIELDS, ("A", "B", "ms")):
-                prop = P.state_property(int(state), field)
+                prop = P.state_property(state, field)
                 if prop in root:
                     column.prop(root, f'["{prop}"]', text=f"{state} {label}", translate=False)
     layout.label(text="0 ms: set by stride/speed")
