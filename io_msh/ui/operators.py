@@ -166,8 +166,8 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         items=(("IN_PLACE", "In Place", "As the game draws it: node 0's translation cleared"),
                ("MOVING", "Moving", "The body moved by the clip's stride at the clip's speed")))
     frame_rate: FloatProperty(name="Frame Rate", default=24.0, min=0.01, max=1000.0,
-                              description="Blender frames per second of the game's milliseconds: the controller's "
-                                          "steps and the materials' animation")
+                              description="Blender frames per second of game time: the controller's steps and the "
+                                          "materials' animation")
 
     def invoke(self, context, event):
         return self.invoke_popup(context)

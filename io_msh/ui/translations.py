@@ -139,11 +139,11 @@ UI = {
     'An action per clip, each also on a muted NLA track of its own':
         'По действию на клип, каждое также на отдельной приглушённой дорожке NLA',
     'An action per clip, kept in the file; the timeline stays assigned':
-        'По действию на клип, хранятся в файле; назначенной остаётся вся шкала времени',
+        'По действию на клип, действия хранятся в файле; назначенной остаётся вся шкала времени',
     "As the game draws it: node 0's translation cleared":
         'Как рисует игра: перемещение узла 0 обнулено',
-    "Blender frames per second of the game's milliseconds: the controller's steps and the materials' animation":
-        'Кадров Blender в секунду миллисекунд игры: шаги контроллера и анимация материалов',
+    "Blender frames per second of game time: the controller's steps and the materials' animation":
+        'Кадров Blender на секунду игрового времени: шаги контроллера и анимация материалов',
     ("Check what an export of the selected model would refuse or change (with the export dialog's last "
      'options); nothing is written'):
         ('Проверить, что экспорт выбранной модели отклонил бы или изменил (с последними настройками диалога '
@@ -169,7 +169,7 @@ UI = {
     'How new textures are stored in the texture library':
         'Как новые текстуры хранятся в библиотеке текстур',
     'How the clips move the body (with Clips)':
-        'Как клипы двигают корпус (при клипах)',
+        'Как клипы двигают корпус (если «Клипы» включены)',
     "How the nodes' animation is keyed":
         'Как ключуется анимация узлов',
     'Import':
