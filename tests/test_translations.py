@@ -165,3 +165,24 @@ def test_export_write_errors_come_out_in_russian(blender, russian, tmp_path, sam
                                            r"\(нет папки .*/no\)"):
         bpy.ops.export_scene.parkan_msh(filepath=str(target))
     assert not (tmp_path / "no").exists()
+
+
+def test_the_panel_values_and_the_archive_list_header_come_out_in_russian(blender, tmp_path, sample_rlb,
+                                                                         monkeypatch):
+    """The texts put together at draw time (pgettext_iface, then the numbers and names put back): as a Russian
+    Blender makes them, from the dictionary the extension registered."""
+    table = blender.ext.io_msh.ui.translations.translations()["ru_RU"]
+    lookup = lambda english: table.get(("*", english), english)  # noqa: E731
+    panel = blender.ext.io_msh.ui.panel
+    monkeypatch.setattr(panel, "iface", lookup)
+    path = tmp_path / "sample.rlb"
+    path.write_bytes(sample_rlb)
+    assert blender.bpy.ops.import_scene.parkan_msh(filepath=str(path)) == {"FINISHED"}
+    (root,) = [o for o in blender.bpy.data.objects if "msh_model" in o]
+    facts = dict(panel.model_facts(root))
+    assert facts["Slots"] == "без повреждений LOD 0" and facts["File"].endswith("(запись 0)")
+    assert all(m.endswith(")") and "(строка " in m for m in panel.model_materials(root))
+    assert panel.slot_text(6) == "повреждение 1 LOD 1" and panel.slot_text(4).endswith("от первого лица")
+    assert lookup("Models ({} of {})").format(2, 3) == "Модели (2 из 3)"
+    only = lookup("Only {} was imported").format(panel.slot_text(0))
+    assert only == "Импортирован только слот «без повреждений LOD 0»"

@@ -11,6 +11,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 import bpy
+from bpy.app.translations import pgettext_iface as iface
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
@@ -192,7 +193,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
             return
         header, body = self.layout.panel("PARKAN_MSH_import_models", default_closed=False)
         chosen = sum(item.selected for item in self.models)
-        header.label(text=f"Models ({chosen} of {len(self.models)})")
+        header.label(text=iface("Models ({} of {})").format(chosen, len(self.models)), translate=False)
         if body:
             body.template_list("PARKAN_UL_archive_models", "", self, "models", self, "models_active",
                                rows=min(max(len(self.models), 3), 8))

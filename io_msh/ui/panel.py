@@ -369,11 +369,11 @@ def model_facts(root) -> list[tuple[str, str]]:
     nodes = len(root.data.bones) if root.type == "ARMATURE" else \
         sum(1 for o in descendants(root) if o.type == "EMPTY" and P.NODE_INDEX in o)
     meshes = [o for o in descendants(root) if o.type == "MESH"]
-    source = str(root.get(P.SOURCE_PATH, "")) or "made in Blender"
+    source = str(root.get(P.SOURCE_PATH, "")) or iface("made in Blender")
     entry = root.get(P.ENTRY_INDEX)
-    slots = "all" if root.get(P.SLOTS) == "ALL" else S.slot_label(int(root.get(P.SLOT_POSITION, 0)))
+    slots = iface("all") if root.get(P.SLOTS) == "ALL" else slot_text(int(root.get(P.SLOT_POSITION, 0)))
     return [("Model", str(root.get(P.MODEL, root.name))),
-            ("File", source + (f" (entry {entry})" if entry is not None else "")),
+            ("File", source + (" " + iface("(entry {})").format(entry) if entry is not None else "")),
             ("Nodes", str(nodes)), ("Parts", str(len(meshes))), ("Slots", slots),
             ("Frames", str(int(root.get(P.FRAME_COUNT, 0))))]
 
@@ -387,7 +387,15 @@ def model_materials(root) -> list[str]:
                 if material is not None:
                     found[material.name] = material
     rows = sorted(found.values(), key=lambda m: (m.get(P.MATERIAL, 1 << 30), m.name))
-    return [m.name + (f"  (row {m[P.MATERIAL]})" if P.MATERIAL in m else "  (new)") for m in rows]
+    return [m.name + "  " + (iface("(row {})").format(m[P.MATERIAL]) if P.MATERIAL in m else iface("(new)"))
+            for m in rows]
+
+
+def slot_text(position: int) -> str:
+    """A slot's name in the interface language (``streams.slot_label``, word by word)."""
+    stage, lod = divmod(position, S.LODS)
+    return " ".join((iface("intact") if stage == 0 else iface("damage {}").format(stage),
+                     iface("first-person") if lod == S.FIRST_PERSON else f"LOD {lod}"))
 
 
 class VIEW3D_PT_parkan_model(bpy.types.Panel):
@@ -414,10 +422,10 @@ def draw_model(layout, context, root) -> None:
         for label, value in model_facts(root):
             row = column.row()
             row.label(text=label)
-            row.label(text=value)
+            row.label(text=value, translate=False)
         column.label(text="Materials:")
-        for name in model_materials(root) or ["none"]:
-            column.label(text=name, icon="MATERIAL")
+        for name in model_materials(root) or [iface("none")]:
+            column.label(text=name, icon="MATERIAL", translate=False)
     header, body = layout.panel("PARKAN_MSH_panel_slots", default_closed=False)
     header.label(text="Damage Stage and LOD")
     if body:
@@ -442,7 +450,7 @@ def draw_model(layout, context, root) -> None:
 def draw_slots(layout, context, root) -> None:
     available = available_slots(root)
     if len(available) == 1:
-        layout.label(text=f"Only {S.slot_label(next(iter(available)))} was imported")
+        layout.label(text=iface("Only {} was imported").format(slot_text(next(iter(available)))), translate=False)
         layout.label(text="(import with Geometry: All Slots to switch)")
         return
     shown = shown_slot(context, root)

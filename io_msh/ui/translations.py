@@ -296,6 +296,18 @@ UI = {
     # the Parkan panel's own labels
     'Damage':
         'Повреждение',
+    # values the panel and the archive dialog fill in (pgettext_iface, then the numbers and names put back)
+    'made in Blender': 'создана в Blender',
+    'all': 'все',
+    'none': 'нет',
+    '(entry {})': '(запись {})',
+    '(row {})': '(строка {})',
+    '(new)': '(новый)',
+    'intact': 'без повреждений',
+    'damage {}': 'повреждение {}',
+    'first-person': 'от первого лица',
+    'Only {} was imported': 'Импортирован только слот «{}»',
+    'Models ({} of {})': 'Модели ({} из {})',
     'Select a Parkan model (import one with File > Import > Parkan MSH)':
         'Выберите модель «Паркана» (импортируйте её через Файл > Импорт > Parkan MSH)',
     'Materials:':
