@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from test_clips_blender import NAMES, RATE, import_walker, local_poses
+from test_clips_blender import NAMES, RATE, import_walker, local_poses, tweak_clip_strip
 
 from core.animation.controller import clips_of
 from core.animation.sampler import AnimationData, sample, sample_node
@@ -361,17 +361,7 @@ def test_a_clip_edited_in_its_nla_strip_is_written(blender, walker_files, node_m
     root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="NLA", frame_rate=RATE)
     holder, prefix = node_holder(bpy, root, 3)
     before = keys(fcurve_of(blender, holder, prefix + "location", 2))
-    for h in holders(bpy, root):
-        anim = h.animation_data
-        track = next((t for t in anim.nla_tracks if t.name == WALK), None)
-        if track is None:
-            continue
-        for other in anim.nla_tracks:
-            other.select = False
-        anim.nla_tracks.active = track
-        track.select = track.strips[0].select = True
-        anim.use_tweak_mode = True
-        assert anim.use_tweak_mode
+    tweak_clip_strip(holders(bpy, root), WALK)
     edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
     assert write(bpy, root, "") == {"FINISHED"}
     assert holder.animation_data.use_tweak_mode
@@ -427,19 +417,11 @@ def test_the_export_writes_the_timeline_whatever_clip_is_shown(blender, walker_f
     root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips=clips, frame_rate=RATE)
     if how == "assigned":
         show(blender, root, WALK)
-    for h in holders(bpy, root):
-        anim = h.animation_data
-        track = next((t for t in anim.nla_tracks if t.name == WALK), None) if how != "assigned" else None
-        if track is None:
-            continue
-        if how == "solo":
-            track.is_solo = True
-        else:
-            for other in anim.nla_tracks:
-                other.select = False
-            anim.nla_tracks.active = track
-            track.select = track.strips[0].select = True
-            anim.use_tweak_mode = True
+    elif how == "tweak":
+        tweak_clip_strip(holders(bpy, root), WALK)
+    else:
+        for h in holders(bpy, root):
+            next(t for t in h.animation_data.nla_tracks if t.name == WALK).is_solo = True
     before = scene_state(bpy, root)
     assert export(bpy, root, tmp_path / "out.msh") == data
     assert scene_state(bpy, root) == before

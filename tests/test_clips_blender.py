@@ -35,6 +35,21 @@ def import_walker(blender, path, **options):
     return root
 
 
+def tweak_clip_strip(holders, clip: str) -> None:
+    """Tab into clip ``clip``'s NLA strip on every holder that has its track (as an artist edits it there)."""
+    for holder in holders:
+        anim = holder.animation_data
+        track = next((t for t in anim.nla_tracks if t.name == clip), None) if anim else None
+        if track is None:
+            continue
+        for other in anim.nla_tracks:
+            other.select = False
+        anim.nla_tracks.active = track
+        track.select = track.strips[0].select = True
+        anim.use_tweak_mode = True
+        assert anim.use_tweak_mode
+
+
 def clip_actions_module(blender):
     return blender.ext.io_msh.imp.clip_actions
 

@@ -386,22 +386,13 @@ def test_a_controller_linked_out_of_the_folder_is_refused_as_a_controller(blende
 def test_update_clips_while_a_clip_strip_is_tweaked(blender, walker, node_mode):
     """Clips: NLA Strips, the walk's strip tweaked (Tab): Update Clips leaves the tweak mode (the strip's action
     cannot be swapped in it) and makes the clips again, the walk shown; no traceback."""
-    from test_clips_blender import NAMES
+    from test_clips_blender import NAMES, tweak_clip_strip
 
     bpy = blender.bpy
     folder, _model, _ctl = walker
     root = import_walker(blender, folder / "walker.msh", node_mode, clips="NLA")
     holders = [root] if node_mode == "ARMATURE" else [o for o in root.children_recursive if o.type == "EMPTY"]
-    for holder in holders:
-        anim = holder.animation_data
-        track = next((t for t in anim.nla_tracks if t.name == NAMES[1]), None) if anim else None
-        if track is None:
-            continue
-        for other in anim.nla_tracks:
-            other.select = False
-        anim.nla_tracks.active = track
-        track.select = track.strips[0].select = True
-        anim.use_tweak_mode = True
+    tweak_clip_strip(holders, NAMES[1])
     bpy.context.view_layer.objects.active = root
     root["msh_state 0 step ms"] = 80.0
     assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
