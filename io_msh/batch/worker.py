@@ -164,8 +164,7 @@ class Worker:
         folder = getattr(self.args, "game_folder", "")
         options = ImportOptions(**options, game_folders=(folder,) if folder else (),
                                 entry_indices=None if item.index is None else (item.index,),
-                                name_bytes=compat.BONE_NAME_BYTES if options["node_mode"] == "ARMATURE"
-                                else compat.ID_NAME_BYTES)
+                                name_bytes=compat.node_name_bytes(options["node_mode"]))
         if item.source.lower().endswith(UNIT_SUFFIX):
             self._load_unit(item, options)
             return

@@ -22,6 +22,11 @@ _CHANNELBAG_NEW_TAKES_GROUP = HAS_SLOTTED_ACTIONS and "group_name" in (
     bpy.types.ActionChannelbagFCurves.bl_rna.functions["new"].parameters)
 
 
+def node_name_bytes(node_mode: str) -> int:
+    """The longest name Blender keeps for a node: a bone's (ARMATURE), else an Empty's (an ID's)."""
+    return BONE_NAME_BYTES if node_mode == "ARMATURE" else ID_NAME_BYTES
+
+
 class ChannelTarget:
     """Where the F-curves animating one ID go: a channelbag (4.4+) or the action itself (4.2)."""
 

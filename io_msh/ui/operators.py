@@ -228,7 +228,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
             entry_filter=self.entry_filter, game_folders=folders,
             clips=self.clips, root_motion=self.root_motion, frame_rate=self.frame_rate,
-            name_bytes=compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
+            name_bytes=compat.node_name_bytes(self.node_mode))
         plans, failures, warnings = [], [], []
         for path in self._paths():
             if self.models and self.models_source and os.path.realpath(path) == os.path.realpath(self.models_source):

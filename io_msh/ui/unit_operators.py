@@ -73,7 +73,7 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
         options = ImportOptions(
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
             game_folders=folders,
-            name_bytes=compat.BONE_NAME_BYTES if self.node_mode == "ARMATURE" else compat.ID_NAME_BYTES)
+            name_bytes=compat.node_name_bytes(self.node_mode))
         path = self.filepath
         try:
             plan = plan_unit(path, options)
