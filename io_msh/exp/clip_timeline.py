@@ -31,8 +31,16 @@ import numpy as np
 from ..com import compat
 from ..com import props as P
 from ..com.curves import node_fcurves
-from ..com.hierarchy import descendants
-from ..imp.clip_actions import assign, clip_actions, curve_fingerprints, show_clip, timeline_of
+from ..imp.clip_actions import (
+    assign,
+    assignment,
+    assignments_kept,
+    clip_actions,
+    curve_fingerprints,
+    model_holders,
+    show_clip,
+    timeline_of,
+)
 
 
 class TimelineError(Exception):
@@ -56,18 +64,11 @@ def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[
                             ) from None
     if meta is None:
         raise TimelineError(f"{root.name!r} has no clip {clip!r}")
-    empties = [o for o in descendants(root) if o.type == "EMPTY"] if root.type != "ARMATURE" else []
-    holders = [root] if root.type == "ARMATURE" else empties
+    holders = model_holders(root)
     if not any(clip_actions(h, clip) for h in holders):
         raise TimelineError(f"the action of clip {clip} was deleted")
-    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
-    for holder in tweaking:  # a clip's NLA strip being edited (Tab): its action cannot be swapped meanwhile
-        holder.animation_data.use_tweak_mode = False
-    saved = [(h, h.animation_data.action if h.animation_data else None,
-              h.animation_data.action_slot if h.animation_data and compat.HAS_SLOTTED_ACTIONS else None)
-             for h in holders]
-    try:
-        show_clip(root, clip, empties)
+    with assignments_kept(holders):
+        show_clip(root, clip, holders)
         now = curve_fingerprints(root)
         changed = {key for key, value in now.items() if meta["curves"].get(key) != value}
         edited = sorted({int(key.split("|", 1)[0]) for key in changed})
@@ -86,15 +87,6 @@ def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[
         if baseline is not None:
             stored["clips"][clip] = baseline
             root[P.CLIP_STEPS] = json.dumps(stored)
-    finally:
-        for holder, action, slot in saved:
-            anim = holder.animation_data
-            if anim is not None:
-                anim.action = action
-                if action is not None and slot is not None:
-                    anim.action_slot = slot
-        for holder in tweaking:
-            holder.animation_data.use_tweak_mode = True
     return edited, warnings
 
 
@@ -251,62 +243,53 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
     if not names:
         yield []
         return
-    holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+    holders = model_holders(root)
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}") or "{}")
         dict(stored.get("timeline", {}))  # a record edited by hand into another shape raises here
     except (ValueError, TypeError, AttributeError):
         stored = {}  # each clip's write says it is unreadable
-    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
-    for holder in tweaking:
-        holder.animation_data.use_tweak_mode = False
-    saved = [(h, h.animation_data.action if h.animation_data else None,
-              h.animation_data.action_slot if h.animation_data and compat.HAS_SLOTTED_ACTIONS else None,
-              h.get(P.TIMELINE)) for h in holders]
-    tracks = [(t, t.mute, t.is_solo) for h in holders if h.animation_data for t in h.animation_data.nla_tracks
-              if any(s.action is not None and P.CLIP in s.action for s in t.strips)]
     copies: dict = {}
     try:
-        for track, _mute, solo in tracks:
-            track.mute = True
-            if solo:  # setting a track's solo (even off) clears every other track's
-                track.is_solo = False
-        for holder, action in _timelines(root, holders, stored, set()).items():
-            if action not in copies:
-                copies[action] = action.copy()
-            holder[P.TIMELINE] = copies[action]
-        warnings = []
-        for name in names:
-            if not any(clip_actions(h, name) for h in holders):
-                continue  # a clip whose action was deleted has no edits
+        with assignments_kept(holders):
+            shown = {holder: assignment(holder)[0] for holder in holders}
+            pointers = [(holder, holder.get(P.TIMELINE)) for holder in holders]
+            tracks = [(t, t.mute, t.is_solo) for h in holders if h.animation_data for t in h.animation_data.nla_tracks
+                      if any(s.action is not None and P.CLIP in s.action for s in t.strips)]
             try:
-                _edited, more = write_clip_to_timeline(root, name)
-            except TimelineError as exc:
-                more = [f"{name}: {exc}"]
-            warnings += more
-        originals = {copy: action for action, copy in copies.items()}
-        for holder, shown, _slot, _pointer in saved:
-            copy = holder.get(P.TIMELINE) if holder.get(P.TIMELINE) in originals else None
-            if (shown is None and copy is not None) or (shown is not None and P.CLIP in shown) \
-                    or (copy is not None and originals[copy] == shown):
-                assign(holder, copy)  # a holder showing another action of its own keeps it
-        yield warnings
-    finally:
-        for holder, action, slot, pointer in saved:
-            if pointer is None:
-                holder.pop(P.TIMELINE, None)
-            else:
-                holder[P.TIMELINE] = pointer
-            anim = holder.animation_data
-            if anim is not None:
-                anim.action = action
-                if action is not None and slot is not None:
-                    anim.action_slot = slot
-        for track, mute, solo in tracks:
-            track.mute = mute
-            if solo:
-                track.is_solo = True
-        for holder in tweaking:
-            holder.animation_data.use_tweak_mode = True
+                for track, _mute, solo in tracks:
+                    track.mute = True
+                    if solo:  # setting a track's solo (even off) clears every other track's
+                        track.is_solo = False
+                for holder, action in _timelines(root, holders, stored, set()).items():
+                    if action not in copies:
+                        copies[action] = action.copy()
+                    holder[P.TIMELINE] = copies[action]
+                warnings = []
+                for name in names:
+                    if not any(clip_actions(h, name) for h in holders):
+                        continue  # a clip whose action was deleted has no edits
+                    try:
+                        warnings += write_clip_to_timeline(root, name)[1]
+                    except TimelineError as exc:
+                        warnings.append(f"{name}: {exc}")
+                originals = {copy: action for action, copy in copies.items()}
+                for holder, action in shown.items():
+                    copy = holder.get(P.TIMELINE) if holder.get(P.TIMELINE) in originals else None
+                    if (action is None and copy is not None) or (action is not None and P.CLIP in action) \
+                            or (copy is not None and originals[copy] == action):
+                        assign(holder, copy)  # a holder showing another action of its own keeps it
+                yield warnings
+            finally:
+                for holder, pointer in pointers:
+                    if pointer is None:
+                        holder.pop(P.TIMELINE, None)
+                    else:
+                        holder[P.TIMELINE] = pointer
+                for track, mute, solo in tracks:
+                    track.mute = mute
+                    if solo:
+                        track.is_solo = True
+    finally:  # only once each holder shows its own action again: removing one still shown moves Empties' slots
         for copy in copies.values():
             bpy.data.actions.remove(copy)

@@ -17,7 +17,15 @@ from ...core.msh.model import Model
 from ..com import props as P
 from ..com.hierarchy import descendants
 from ..imp.build import Created
-from ..imp.clip_actions import assign, build_clips, clip_actions, model_clip_actions, show_clip, timeline_of
+from ..imp.clip_actions import (
+    assign,
+    build_clips,
+    clip_actions,
+    model_clip_actions,
+    model_holders,
+    show_clip,
+    timeline_of,
+)
 from ..imp.clips import FoundController, plan_clips, read_checked
 from ..imp.plan import ImportOptions, _plan_nodes
 from .clip_timeline import TimelineError, write_clip_to_timeline
@@ -69,7 +77,7 @@ def _write_edited_clips(root) -> list[str]:
     """Every clip's edits written into the timeline (a clip whose action was deleted has none); FormatError
     when a clip's edits cannot be written (its timeline deleted): the clips made again would lose them."""
     warnings = []
-    holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+    holders = model_holders(root)
     for name in [str(n) for n in root[P.CLIPS]]:
         if not any(clip_actions(h, name) for h in holders):
             continue

@@ -11,6 +11,8 @@ to the node's pose along the segment (keys at evenly spaced values, linear betwe
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import bpy
 import numpy as np
@@ -18,6 +20,7 @@ import numpy as np
 from ..com import compat
 from ..com import props as P
 from ..com.curves import fingerprint, read_curves
+from ..com.hierarchy import descendants
 from ..com.sliders import add_slider, slider_fcurve
 from .clip_states import build_state_properties
 from .clips import ClipPlan, SliderPlan
@@ -40,7 +43,7 @@ def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> No
     """The clip actions of ``plan.controller`` (and their NLA tracks), the model's timeline left assigned."""
     controller = plan.controller
     holders = _holders(plan, root, node_objects)
-    before = {holder.name: _assignment(holder) for holder in holders}
+    before = {holder.name: assignment(holder) for holder in holders}
     names, steps = [], {}
     for clip in controller.clips:
         names.append(_build_clip(plan, root, node_objects, clip, created))  # '.001' when the name was taken
@@ -51,7 +54,7 @@ def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> No
                             "root": None if clip.root is None else clip.root.tolist(),
                             "curves": curve_fingerprints(root)}  # the clip's action is the assigned one now
     for holder in holders:
-        _restore(holder, before[holder.name])
+        restore(holder, before[holder.name])
         _mark_timeline(holder, *before[holder.name])
     root[CLIPS] = names
     timeline = {name: action.name for name, (action, _slot) in before.items() if action is not None}
@@ -69,14 +72,21 @@ def _holders(plan, root, node_objects) -> list[bpy.types.ID]:
     return list(node_objects)
 
 
-def _assignment(holder):
+def model_holders(root) -> list[bpy.types.ID]:
+    """The IDs a model's actions animate, found from its root: the armature object, or the node Empties."""
+    return [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+
+
+def assignment(holder) -> tuple:
+    """(action, slot) the holder shows (slot None before 4.4)."""
     anim = holder.animation_data
     if anim is None:
         return None, None
     return anim.action, (anim.action_slot if compat.HAS_SLOTTED_ACTIONS else None)
 
 
-def _restore(holder, saved) -> None:
+def restore(holder, saved) -> None:
+    """The holder shows ``saved`` (an ``assignment``) again."""
     action, slot = saved
     anim = holder.animation_data
     if anim is None:
@@ -84,6 +94,23 @@ def _restore(holder, saved) -> None:
     anim.action = action
     if action is not None and slot is not None:
         anim.action_slot = slot
+
+
+@contextmanager
+def assignments_kept(holders: list) -> Iterator[None]:
+    """The holders show other actions within the block, then what they showed before. A clip's NLA strip
+    being edited (Tab) is left meanwhile (its action cannot be swapped in tweak mode) and entered again."""
+    tweaking = [h for h in holders if h.animation_data and h.animation_data.use_tweak_mode]
+    for holder in tweaking:
+        holder.animation_data.use_tweak_mode = False
+    saved = [(holder, assignment(holder)) for holder in holders]
+    try:
+        yield
+    finally:
+        for holder, shown in saved:
+            restore(holder, shown)
+        for holder in tweaking:
+            holder.animation_data.use_tweak_mode = True
 
 
 def _mark_timeline(holder, action, slot) -> None:

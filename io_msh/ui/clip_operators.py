@@ -9,10 +9,9 @@ from bpy.props import StringProperty
 
 from ...core.errors import FormatError
 from ..com import props as P
-from ..com.hierarchy import descendants
 from ..exp.clip_timeline import TimelineError, write_clip_to_timeline
 from ..exp.clip_update import update_clips
-from ..imp.clip_actions import clip_name
+from ..imp.clip_actions import assignment, clip_name, model_holders
 from .translations import report
 
 
@@ -61,8 +60,7 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
     def _assigned_clip(root) -> str:
         """The clip whose action the model shows (on the armature, or on any of its Empties)."""
         names = list(root.get(P.CLIPS, []))
-        holders = [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
-        shown = (clip_name(h.animation_data.action if h.animation_data else None, names) for h in holders)
+        shown = (clip_name(assignment(h)[0], names) for h in model_holders(root))
         return next((name for name in shown if name), "")
 
 
