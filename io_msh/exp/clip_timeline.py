@@ -56,7 +56,7 @@ def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[
     try:
         stored = json.loads(root.get(P.CLIP_STEPS, "{}"))
         meta = stored.get("clips", {}).get(clip)
-        stored.get("timeline", {}).get("")
+        dict(stored.get("timeline", {}))  # a record edited by hand into another shape raises here
         if meta is not None:
             _check(meta)
     except (ValueError, TypeError, AttributeError, KeyError, IndexError):
