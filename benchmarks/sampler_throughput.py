@@ -6,6 +6,7 @@ one run: compare the ratio, not the absolute figures, on a shared machine).
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -20,7 +21,12 @@ from core.authoring.synth import random_model
 
 
 def main() -> None:
-    nodes, frames = 100, 1000
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=100)
+    parser.add_argument("--frames", type=int, default=1000)
+    parser.add_argument("--scalar", type=int, default=5000, help="samples taken one by one")
+    args = parser.parse_args()
+    nodes, frames = args.nodes, args.frames
     model = build_model(random_model(1, node_count=nodes, frame_count=frames, animated=0.6))
     data = AnimationData.from_model(model)
     times = np.arange(frames, dtype=np.float32) + np.float32(0.25)
@@ -30,7 +36,7 @@ def main() -> None:
     vector_seconds = time.perf_counter() - start
     vector_rate = nodes * frames / vector_seconds
 
-    scalar_count = 5000
+    scalar_count = args.scalar
     rng = np.random.default_rng(0)
     picks = list(zip(rng.integers(0, nodes, scalar_count).tolist(), times[rng.integers(0, frames, scalar_count)]))
     start = time.perf_counter()

@@ -8,6 +8,7 @@
   against Blender's glTF exporter on the same scene.
 
 Run: .venv/bin/python benchmarks/scale.py [--parts scene gltf_scene archive export] [--models 200]
+[--archive-models 50] [--export-nodes 60] [--export-frames 1000] [--repeat 15]
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from core.container.nres import Archive
 from core.msh.model import Model
 
 GOALS = {"scene": 1.5, "archive": 1.5, "unedited": 10.0, "edited": 0.1}
-REPEATS = 15  # best of: short runs on a shared machine
 
 
 def import_msh(path: Path, **options) -> None:
@@ -50,16 +50,15 @@ def scene_part(folder: Path, models: int) -> None:
     first, last = float(np.median(times[:5])), float(np.median(times[-5:]))
     report("scene", f"import #{models} into a scene of {models - 1} models / the first "
                     f"({last:.3f} s / {first:.3f} s, medians of 5)", last / first)
-    ext = blender_env.ext.io_msh
-    ours = timed(lambda: ext.importer.import_plans(bpy.context, ext.plan.plan_file(path, ext.plan.ImportOptions()),
-                                                   Matrix.Identity(4)))
+    imp = blender_env.ext.io_msh.imp
+    ours = timed(lambda: imp.build.import_plans(bpy.context, imp.plan.plan_file(path, imp.plan.ImportOptions()),
+                                                Matrix.Identity(4)))
     update = timed(bpy.context.view_layer.update)
     print(f"  of one more import: our code {ours:.3f} s, then Blender's view layer update {update:.3f} s "
           "(it rebuilds the relations of every object in the scene when objects are added)")
     start = time.perf_counter()
-    importer = blender_env.ext.io_msh.imp.build
     roots = [o for o in bpy.data.objects if "msh_model" in o]
-    importer.remove_models(roots)
+    imp.build.remove_models(roots)
     print(f"  removing the {models} models: {time.perf_counter() - start:.2f} s")
 
 
@@ -78,9 +77,9 @@ def gltf_scene_part(folder: Path, models: int) -> None:
     bpy.data.batch_remove(list(bpy.data.objects))
 
 
-def archive_part(folder: Path) -> None:
+def archive_part(folder: Path, models: int) -> None:
     archive, singles = Archive(), []
-    for i in range(50):
+    for i in range(models):
         data = build_model(random_model(100 + i, node_count=10 + i % 30, frame_count=60)).to_bytes()
         archive.add(f"m{i:02d}.msh", data)
         singles.append(folder / f"single_{i:02d}.msh")
@@ -94,26 +93,26 @@ def archive_part(folder: Path) -> None:
     blender_env.clean_scene()
     together = timed(lambda: import_msh(path))
     present = timed(lambda: import_msh(path))
-    report("archive", f"50-model archive in one call / 50 single imports ({together:.2f} s / {single:.2f} s)",
-           together / single)
-    print(f"  the same archive again, with its 50 models present: {present:.2f} s")
+    report("archive", f"{models}-model archive in one call / {models} single imports "
+                      f"({together:.2f} s / {single:.2f} s)", together / single)
+    print(f"  the same archive again, with its {models} models present: {present:.2f} s")
 
 
-def export_part(folder: Path) -> None:
+def export_part(folder: Path, nodes: int, frames: int, repeats: int) -> None:
     path = folder / "m60.msh"
-    path.write_bytes(build_model(random_model(5, node_count=60, frame_count=1000, animated=0.6)).to_bytes())
+    path.write_bytes(build_model(random_model(5, node_count=nodes, frame_count=frames, animated=0.6)).to_bytes())
     blender_env.clean_scene()
     import_msh(path)
     root = next(o for o in bpy.data.objects if "msh_model" in o)
     out = folder / "out.msh"
-    floor = min(timed(lambda: keyframe_floor(root, path)) for _ in range(REPEATS))
+    floor = min(timed(lambda: keyframe_floor(root, path)) for _ in range(repeats))
     for current, where in ((0, "at the first exported frame"), (1, "elsewhere: a temporary scene")):
         bpy.context.scene.frame_set(current)
-        unedited = min(timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(out))) for _ in range(REPEATS))
+        unedited = min(timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(out))) for _ in range(repeats))
         identical = out.read_bytes() == path.read_bytes()
         report("unedited", f"unedited export, current frame {where} / foreach_get floor ({unedited:.4f} s / "
                            f"{floor:.4f} s; byte-identical {identical})", unedited / floor)
-    edited = edit_tracks(root, 33)
+    edited = edit_tracks(root, nodes * 33 // 60)
     ours = min(timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(out))) for _ in range(2))
     gltf = min(timed(lambda: bpy.ops.export_scene.gltf(filepath=str(folder / "m.glb"), export_format="GLB",
                                                        export_animations=True)) for _ in range(2))
@@ -156,7 +155,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="*", default=["scene", "archive", "export"],
                         choices=["scene", "gltf_scene", "archive", "export"])
-    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--models", type=int, default=200, help="scene parts: imports into one scene")
+    parser.add_argument("--archive-models", type=int, default=50)
+    parser.add_argument("--export-nodes", type=int, default=60)
+    parser.add_argument("--export-frames", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=15, help="best of: short runs on a shared machine")
     args = parser.parse_args()
     blender_env.register()
     print(f"Blender {bpy.app.version_string}")
@@ -167,9 +170,9 @@ def main() -> None:
     if "gltf_scene" in args.parts:
         gltf_scene_part(folder, args.models)
     if "archive" in args.parts:
-        archive_part(folder)
+        archive_part(folder, args.archive_models)
     if "export" in args.parts:
-        export_part(folder)
+        export_part(folder, args.export_nodes, args.export_frames, args.repeat)
     blender_env.clean_scene()
     blender_env.unregister()
 

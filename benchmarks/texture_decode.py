@@ -1,6 +1,6 @@
 """Texm decode speed per format, against a plain numpy copy of the same bytes.
 
-Prints MPixel/s of ``Texture.decode`` (level 0, 1024x1024) and of copying the
+Prints MPixel/s of ``Texture.decode`` (level 0, 1024x1024 by default) and of copying the
 level's bytes with numpy, and their ratio (one process, best of five: compare
 ratios, not absolute figures, on a shared machine). Also the encoder with its
 full mip chain.
@@ -8,6 +8,7 @@ full mip chain.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -17,8 +18,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.appearance.texm import FORMATS, encode_texm, parse_texm
-
-SIZE = 1024
 
 
 def best(function, repeat: int = 5) -> float:
@@ -31,10 +30,13 @@ def best(function, repeat: int = 5) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1024, help="the picture's side in pixels")
+    size = parser.parse_args().size
     rng = np.random.default_rng(0)
-    picture = rng.integers(0, 256, (SIZE, SIZE, 4), dtype=np.uint8)
-    megapixels = SIZE * SIZE / 1e6
-    print(f"{SIZE}x{SIZE}, best of 5")
+    picture = rng.integers(0, 256, (size, size, 4), dtype=np.uint8)
+    megapixels = size * size / 1e6
+    print(f"{size}x{size}, best of 5")
     print(f"{'format':>7} {'decode MPix/s':>14} {'copy MPix/s':>12} {'decode/copy':>12} {'encode+mips MPix/s':>19}")
     for fmt in FORMATS:
         encode_seconds = best(lambda fmt=fmt: encode_texm(picture, fmt), repeat=1 if fmt == 0 else 3)
