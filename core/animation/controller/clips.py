@@ -65,35 +65,62 @@ def plan_path(live: np.ndarray, source: int, target: int) -> list[int] | None:
     back is a one-state clip, as standing needs); costs add up in float32; of equal costs the lowest state
     index is settled first.
     """
-    a = len(live)
-    if not (0 <= source < a and 0 <= target < a):
-        return None
-    dist = live[:, source].copy()
-    prev = np.full(a, source)
-    done = np.zeros(a, bool)
-    if source != target:
-        done[source] = True
-    while True:
-        open_dist = np.where(done, F32(np.inf), dist)
-        v = int(np.argmin(open_dist))
-        if not np.isfinite(open_dist[v]):
-            return None
-        if v == target:
-            break
-        done[v] = True
-        via = dist[v] + live[:, v]
-        better = (via < dist) & ~done
-        dist = np.where(better, via, dist)
-        prev[better] = v
-    path = [target]
-    while prev[path[-1]] != source and len(path) <= a:
-        path.append(int(prev[path[-1]]))
-    return path[::-1]
+    return plan_paths(live, [source], [target])[0]
 
 
 def plan_cycle(live: np.ndarray, anchor: int) -> list[int] | None:
     """The states an anchor queues to come back to itself (2.3), ending with the anchor."""
     return plan_path(live, anchor, anchor)
+
+
+def plan_cycles(live: np.ndarray, anchors: list[int]) -> list[list[int] | None]:
+    """``plan_cycle`` of every anchor, in one pass."""
+    return plan_paths(live, anchors, anchors)
+
+
+def plan_paths(live: np.ndarray, sources, targets) -> list[list[int] | None]:
+    """``plan_path`` of each (source, target) pair. The searches run side by side, one row of an array each,
+    so that a step of all of them is one numpy operation; each row makes the same float32 sums and the same
+    choices as a search on its own would."""
+    a = len(live)
+    sources = np.asarray(sources, np.int64).reshape(-1)
+    targets = np.asarray(targets, np.int64).reshape(-1)
+    paths: list[list[int] | None] = [None] * len(sources)
+    rows = np.flatnonzero((sources >= 0) & (sources < a) & (targets >= 0) & (targets < a))
+    src, tgt = sources[rows], targets[rows]
+    by_source = np.ascontiguousarray(live.T)  # [source, destination]
+    key = by_source[src]                      # [search, state]: the cost of reaching an open state; inf once settled
+    prev = np.repeat(src[:, None], a, axis=1)
+    open_ = np.ones(key.shape, bool)
+    away = np.flatnonzero(src != tgt)         # a path, not a cycle: the source itself is never entered again
+    open_[away, src[away]] = False
+    key[away, src[away]] = np.inf
+    running = np.arange(len(rows))            # the search each row of key stands for
+    while len(running):
+        n = np.arange(len(running))
+        v = np.argmin(key, axis=1)            # the cheapest open state; of equal costs the lowest index
+        cost = key[n, v]
+        stop = ~np.isfinite(cost) | (v == tgt[running])
+        if stop.any():
+            for r in np.flatnonzero(stop & np.isfinite(cost)):
+                g = running[r]
+                path = [int(tgt[g])]
+                while prev[r, path[-1]] != src[g] and len(path) <= a:
+                    path.append(int(prev[r, path[-1]]))
+                paths[rows[g]] = path[::-1]
+            go = ~stop
+            running, v, cost = running[go], v[go], cost[go]
+            key, prev, open_ = key[go], prev[go], open_[go]
+            n = n[:len(running)]
+        open_[n, v] = False
+        key[n, v] = np.inf
+        via = by_source[v]
+        via += cost[:, None]
+        better = via < key
+        better &= open_
+        np.copyto(key, via, where=better)
+        np.copyto(prev, v[:, None], where=better)
+    return paths
 
 
 def reachable_from_anchors(live: np.ndarray, anchors: list[int]) -> np.ndarray:
@@ -208,8 +235,7 @@ def clips_of(controller: Controller, data: AnimationData | None = None, speed: f
         raise FormatError.single("state", None, f"{a} states: the planner is run over at most {PLAN_LIMIT}")
     live = load_costs(controller)
     out = []
-    for anchor in controller.anchors:
-        cycle = plan_cycle(live, anchor)
+    for anchor, cycle in zip(controller.anchors, plan_cycles(live, controller.anchors)):
         if cycle is None:
             continue
         states = [anchor, *cycle[:-1]]

@@ -215,7 +215,7 @@ def validate_controller(controller: Controller, node_count: int | None = None,
     """What the game would trip on or ignore: indices out of range (errors), and non-finite frames or costs,
     empty boxes, zero step lengths that nothing can time, states no anchor reaches, anchors with no way back
     (warnings). With a model's ``node_count`` and ``frame_count``, channel nodes and frames are checked too."""
-    from .clips import PLAN_LIMIT, load_costs, plan_cycle, reachable_from_anchors  # the graph lives there
+    from .clips import PLAN_LIMIT, load_costs, plan_cycles, reachable_from_anchors  # the graph lives there
 
     out: list[Finding] = []
     c = controller
@@ -289,8 +289,8 @@ def validate_controller(controller: Controller, node_count: int | None = None,
         if not anchors:
             out.append(warning("state", None, "no state is an anchor: nothing plans, no clip plays"))
         live = load_costs(c)
-        for anchor in anchors:
-            if plan_cycle(live, anchor) is None:
+        for anchor, cycle in zip(anchors, plan_cycles(live, anchors)):
+            if cycle is None:
                 out.append(warning("state", anchor, "anchor has no way back to itself: it forms no clip"))
         reached = reachable_from_anchors(live, anchors)
         lost = [i for i in range(a) if not reached[i]]
