@@ -292,7 +292,7 @@ def _unit(file_rot: np.ndarray) -> np.ndarray:
 def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mode: str):
     """(nodes, k, 3) locations and (nodes, k, 4) rotations of the local pose in the node mode's terms: Empties
     the local pose, pose bones relative to their rest (rest^-1 @ local)."""
-    if node_mode == "EMPTIES":
+    if node_mode == "EMPTIES" or not len(nodes):  # no nodes: every one is a channel's (its slider poses it)
         return location, rotation
     inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))[:, None]
     rest = np.array([n.rest_location for n in nodes])[:, None]
