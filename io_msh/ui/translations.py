@@ -649,6 +649,11 @@ REPORTS = {
     "group index {index} of {count}": "индекс группы {index} из {count}",
     "{what} ({size} bytes at byte {at}) runs past the end of the {total}-byte controller":
         "{what} ({size} байт с байта {at}) выходит за конец контроллера длиной {total} байт",
+    # ctlcheck (issue 27 item 18): a material name the WEAR list cannot hold
+    "material {name}: its name cannot be stored in code page 1251, as the game's material list needs (character "
+    "{char} is not in it): rename the material":
+        "материал {name}: его имя нельзя сохранить в кодовой странице 1251, а список материалов игры этого требует "
+        "(символа {char} в ней нет): переименуйте материал",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
