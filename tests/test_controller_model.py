@@ -87,7 +87,7 @@ def test_validate_clips_and_roundtrip_of_the_contact_count_over_no_states(capsys
     assert code == 0 and "identical (212 bytes)" in out
 
 
-@settings(derandomize=True, max_examples=150, deadline=None,
+@settings(derandomize=True, max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=hostile_controllers())
 @example(data=contacts_without_states())
