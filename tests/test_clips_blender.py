@@ -164,7 +164,7 @@ def test_no_controller_or_clips_none_makes_no_clip(blender, walker_files, tmp_pa
     assert not [a for a in bpy.data.actions if not a.name.endswith("|Action")]
 
 
-def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files, tmp_path):
+def test_controller_from_the_archive_and_a_bad_one_left_out(blender, walker_files, tmp_path):
     _folder, data = walker_files
     archive = Archive()
     archive.add("walker.msh", data)
@@ -177,11 +177,9 @@ def test_controller_from_the_archive_and_a_bad_one_refused(blender, walker_files
     bad.mkdir()
     (bad / "walker.msh").write_bytes(data)
     (bad / "walker.ctl").write_bytes(walker_controller().to_bytes()[:300])
-    bpy = blender.bpy
-    before = blender.datablock_counts()
-    with pytest.raises(RuntimeError, match=r"walker\.ctl"):
-        bpy.ops.import_scene.parkan_msh(filepath=str(bad / "walker.msh"), clips="ACTIONS")
-    assert blender.datablock_counts() == before
+    # issue 27 item 14: the model imports, without clips (tests/test_controller_model.py has the warning)
+    root = import_walker(blender, bad / "walker.msh", clips="ACTIONS")
+    assert "msh_clips" not in root
 
 
 def test_another_models_controller_is_not_taken_from_the_archive(blender, walker_files, tmp_path):

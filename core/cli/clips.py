@@ -7,12 +7,11 @@ The commands of ``main`` reach this module through a few hooks (``add_clip_comma
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 
 import numpy as np
 
 from ..animation.controller import (
-    CTLD_TYPE_ID,
     Controller,
     clips_of,
     pose_at_step,
@@ -20,13 +19,12 @@ from ..animation.controller import (
     step_at,
 )
 from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
+from ..animation.controller.model import CONTROLLER_SUFFIX, locate_controller, read_for_model, where_looked
 from ..animation.sampler import AnimationData
-from ..disk import names_in, read_input
+from ..disk import read_input
 from ..errors import Finding, FormatError, SelectionError, printable
 from ..files import open_container
 from ..msh.model import Model
-
-CONTROLLER_SUFFIX = ".ctl"
 
 
 def _cli():
@@ -54,50 +52,35 @@ def rewritten_ctl(data: bytes, path: str) -> bytes:
 
 
 # -------------------------------------------------------------- finding inputs
-def _controller_beside(path: str) -> str | None:
-    """``STEM.ctl`` in the model's folder, any case."""
-    folder = Path(path).parent
-    try:
-        names = names_in(folder)
-    except OSError:
-        return None
-    name = names.get(Path(path).stem.lower() + CONTROLLER_SUFFIX)
-    return str(folder / name) if name else None
-
-
-def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model | None]:
-    """The controller (from --ctl, a .ctl given as the file, a CTLD entry of the archive, or STEM.ctl beside
-    the model) and the model, when there is one."""
+def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model | None, list[Finding]]:
+    """The controller (from --ctl, a .ctl given as the file, or the model's own as the Blender import finds it:
+    ``locate_controller``), where it came from, the model when there is one, and the controller's warnings. It
+    is checked against the model as the import checks it (``read_for_model``): errors are a FormatError."""
+    model = None
     if is_controller(path):
         if args.ctl:
             raise _cli().UsageError("--ctl names a controller, but the file given is one already")
-        return _read_controller_file(path), path, None
-    container = open_container(path)
-    model = container.open_model(args.entry)
-    if args.ctl:
-        return _read_controller_file(args.ctl), args.ctl, model
-    if not container.is_model:
-        entries = [e for e in container.archive.entries if e.type_id == CTLD_TYPE_ID]
-        if len(entries) == 1:
-            where = f"{path}:{entries[0].name_str}"
-            return _checked(read_controller(entries[0].data, where), where), where, model
-    beside = _controller_beside(path)
-    if beside is None:
-        raise _cli().UsageError(f"{printable(path)}: no controller found ({Path(path).stem}.ctl beside it, or a "
-                             "CTLD entry); give one with --ctl FILE")
-    return _read_controller_file(beside), beside, model
+        data, source = read_input(path), path
+    else:
+        container = open_container(path)
+        entry = None if container.is_model else container._model_entry(args.entry)
+        model = container.open_model(args.entry) if entry is None else container.open_entry(entry)
+        if args.ctl:
+            data, source = read_input(args.ctl), args.ctl
+        else:
+            found = locate_controller(container, entry)
+            if found is None:
+                raise _cli().UsageError(f"{printable(path)}: no controller found ({where_looked(container)}); "
+                                        "give one with --ctl FILE")
+            data, source = found.data, found.source
+    controller, findings = read_for_model(data, source, model)
+    return controller, source, model, findings
 
 
-def _read_controller_file(path: str) -> Controller:
-    return _checked(read_controller(read_input(path), path), path)
-
-
-def _checked(result: tuple[Controller, list[Finding]], source: str) -> Controller:
-    controller, findings = result
-    errors = [f for f in findings if f.is_error]
-    if errors:
-        raise FormatError(errors, source)
-    return controller
+def _warn(findings: list[Finding], source: str) -> None:
+    """The controller's warnings on stderr, worded as the Blender import reports them."""
+    for finding in findings:
+        _cli()._emit(finding.format(source), file=sys.stderr)
 
 
 # ----------------------------------------------------------------- clips
@@ -136,13 +119,15 @@ def _number(value: float | None, unit: str = "") -> str:
 
 
 def cmd_clips(args: argparse.Namespace) -> int:
-    controller, source, model = _load(args, args.file)
+    controller, source, model, warnings = _load(args, args.file)
+    _warn(warnings, source)
     data = AnimationData.from_model(model) if model is not None else None
     states, clips = _state_rows(controller), _clip_rows(controller, data, args.speed)
     channels = [{"index": i, "node": int(c["node"]), "first": float(c["first"]), "last": float(c["last"]),
                  "initial": float(c["initial"]), "flags": int(c["flags"])} for i, c in enumerate(controller.channels)]
     payload = {"path": args.file, "controller": source, "model": None if model is None else model.name,
-               "counts": list(controller.counts), "states": states, "clips": clips, "channels": channels}
+               "counts": list(controller.counts), "states": states, "clips": clips, "channels": channels,
+               "warnings": [f.as_dict() for f in warnings]}
     a, b, c, d, e = controller.counts
     lines = [f"{source}: {a} states ({len(controller.anchors)} anchors), {b} contacts, {c} channels, "
              f"{d} components, {e} groups" + ("" if model is not None else "; no model: strides unknown")]
@@ -170,9 +155,10 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
         raise _cli().UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
     if not np.isfinite(args.step):
         raise _cli().UsageError(f"--step {args.step}: must be a finite number")
-    controller, _source, model = _load(args, args.file)
+    controller, source, model, warnings = _load(args, args.file)
     if model is None:
         raise _cli().UsageError("sampling a clip needs the model: give the model and --ctl FILE")
+    _warn(warnings, source)
     data = AnimationData.from_model(model)
     clips = clips_of(controller, data, args.speed)
     if not 0 <= args.clip < len(clips):

@@ -85,8 +85,12 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
             items.append(Item(str(path), None, str(unique(out / stem.with_suffix(suffix), taken)), str(path)))
             continue
         entries = container.model_entries()
-        if not entries:
-            items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+        if not entries:  # in a folder (a game's objects.rlb, sounds): skipped with a note; named, a failed item
+            if str(path) in args.inputs:
+                items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+            else:
+                notes.append(f"skipped {path}: the archive holds no model")
+            continue
         chosen = _chosen_entries(entries, getattr(args, "models", ""))
         if entries and not chosen:
             notes.append(f"skipped {path}: no model matches --models {args.models!r}")

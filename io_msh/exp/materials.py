@@ -4,7 +4,7 @@
   renamed a material, and a row appended for every new material (faces
   without a material get a ``DEFAULT`` row: the game's own fallback). An
   unchanged list writes back its own bytes; a name cp1251 cannot hold is
-  refused when the list is encoded (``Wear.to_bytes``), before any file is written.
+  refused naming every such material (``name_problem``), before any file is written.
 - The batch material word of every material: WEAR row, and LIGHTMAPS row in
   the high byte (0xFF: none).
 - On request, new MAT0 entries for materials made in Blender, and new Texm
@@ -22,7 +22,7 @@ from ...core.appearance.mat0 import Material, blend_attr1, phase, texture_name_p
 from ...core.appearance.resolve import placeholder_name
 from ...core.appearance.texm import Texture, encode_texm
 from ...core.appearance.wear import NO_LIGHTMAP, Wear, parse_wear
-from ...core.errors import FormatError
+from ...core.errors import FormatError, error
 from ..com.colours import display_rgba
 from .scene_model import SceneMaterial
 
@@ -49,6 +49,9 @@ class MaterialExport:
 
 def plan_materials(materials: list[SceneMaterial], source_wear: bytes | None,
                    options: MaterialOptions) -> MaterialExport:
+    unstorable = [error("scene", None, problem) for problem in map(name_problem, materials) if problem]
+    if unstorable:  # every one, so that the panel's check lists each (the list's encoding names only a character)
+        raise FormatError(unstorable)
     wear = _source_wear(source_wear)
     shown_rows = list(wear.materials) if wear is not None else []
     rows = list(shown_rows)
@@ -81,6 +84,17 @@ def plan_materials(materials: list[SceneMaterial], source_wear: bytes | None,
                         "so the game plays the track in Material.lib as before"
                         for m in materials if m.animation_edited]
     return result
+
+
+def name_problem(material: SceneMaterial) -> str | None:
+    """Why the material's WEAR name (``row_name``) cannot be written, naming the material; None when it can."""
+    name = row_name(material)
+    try:
+        name.encode("cp1251")
+    except UnicodeEncodeError as exc:
+        return (f"material {material.name!r}: its name cannot be stored in code page 1251, as the game's material "
+                f"list needs (character U+{ord(name[exc.start]):04X} is not in it): rename the material")
+    return None
 
 
 def _source_wear(data: bytes | None) -> Wear | None:

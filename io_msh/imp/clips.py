@@ -1,11 +1,12 @@
 """Import planning of a model's controller (``.ctl``; docs/format-notes.md): one set of keys per clip, the game's
 blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
 
-The controller is ``STEM.ctl`` beside a model file (any case), or an archive's CTLD entry (the one named like the
-model, else the archive's only one). Clip names follow ``clip_name``. Times: a clip starts at Blender frame 0 and
-step k starts at ``sum(duration_ms of the steps before) * frame_rate / 1000``; keys sit at every step start and
-every integer frame between, each the pose ``core.animation.controller.pose_at_step`` gives there (its
-quaternion normalised, as Blender shows it). Nodes a channel animates are left to their sliders.
+The controller is found and checked against the model by core (``core.animation.controller.model``: ``STEM.ctl``
+beside a model file, any case, or an archive's CTLD entry, the one named like the model, else the archive's only
+one), as ``python -m core clips`` finds and checks it. Clip names follow ``clip_name``. Times: a clip starts at
+Blender frame 0 and step k starts at ``sum(duration_ms of the steps before) * frame_rate / 1000``; keys sit at
+every step start and every integer frame between, each the pose ``core.animation.controller.pose_at_step`` gives
+there (its quaternion normalised, as Blender shows it). Nodes a channel animates are left to their sliders.
 
 No bpy: pure numpy on top of core.
 """
@@ -13,27 +14,23 @@ No bpy: pure numpy on top of core.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ...core.animation.controller import (
-    CTLD_TYPE_ID,
-    Clip,
-    Controller,
-    Step,
-    channel_frame,
-    clips_of,
-    read_controller,
-    step_at,
-    validate_controller,
-)
+from ...core.animation.controller import Clip, Controller, Step, channel_frame, clips_of, step_at
 from ...core.animation.controller.clips import state_speed
 from ...core.animation.controller.codec import MATERIAL_CHANNEL
+from ...core.animation.controller.model import (  # noqa: F401  (controller_beside, controller_entry: exp uses them)
+    FoundController,
+    controller_beside,
+    controller_entry,
+    locate_controller,
+    read_for_model,
+    where_looked,
+)
 from ...core.animation.sampler import NONE, AnimationData, blend_pose
 from ...core.container.nres import Entry
-from ...core.disk import names_in, read_input
-from ...core.errors import FormatError
+from ...core.errors import FormatError, printable
 from ...core.files import Container
 from ...core.msh.model import Model
 from ..com import conversion as C
@@ -85,17 +82,6 @@ class SliderPlan:
 
 
 @dataclass
-class FoundController:
-    """A model's controller as found: its bytes, where they came from (for messages), the file holding them and,
-    in an archive, the CTLD entry's name."""
-
-    data: bytes
-    source: str
-    file: str
-    entry: str | None = None
-
-
-@dataclass
 class ControllerPlan:
     source: str
     clips: list[ClipPlan]
@@ -103,57 +89,6 @@ class ControllerPlan:
     found: FoundController | None = None
     states: dict[int, dict[str, list[float]]] = field(default_factory=dict)  # the states the clips play, as read
     belts: list[BeltChannel] = field(default_factory=list)  # channels playing their node's materials
-
-
-# ------------------------------------------------------------------ finding it
-def controller_beside(path: str | Path) -> Path | None:
-    """``STEM.ctl`` beside a model file (any case, as the game's file system), or None."""
-    path = Path(path)
-    try:
-        name = names_in(path.parent).get(path.stem.lower() + ".ctl")
-    except OSError:
-        return None
-    return path.parent / name if name else None
-
-
-def controller_entry(archive, model_name: str | None) -> Entry | None:
-    """An archive's CTLD entry for the model named ``model_name``: the one named like it (stem, any case), else
-    the archive's only one unless it is named like another model of the archive; None when neither."""
-    found = [e for e in archive.entries if e.type_id == CTLD_TYPE_ID]
-    stem = Path(model_name).stem.lower() if model_name else ""
-    named = [e for e in found if Path(e.name_str).stem.lower() == stem]
-    others = {Path(e.name_str).stem.lower() for e in archive.entries
-              if e.type_id != CTLD_TYPE_ID and Path(e.name_str).suffix.lower() == ".msh"} - {stem}
-    chosen = named[:1] or (found if len(found) == 1 and Path(found[0].name_str).stem.lower() not in others else [])
-    return chosen[0] if chosen else None
-
-
-def locate_controller(container: Container, entry: Entry | None) -> FoundController | None:
-    """The model's controller, or None when it has none."""
-    if container.is_model:
-        path = controller_beside(container.path)
-        return FoundController(read_input(str(path)), str(path), str(path)) if path is not None else None
-    chosen = controller_entry(container.archive, entry.name_str if entry is not None else None)
-    if chosen is None:
-        return None
-    return FoundController(bytes(chosen.data), f"{container.path}:{chosen.name_str}", container.path,
-                           chosen.name_str)
-
-
-def find_controller(container: Container, entry: Entry | None) -> tuple[bytes, str] | None:
-    """The controller's bytes and where they came from, or None when the model has none."""
-    found = locate_controller(container, entry)
-    return (found.data, found.source) if found is not None else None
-
-
-def read_checked(data: bytes, source: str, model: Model) -> Controller:
-    """The controller, or FormatError naming every error (its own, and against the model's nodes and frames)."""
-    controller, findings = read_controller(data, source)
-    findings += validate_controller(controller, node_count=model.node_count, frame_count=model.frame_count)
-    errors = [f for f in findings if f.is_error]
-    if errors:
-        raise FormatError(errors, source)
-    return controller
 
 
 # ------------------------------------------------------------------ names
@@ -199,15 +134,31 @@ def clip_names(controller: Controller, clips: list[Clip], model_name: str) -> li
 # ------------------------------------------------------------------ clips
 def plan_controller(container: Container, entry: Entry | None, model: Model, nodes: list, options
                     ) -> tuple[ControllerPlan | None, list[str]]:
-    """The clips and channels of the model's controller when ``options.clips`` asks for them; a warning when
-    it has none. FormatError when the controller is bad."""
+    """The clips and channels of the model's controller when ``options.clips`` asks for them, and the warnings:
+    none found, the controller's own warnings (``read_for_model``, as ``python -m core clips`` prints them), or
+    a controller that does not fit: then the model imports without clips (issue 27 item 14). FormatError only
+    for what the options ask (a frame rate past the key limit)."""
     if options.clips == "NONE":
         return None, []
     found = locate_controller(container, entry)
     if found is None:
-        where = Path(container.path).stem + ".ctl beside the model" if container.is_model else "a CTLD entry"
-        return None, [f"no controller ({where}): no clips were made"]
-    return plan_clips(read_checked(found.data, found.source, model), found, model, nodes, options), []
+        return None, [f"no controller ({where_looked(container)}): no clips were made"]
+    try:
+        controller, findings = read_for_model(found.data, found.source, model)
+        clips_of(controller)  # the planner's own refusal (too many states) leaves the clips out too
+    except FormatError as exc:
+        return None, [left_out(exc, found.source)]
+    warnings = [f.format(found.source) for f in findings]
+    return plan_clips(controller, found, model, nodes, options), warnings
+
+
+def left_out(exc: FormatError, source: str) -> str:
+    """The warning for a controller the import cannot play: its problem and what to do."""
+    errors = [f for f in exc.findings if f.is_error] or exc.findings
+    problem = "; ".join(f"{f.stream}{'' if f.index is None else f'[{f.index}]'}: {f.message}" for f in errors[:3])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return (f"{printable(source)}: the controller cannot be played, so the model was imported without clips: "
+            f"{problem}{more}. Fix the controller, or import with Clips: None")
 
 
 def plan_clips(controller: Controller, found: FoundController, model: Model, nodes: list, options) -> ControllerPlan:
@@ -341,7 +292,7 @@ def _unit(file_rot: np.ndarray) -> np.ndarray:
 def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mode: str):
     """(nodes, k, 3) locations and (nodes, k, 4) rotations of the local pose in the node mode's terms: Empties
     the local pose, pose bones relative to their rest (rest^-1 @ local)."""
-    if node_mode == "EMPTIES":
+    if node_mode == "EMPTIES" or not len(nodes):  # no nodes: every one is a channel's (its slider poses it)
         return location, rotation
     inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))[:, None]
     rest = np.array([n.rest_location for n in nodes])[:, None]

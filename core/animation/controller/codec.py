@@ -176,7 +176,11 @@ def read_controller(data: bytes | memoryview, source: str = "") -> tuple[Control
     params = _record(r.take(PARAMS.itemsize, "the parameter block", "ctl"), PARAMS)
     record = STATE.itemsize + CONTACT.itemsize * b
     section1 = r.take(a * record, f"section 1: {a} states of {record} bytes", "state")
-    states = np.frombuffer(section1, np.dtype([("state", STATE), ("contacts", CONTACT, (b,))]), a)
+    # Byte columns, not a record dtype holding B contacts: numpy refuses a dtype over 2 GB, and count B may say
+    # that much while no state (A = 0) holds a byte of it.
+    rows = np.frombuffer(section1, np.uint8).reshape(a, record)
+    states = rows[:, :STATE.itemsize].copy().view(STATE).reshape(a)
+    contacts = rows[:, STATE.itemsize:].copy().view(CONTACT).reshape(a, b)
     costs = np.frombuffer(r.take(4 * a * a, f"section 1: the {a}x{a} transition costs", "cost"), "<f4")
     channels = np.frombuffer(r.take(c * CHANNEL.itemsize, f"section 2: {c} channels of 36 bytes", "channel"),
                              CHANNEL)
@@ -198,7 +202,7 @@ def read_controller(data: bytes | memoryview, source: str = "") -> tuple[Control
             raise FormatError.single("group", i, f"{n} actions", source)
         groups.append(np.frombuffer(r.take(n * ACTION.itemsize, f"{n} actions of 100 bytes", "group", i),
                                     ACTION).copy())
-    controller = Controller(params, states["state"].copy(), states["contacts"].copy().reshape(a, b),
+    controller = Controller(params, states, contacts,
                             costs.reshape(a, a).copy(), channels.copy(), components, block, groups,
                             data[r.at:])
     return controller, validate_controller(controller)
@@ -279,6 +283,9 @@ def validate_controller(controller: Controller, node_count: int | None = None,
     for entry, value in enumerate(c.group_block.tolist()):
         if not group_ok(value):
             out.append(error("groups", entry, f"group index {value} of {groups}"))
+    if a == 0 and c.contacts.shape[1]:
+        out.append(warning("ctl", None, f"count B says {c.contacts.shape[1]} contacts per state, but there are no "
+                                        "states: the count holds nothing"))
     if c.trailing:
         out.append(warning("ctl", None, f"{len(c.trailing)} bytes follow section 5 (the game does not read them)"))
     if a > PLAN_LIMIT:
