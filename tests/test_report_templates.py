@@ -1,0 +1,55 @@
+"""Every report the operators can give has a Russian entry (issue 29, item 4): the report templates are found by
+reading the code (tests/report_templates.py), not by a run, so a message no run happens to show is checked too.
+"""
+
+import re
+
+import report_templates as T
+
+CYRILLIC = re.compile("[а-яА-ЯёЁ]")
+
+
+def test_every_report_template_in_the_code_has_a_russian_entry(blender):
+    reports = blender.ext.io_msh.ui.translations.REPORTS
+    found = T.templates()
+    missing = T.missing(found, reports)
+    listed = "\n".join(f"  {t.file}:{t.line}: {t.shown}" for t in missing)
+    assert not missing, (f"{len(missing)} of {len(found)} report templates have no entry in "
+                         f"io_msh/ui/translations.py REPORTS (add the English template, with {{fields}} for the "
+                         f"values, and its Russian):\n{listed}")
+
+
+def test_the_scan_finds_each_kind_of_report():
+    """The scan itself: each place a report is made from is read (so a quiet scan is no empty one)."""
+    shown = {t.shown for t in T.templates()}
+    assert len(shown) > 250
+    for text in ("Wrote {…}: {…} part(s) changed, {…} moved to another socket",   # report(self, ...)
+                 "export check: {…} refusal(s), {…} warning(s)",                   # report(self, ...) in the panel
+                 "no unit to export: import one with File > Import > Parkan Unit",  # FormatError.single
+                 "material {…} is not in {…}; the game uses {…}",                  # returned beside a value
+                 "Material.lib, Textures.lib and LightMap.lib were not found next to the file, in its parent "
+                 "folders or in the game folder: materials are placeholders",      # look_warnings.append
+                 "no state is an anchor: nothing plans, no clip plays",            # warning(...)
+                 "label length {…}"):                                              # FormatError.single in core
+        assert text in shown, text
+
+
+def test_a_template_without_an_entry_is_named_with_its_place():
+    found = [T.Template(f"a new message about {T.WILD} nodes", "io_msh/x.py", 7),
+             T.Template(f"{T.WILD}: cannot read: {T.WILD}", "io_msh/y.py", 9)]
+    missing = T.missing(found, {"{path}: cannot read: {reason}": "{path}: не удаётся прочитать: {reason}"})
+    assert [(t.file, t.line, t.shown) for t in missing] == [("io_msh/x.py", 7, "a new message about {…} nodes")]
+
+
+def test_slot_names_and_lists_of_them_come_out_in_russian(blender, monkeypatch):
+    """The slot refusal names slots (core.msh.streams.slot_label) and lists them: each name in Russian."""
+    module = blender.ext.io_msh.ui.translations
+    table = module.translations()["ru_RU"]
+    monkeypatch.setattr(module, "_translate", lambda english: table.get(("*", english), english))
+    message = ("m.msh: slots[-]: error: the model has no geometry for intact first-person (Damage Stage 0, LOD "
+               "First-Person); it has intact LOD 0, damage 1 LOD 1: choose one of these")
+    text = module.report_text(message)
+    assert text == ("m.msh: slots[-]: ошибка: у модели нет геометрии для слота «без повреждений от первого лица» "
+                    "(стадия повреждения 0, LOD «от первого лица»); есть: без повреждений LOD 0, повреждение 1 LOD 1: "
+                    "выберите одно из них"), text
+    assert not re.search("intact|damage|first|First", text)
