@@ -166,3 +166,27 @@ def missing(templates: list[Template], reports) -> list[Template]:
             continue
         out.append(template)
     return out
+
+
+def drawn_labels() -> list[Template]:
+    """The labels the interface draws by name (not bl_rna's): ``text="..."`` of a menu entry, a label or a
+    button, ``iface("...")``, and a dialog's panel titles (``("Title", ("option", ...))``)."""
+    out = []
+    for path in sorted((ROOT / "io_msh" / "ui").glob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if path.name == "translations.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), rel)):
+            found: list[ast.AST] = []
+            if isinstance(node, ast.Call):
+                found = [k.value for k in node.keywords if k.arg == "text"]
+                if isinstance(node.func, ast.Name) and node.func.id == "iface" and node.args:
+                    found.append(node.args[0])
+            elif (isinstance(node, ast.Tuple) and len(node.elts) == 2 and isinstance(node.elts[1], ast.Tuple)
+                  and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts[1].elts)):
+                found = [node.elts[0]]
+            for value in found:
+                for text in _texts(value) or ():
+                    if WILD not in text and re.search("[A-Za-z]", text):
+                        out.append(Template(text, rel, value.lineno))
+    return out

@@ -19,10 +19,46 @@ LANGUAGE = "ru_RU"
 # Blender looks up operator labels in the "Operator" context and everything else in the default one.
 CONTEXTS = ("*", "Operator")
 
+# One name for one thing: the Russian term each English one gets, following Blender's own Russian dictionary
+# (locale/po/ru.po) where Blender has the word, and the variants not to use (tests/test_translation_coverage.py
+# fails on a Russian text holding one). The file format keeps its name, "Parkan MSH", as glTF keeps its own.
+GLOSSARY = (
+    # (English, Russian, variants not used: regular expressions)
+    ("Parkan: Iron Strategy (the game)", "«Паркан: Железная стратегия», коротко «Паркан» (модель «Паркана»)",
+     (r"Parkan(?! MSH)",)),
+    ("Parkan MSH (the format, menu entries)", "Parkan MSH", ()),
+    ("unit", "юнит (юнит «Паркана»)", ()),
+    ("part (of a unit)", "часть", ()),
+    ("socket", "гнездо", (r"сокет",)),
+    ("node", "узел", ()),
+    ("Armature / bone", "арматура / кость (Blender)", ()),
+    ("Empty", "пустышка (Blender)", ()),
+    ("keyframe / key", "ключевой кадр (Blender) / ключ (MSH)", (r"ключуе", r"ключевать")),
+    ("Timeline", "временная шкала (Blender)", (r"шкал[а-я]* времени",)),
+    ("Action", "действие (Blender)", ()),
+    ("clip / controller / state / anchor", "клип / контроллер / состояние / опорное состояние", ()),
+    ("belt", "гусеница", ()),
+    ("damage stage", "стадия повреждения", ()),
+    ("intact", "без повреждений", (r"\b[Цц]елая\b", r"\b[Цц]елые\b(?! кадр)")),
+    ("First-Person (LOD 4)", "от первого лица", (r"[Вв]ид из кабины",)),
+    ("LOD", "LOD (уровень детализации)", ()),
+    ("batch (of triangles)", "пакет отрисовки", (r"батч",)),
+    ("material list (WEAR)", "список материалов", ()),
+    ("Material.lib, Textures.lib, LightMap.lib", "as they are (file names)", ()),
+    ("export check", "проверка экспорта", ()),
+    ("refusal", "отказ", ()),
+)
+
 UI = {
     # menus, operators, file handler
     "Parkan MSH (.msh, .rlb)": "Parkan MSH (.msh, .rlb)",
     "Parkan MSH": "Parkan MSH",
+    # labels drawn by name (menu entries, the dialogs' panel headers and buttons) -- branch newcomer
+    "Parkan Unit (.dat)": "Юнит «Паркана» (.dat)",
+    "Materials": "Материалы",
+    "Transform": "Трансформация",
+    "Files": "Файлы",
+    "All": "Все",
     "Import Parkan MSH": "Импорт Parkan MSH",
     "Export Parkan MSH": "Экспорт Parkan MSH",
     "Import Parkan: Iron Strategy models (.msh, or every model of an .rlb archive) with their animation":
@@ -63,13 +99,13 @@ UI = {
     "Every stage and LOD: the chosen one visible, each other one in its own hidden collection":
         "Все стадии и LOD: выбранный виден, каждый другой — в своей скрытой коллекции",
     "Damage Stage": "Стадия повреждения",
-    "0: intact; 1 and 2: damaged, with pieces gone": "0: целая; 1 и 2: повреждённая, части отсутствуют",
+    "0: intact; 1 and 2: damaged, with pieces gone": "0: без повреждений; 1 и 2: с повреждениями, части отсутствуют",
     "LOD": "LOD",
     **{f"LOD {i}": f"LOD {i}" for i in range(4)},
     "Distance level 0 (the closest)": "Уровень дальности 0 (ближайший)",
     **{f"Distance level {i}": f"Уровень дальности {i}" for i in range(1, 4)},
-    "First-Person": "Вид из кабины",
-    "The cockpit shell seen from inside": "Оболочка кабины, видимая изнутри",
+    "First-Person": "От первого лица",
+    "The cockpit shell seen from inside": "Оболочка кабины, видимая изнутри (вид от первого лица)",
     "Game Folder": "Папка игры",
     "Where Material.lib, Textures.lib and LightMap.lib are, if not beside the file or in its parent folders "
     "(empty: the folder set in the extension's preferences)":
@@ -139,7 +175,7 @@ UI = {
     'An action per clip, each also on a muted NLA track of its own':
         'По действию на клип, каждое также на отдельной приглушённой дорожке NLA',
     'An action per clip, kept in the file; the timeline stays assigned':
-        'По действию на клип, действия хранятся в файле; назначенной остаётся вся шкала времени',
+        'По действию на клип, действия хранятся в файле; назначенной остаётся вся временная шкала',
     "As the game draws it: node 0's translation cleared":
         'Как рисует игра: перемещение узла 0 обнулено',
     "Blender frames per second of game time: the controller's steps and the materials' animation":
@@ -171,7 +207,7 @@ UI = {
     'How the clips move the body (with Clips)':
         'Как клипы двигают корпус (если «Клипы» включены)',
     "How the nodes' animation is keyed":
-        'Как ключуется анимация узлов',
+        'Как задаются ключи анимации узлов',
     'Import':
         'Импорт',
     ('Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with control points '
@@ -199,7 +235,7 @@ UI = {
     'One keyframe per MSH key':
         'Один ключевой кадр на ключ MSH',
     "Only the model's whole timeline":
-        'Только вся шкала времени модели',
+        'Только вся временная шкала модели',
     'Parkan Model':
         'Модель «Паркана»',
     'Parkan Unit':
@@ -231,7 +267,7 @@ UI = {
     "The clip's action name (empty: the clip action assigned to the model)":
         'Имя действия клипа (пусто — действие клипа, назначенное модели)',
     'The damage stage shown (with All Slots: the one visible): 0 intact; 1 and 2 damaged, with pieces gone':
-        ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — целая; 1 и 2 — '
+        ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — без повреждений; 1 и 2 — '
          'повреждённые, без части деталей'),
     "The game's pose at every integer frame within the export's tolerance":
         'Поза игры в каждом целом кадре в пределах допуска экспорта',
@@ -266,17 +302,17 @@ UI = {
          "ждый клип игры с именем '<model>|<motion> <index>' и ползунок 0..1 на каждый кан"
          'ал'),
     "Write the keys of the nodes edited in a clip into the model's timeline, at the frames the clip plays":
-        'Записать ключи узлов, изменённых в клипе, в шкалу времени модели, в кадры, которые играет клип',
+        'Записать ключи узлов, изменённых в клипе, во временную шкалу модели, в кадры, которые играет клип',
     'models':
         'модели',
     'Check Export':
         'Проверить экспорт',
     'Export Parkan Unit':
-        'Экспорт юнита Parkan',
+        'Экспорт юнита «Паркана»',
     'Game Pose':
         'Поза игры',
     'Import Parkan Unit':
-        'Импорт юнита Parkan',
+        'Импорт юнита «Паркана»',
     'Select':
         'Выделить',
     'Select Models':
@@ -284,7 +320,7 @@ UI = {
     'Show Stage and LOD':
         'Показать стадию и LOD',
     'Write Clip to Timeline':
-        'Записать клип в шкалу времени',
+        'Записать клип во временную шкалу',
     'Update Clips':
         'Обновить клипы',
     'Parkan':
@@ -325,7 +361,7 @@ UI = {
     'FP':
         '1-е лицо',
     'Intact':
-        'Целая',
+        'Без повреждений',
     'Live':
         'Сразу',
     'Not checked yet':
@@ -489,7 +525,7 @@ REPORTS = {
     "{name}: {reason}; the clips are not made again, as that would lose the clip's edits":
         "{name}: {reason}; клипы не строятся заново, так как это потеряло бы правки клипа",
     "node {node} has no timeline curve for {path}[{index}]: not written":
-        "у узла {node} нет кривой шкалы времени для {path}[{index}]: не записано",
+        "у узла {node} нет кривой временной шкалы для {path}[{index}]: не записано",
     "{problem}, so the export would hold {nodes} nodes at each of {frames} frames ({poses} poses, more than "
     "{limit}): {what}, or export a shorter range (Frame Range: Custom)":
         "{problem}, поэтому экспорт держал бы узлы ({nodes}) в каждом из кадров ({frames}) (поз: {poses}, больше "
@@ -745,20 +781,20 @@ REPORTS = {
     "Name the clip (or assign a clip's action to the model)":
         "Укажите клип (или назначьте модели действие клипа)",
     "{clip}: {count} edited node(s) written into the timeline":
-        "{clip}: изменённых узлов записано в шкалу времени: {count}",
+        "{clip}: изменённых узлов записано во временную шкалу: {count}",
     "{name} has no clip {clip}": "у {name} нет клипа {clip}",
     "the action of clip {clip} was deleted": "действие клипа {clip} удалено",
     "the clip data ({property}) of {name} is unreadable: re-import the model":
         "данные клипов ({property}) у {name} не читаются: импортируйте модель заново",
     "the timeline action of {name} was deleted: nothing was written":
-        "действие шкалы времени {name} удалено: ничего не записано",
+        "действие временной шкалы {name} удалено: ничего не записано",
     "node {node} has no timeline curve for {path}: not written":
-        "у узла {node} нет кривой шкалы времени для {path}: не записано",
+        "у узла {node} нет кривой временной шкалы для {path}: не записано",
     "{clip}: the steps of states {states} blend two timeline frames all through; their keys are not written":
-        "{clip}: шаги состояний {states} всё время смешивают два кадра шкалы времени; их ключи не записаны",
+        "{clip}: шаги состояний {states} всё время смешивают два кадра временной шкалы; их ключи не записаны",
     "{clip}: the steps of states {states} blend two timeline frames in their first quarter; only the rest of "
     "each is written":
-        "{clip}: шаги состояний {states} смешивают два кадра шкалы времени в первой четверти; записан только "
+        "{clip}: шаги состояний {states} смешивают два кадра временной шкалы в первой четверти; записан только "
         "остаток каждого",
     "{clip}: node 0's location is root motion and the model was imported before its clip values were recorded; "
     "re-import it to write it":
@@ -926,7 +962,7 @@ REPORTS = {
     "node {handle}: the name {name} is {size} bytes; MSH node names hold at most {limit}":
         "узел {handle}: имя {name} занимает {size} байт; имена узлов MSH вмещают не больше {limit}",
     "material {name} would be WEAR row {index}; a batch names at most 256 materials":
-        "материал {name} стал бы строкой WEAR {index}; батч называет не больше 256 материалов",
+        "материал {name} стал бы строкой WEAR {index}; пакет отрисовки называет не больше 256 материалов",
     "new materials {names} are not in Material.lib: the game draws them with DEFAULT unless you export with a "
     "material library":
         "новых материалов {names} нет в Material.lib: игра рисует их материалом DEFAULT, если не экспортировать "

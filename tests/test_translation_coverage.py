@@ -1,5 +1,6 @@
-"""Every report the operators can give has a Russian entry (issue 29, item 4): the report templates are found by
-reading the code (tests/report_templates.py), not by a run, so a message no run happens to show is checked too.
+"""Every word in Russian (issue 29, items 4 to 6): every report the operators can give and every label drawn by
+name has a Russian entry, found by reading the code (tests/report_templates.py), not by a run, so a message no
+run happens to show is checked too; and the Russian keeps to the glossary (one name for one thing).
 """
 
 import re
@@ -53,3 +54,24 @@ def test_slot_names_and_lists_of_them_come_out_in_russian(blender, monkeypatch):
                     "(стадия повреждения 0, LOD «от первого лица»); есть: без повреждений LOD 0, повреждение 1 LOD 1: "
                     "выберите одно из них"), text
     assert not re.search("intact|damage|first|First", text)
+
+
+def test_every_label_drawn_by_name_has_a_russian_entry(blender):
+    """Menu entries, panel headers, buttons and the texts put together at draw time (bl_rna's strings are
+    test_translations.py's)."""
+    ui = blender.ext.io_msh.ui.translations.UI
+    labels = T.drawn_labels()
+    shown = {t.text for t in labels}
+    assert {"Parkan Unit (.dat)", "Materials", "Transform", "Files", "All", "Show Game Pose"} <= shown
+    missing = [f"  {t.file}:{t.line}: {t.text}" for t in labels if t.text not in ui]
+    assert not missing, "no entry in io_msh/ui/translations.py UI for:\n" + "\n".join(missing)
+
+
+def test_the_russian_keeps_to_the_glossary(blender):
+    """No Russian text uses a variant the glossary set aside (e.g. «Вид из кабины» where the panel says «от
+    первого лица», «ключуется», «батч», "юнита Parkan")."""
+    module = blender.ext.io_msh.ui.translations
+    texts = {**module.UI, **module.REPORTS}
+    found = [(english, russian, pattern) for _term, _ru, avoided in module.GLOSSARY for pattern in avoided
+             for english, russian in texts.items() if re.search(pattern, russian)]
+    assert not found, "\n".join(f"  {r!r} (for {e!r}) matches {p!r}" for e, r, p in found)
