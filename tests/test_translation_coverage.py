@@ -5,7 +5,9 @@ run happens to show is checked too; and the Russian keeps to the glossary (one n
 
 import re
 
+import pytest
 import report_templates as T
+from test_translations import russian  # noqa: F401 (a fixture)
 
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
@@ -72,6 +74,28 @@ def test_the_russian_keeps_to_the_glossary(blender):
     первого лица», «ключуется», «батч», "юнита Parkan")."""
     module = blender.ext.io_msh.ui.translations
     texts = {**module.UI, **module.REPORTS}
-    found = [(english, russian, pattern) for _term, _ru, avoided in module.GLOSSARY for pattern in avoided
-             for english, russian in texts.items() if re.search(pattern, russian)]
+    found = [(english, text, pattern) for _term, _ru, avoided in module.GLOSSARY for pattern in avoided
+             for english, text in texts.items() if re.search(pattern, text)]
     assert not found, "\n".join(f"  {r!r} (for {e!r}) matches {p!r}" for e, r, p in found)
+
+
+def test_the_unit_reports_come_out_in_russian(blender, russian, tmp_path, capfd):  # noqa: F811
+    """A run of Import Unit and Export Unit in Russian: the count, the part warnings, the write, the refusal."""
+    from unit_fixtures import write_game
+
+    from core.authoring import units
+
+    bpy = blender.bpy
+    with pytest.raises(RuntimeError, match="scene: ошибка: нет юнита для экспорта: импортируйте его через Файл > "
+                                           "Импорт > Юнит «Паркана»"):
+        bpy.ops.export_scene.parkan_unit(filepath=str(tmp_path / "none.dat"))
+    write_game(tmp_path)
+    capfd.readouterr()
+    assert bpy.ops.import_scene.parkan_unit(filepath=str(tmp_path / units.UNIT_DAT)) == {"FINISHED"}
+    assert bpy.ops.export_scene.parkan_unit(filepath=str(tmp_path / "out.dat")) == {"FINISHED"}
+    out = capfd.readouterr()
+    text = out.out + out.err
+    assert "Импортировано частей synth_unit.dat: " in text
+    assert "Material.lib, Textures.lib и LightMap.lib не найдены" in text
+    assert "out.dat: изменено частей: 0, перенесено на другое гнездо: 0" in text
+    assert "Imported" not in text and "Wrote" not in text and "were not found" not in text

@@ -59,6 +59,11 @@ UI = {
     "Transform": "Трансформация",
     "Files": "Файлы",
     "All": "Все",
+    "What each node of each part becomes in Blender": "Чем становится в Blender каждый узел каждой части",
+    "Scale of the unit's root part, which carries the others (1: one MSH unit is one metre)":
+        "Масштаб корневой части юнита, которая несёт остальные (1: одна единица MSH — один метр)",
+    "Write over the .dat and the parts' archives if their files are read-only":
+        "Записывать поверх .dat и архивов частей, даже если их файлы только для чтения",
     "Import Parkan MSH": "Импорт Parkan MSH",
     "Export Parkan MSH": "Экспорт Parkan MSH",
     "Import Parkan: Iron Strategy models (.msh, or every model of an .rlb archive) with their animation":
@@ -128,10 +133,7 @@ UI = {
     "Keys exactly at the Blender keyframes (integer frames)": "Ключи ровно в ключевых кадрах Blender (целые "
                                                               "кадры)",
     "Position Tolerance": "Допуск положения",
-    "Largest position error of reduced keys (metres)": "Наибольшая ошибка положения у сокращённых ключей (метры)",
     "Rotation Tolerance": "Допуск поворота",
-    "Largest rotation error of reduced keys (degrees)": "Наибольшая ошибка поворота у сокращённых ключей "
-                                                        "(градусы)",
     "Frame Range": "Диапазон кадров",
     "Which frames are exported. They always start at frame 0, the game's time 0 (Blender frame f is MSH time f)":
         "Какие кадры экспортируются. Они всегда начинаются с кадра 0 — времени 0 игры (кадр f в Blender — "
@@ -188,10 +190,6 @@ UI = {
         'Клип',
     'Clips':
         'Клипы',
-    'Distance level 0':
-        'Дальность 0',
-    'Every stage and LOD, each other one in its own hidden collection':
-        'Все стадии и LOD, каждый другой — в своей скрытой коллекции',
     ('Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another '
      'socket of its parent gets its new attach)'):
         ('Экспорт юнита «Паркана»: каждая изменённая часть — в её архив, и дерево .dat (часть, перенесённая на '
@@ -232,8 +230,6 @@ UI = {
         'Имя',
     'One armature per part, a bone per node':
         'Одна арматура на часть, по кости на узел',
-    'One keyframe per MSH key':
-        'Один ключевой кадр на ключ MSH',
     "Only the model's whole timeline":
         'Только вся временная шкала модели',
     'Parkan Model':
@@ -269,8 +265,6 @@ UI = {
     'The damage stage shown (with All Slots: the one visible): 0 intact; 1 and 2 damaged, with pieces gone':
         ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — без повреждений; 1 и 2 — '
          'повреждённые, без части деталей'),
-    "The game's pose at every integer frame within the export's tolerance":
-        'Поза игры в каждом целом кадре в пределах допуска экспорта',
     'The level of detail shown (with All Slots: the one visible)':
         'Показанный уровень детализации (при «Всех слотах» — видимый)',
     'The model root the name belongs to':
