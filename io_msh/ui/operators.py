@@ -273,8 +273,10 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         for line in result.warnings:
             report(self, "WARNING", line)
         edited = len(result.edited_nodes)
-        report(self, "INFO", f"Wrote {path}: {edited} node track(s) rewritten"
-                              f"{', geometry rebuilt' if result.geometry_rebuilt else ''}")
+        # the controller (walker.ctl), material list and libraries written beside the target are named too
+        others = [os.path.basename(p) for p in result.written if os.path.realpath(p) != os.path.realpath(path)]
+        report(self, "INFO", f"Wrote {path}{' and ' + ', '.join(others) if others else ''}: {edited} node track(s) "
+                              f"rewritten{', geometry rebuilt' if result.geometry_rebuilt else ''}")
         return {"FINISHED"}
 
 

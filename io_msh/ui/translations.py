@@ -407,10 +407,10 @@ REPORTS = {
         "Импортировано частей {name}: {count}, предупреждений: {warnings}; первое: {first}",
     "Wrote {path}: {count} part(s) changed, {moved} moved to another socket":
         "Записан {path}: изменено частей: {count}, перенесено на другое гнездо: {moved}",
-    "Wrote {path} and {controller}: {edited} node track(s) rewritten":
-        "Записаны {path} и {controller}: переписано дорожек узлов: {edited}",
-    "Wrote {path} and {controller}: {edited} node track(s) rewritten, geometry rebuilt":
-        "Записаны {path} и {controller}: переписано дорожек узлов: {edited}, геометрия перестроена",
+    "Wrote {path} and {others}: {edited} node track(s) rewritten":
+        "Записаны {path} и {others}: переписано дорожек узлов: {edited}",
+    "Wrote {path} and {others}: {edited} node track(s) rewritten, geometry rebuilt":
+        "Записаны {path} и {others}: переписано дорожек узлов: {edited}, геометрия перестроена",
     # the operating system's reasons (OSError.strerror), inside "cannot read/write: {reason}"
     "No such file or directory": "Нет такого файла или каталога",
     "Permission denied": "Доступ запрещён",
