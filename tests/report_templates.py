@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +108,9 @@ def _returned(node: ast.Return) -> list[ast.AST]:
     return [v for v in found if any(t.replace(WILD, "").count(" ") >= 3 for t in _texts(v) or ())]
 
 
-def templates() -> list[Template]:
+@cache
+def templates() -> tuple[Template, ...]:
+    """Every report template of the scanned code (read once per test run)."""
     out = []
     for top in SCANNED:
         for path in sorted((ROOT / top).rglob("*.py")):
@@ -129,7 +132,7 @@ def templates() -> list[Template]:
                         # a message with fixed words (not just "{a}: {b}")
                         if text.strip(WILD + " :;,.()"):
                             out.append(Template(text, rel, message.lineno))
-    return out
+    return tuple(out)
 
 
 def _regex(text: str) -> re.Pattern:
