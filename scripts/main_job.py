@@ -1,4 +1,4 @@
-"""The main job on a model or archive (default: the bundled sample).
+"""The main job on a model or archive (default: the bundled samples).
 
 With the core library: show the file, validate it (and the game libraries
 beside it), check the lossless round trip and sample a few poses. Then
@@ -7,8 +7,14 @@ model to a .blend with its game materials and textures, render a textured
 thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
 what it came from. Writes into out/main_job/ (or --out FOLDER) and prints a
-summary. Each run replaces only the four folders it writes there (blend,
-thumbnails, msh, textures); nothing else is removed.
+summary. Each run replaces only the folders it writes there (blend,
+thumbnails, msh, textures, unit, walker); nothing else is removed.
+
+Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit): the core
+library reads, validates and round-trips each and lists the walker's clips; then, in Blender
+(scripts/main_job_features.py), the unit is imported, pictured assembled and exported back byte for byte, the
+walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller),
+and each damage stage of the tower pictured.
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ from core.cli.main import main as core_cli  # noqa: E402
 from core.errors import FormatError  # noqa: E402
 from core.files import open_container  # noqa: E402
 
-DEFAULT = ROOT / "samples" / "sample.rlb"
+SAMPLES = ROOT / "samples"
+DEFAULT = SAMPLES / "sample.rlb"
 OUT = ROOT / "out" / "main_job"
-JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures")  # what a run makes in its output folder
+JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures", "unit", "walker")  # what a run makes in its output folder
+WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", SAMPLES / "unit"
 
 
 def sample_steps(target: str) -> list[list[str]]:
@@ -60,6 +68,29 @@ def core_steps(target: str, libraries: list[str]) -> int:
     return worst
 
 
+def feature_steps(out: Path) -> tuple[int, list[str]]:
+    """The feature samples: the core library on each, then the tour in Blender; (worst exit code, summary)."""
+    worst = 0
+    walker_libraries = [str(p) for p in find_libraries(WALKER).values()]
+    for step in (["validate", str(WALKER), str(WALKER.with_suffix(".ctl")), *walker_libraries],
+                 ["roundtrip", str(WALKER)], ["clips", str(WALKER)], ["info", str(TOWER)],
+                 ["validate", str(TOWER)], ["roundtrip", str(TOWER)],
+                 ["validate", *map(str, sorted(UNIT.rglob("*.dat")))]):
+        print(f"\n$ python -m core {' '.join(step)}", flush=True)
+        worst = max(worst, core_cli(step))
+        sys.stdout.flush()
+    command = [sys.executable, str(ROOT / "scripts" / "main_job_features.py"), str(out)]
+    print(f"\n$ python scripts/main_job_features.py {out}", flush=True)
+    result = subprocess.run(command, capture_output=True, text=True)
+    lines = [line for line in result.stdout.splitlines() if line.startswith(("unit", "walker", "tower"))]
+    if (result.returncode and not any(line.endswith("FAILED") for line in lines)) or not lines:
+        lines.append(f"the feature tour failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
+        worst = 1
+    for line in lines:
+        print(line)
+    return worst, lines
+
+
 def batch(*args: str) -> int:
     command = [sys.executable, str(ROOT / "io_msh" / "batch"), *args]
     print(f"\n$ python io_msh/batch {' '.join(args)}", flush=True)
@@ -84,16 +115,17 @@ def originals(target: Path) -> dict[str, tuple[bytes, bytes | None]]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("file", nargs="?", default=str(DEFAULT), help="a model or archive (default: the sample)")
+    parser.add_argument("file", nargs="?", help="a model or archive (default: the samples: samples/sample.rlb, "
+                                                 "then the feature samples' tour)")
     parser.add_argument("--out", default=str(OUT), help=f"output folder (default: {OUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
-    target = Path(args.file).resolve()
+    target = Path(args.file or DEFAULT).resolve()
     out = Path(args.out).resolve()
     libraries = find_libraries(target)
     worst = core_steps(str(target), [str(p) for p in libraries.values()])
     for folder in JOB_FOLDERS:  # the previous run's outputs; anything else in the folder is the user's
         shutil.rmtree(out / folder, ignore_errors=True)
-    blends, thumbs, exported, textures = (out / folder for folder in JOB_FOLDERS)
+    blends, thumbs, exported, textures = (out / folder for folder in JOB_FOLDERS[:4])
     worst = max(worst, batch("import", str(target), "-o", str(blends)))
     worst = max(worst, batch("thumbnails", str(target), "-o", str(thumbs)))
     if "textures" in libraries:
@@ -116,6 +148,10 @@ def main(argv: list[str]) -> int:
         worst = worst if same else 1
     if textures.is_dir():
         summary.append(f"textures: {len(list(textures.rglob('*.png')))} PNGs in {textures}")
+    if args.file is None:
+        tour_worst, tour = feature_steps(out)
+        worst = max(worst, tour_worst)
+        summary += tour
     print("\nsummary:")
     for line in summary:
         print(f"  {line}")

@@ -65,14 +65,20 @@ def test_models_patterns_choose_archive_entries_and_export_roots(game, tmp_path)
     assert "nothing exported: no model matches --models 'a.*'" in result.stdout
 
 
-@pytest.fixture
-def edited(game, tmp_path, blender):
+@pytest.fixture(scope="module")
+def edited_once(game, tmp_path_factory):
     """The archive copied, its models imported by the batch, one node of the tank keyed at every frame 0..9 with a
-    1 mm zig-zag in its .blend; returns the copy, the .blend folder and the original archive bytes."""
-    bpy = blender.bpy
-    source = tmp_path / "units.rlb"
+    1 mm zig-zag in its .blend: made once for the module (a batch import is a Blender process); returns the
+    copy, the .blend folder and the original archive bytes."""
+    import blender_env
+
+    blender_env.register()
+    blender_env.clean_scene()
+    bpy = blender_env.bpy
+    folder = tmp_path_factory.mktemp("edited")
+    source = folder / "units.rlb"
     shutil.copy(game / "units.rlb", source)
-    blends = tmp_path / "blend"
+    blends = folder / "blend"
     result = batch("import", str(source), "-o", str(blends), "--animation", "KEYS")
     assert result.returncode == 0, result.stdout
     bpy.ops.wm.open_mainfile(filepath=str(blends / "units_tank.blend"))
@@ -83,8 +89,16 @@ def edited(game, tmp_path, blender):
         bone.location.x += 0.001 if frame % 2 else -0.001
         bone.keyframe_insert("location", frame=frame)
     bpy.ops.wm.save_as_mainfile(filepath=str(blends / "units_tank.blend"))
-    blender.clean_scene()
+    blender_env.clean_scene()
     return source, blends, source.read_bytes()
+
+
+@pytest.fixture
+def edited(edited_once, blender):
+    """``edited_once`` with the archive as it was before any test exported into it (the .blend files name it)."""
+    source, blends, before = edited_once
+    source.write_bytes(before)
+    return source, blends, before
 
 
 def test_export_into_source_replaces_the_entries_atomically(edited, game):

@@ -267,14 +267,14 @@ def test_the_reports_come_out_in_russian(blender, partly_files, russian, capfd):
     assert write(bpy, root, "") == {"FINISHED"}
     out = capfd.readouterr()
     text = out.out + out.err
-    assert f"{RUN}: шаги состояний 9 всё время смешивают два кадра шкалы времени; их ключи не записаны" in text
-    assert f"{RUN}: шаги состояний 10 смешивают два кадра шкалы времени в первой четверти" in text
-    assert f"{RUN}: изменённых узлов записано в шкалу времени: 1" in text
+    assert f"{RUN}: шаги состояний 9 всё время смешивают два кадра временной шкалы; их ключи не записаны" in text
+    assert f"{RUN}: шаги состояний 10 смешивают два кадра временной шкалы в первой четверти" in text
+    assert f"{RUN}: изменённых узлов записано во временную шкалу: 1" in text
     show(blender, root, None)
     bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
     show(blender, root, RUN)
     edit(fcurve_of(blender, root, 'pose.bones["leg_l"].location', 2), lambda f: 0.1)  # the first is written
-    with pytest.raises(RuntimeError, match=r"действие шкалы времени .* удалено: ничего не записано"):
+    with pytest.raises(RuntimeError, match=r"действие временной шкалы .* удалено: ничего не записано"):
         write(bpy, root, "")
 
 

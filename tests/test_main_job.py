@@ -41,13 +41,55 @@ def test_main_job_on_a_two_model_archive_samples_each_and_keeps_the_users_files(
 
 
 
+def _make_sample():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_sample", ROOT / "scripts" / "make_sample.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_bundled_samples_are_what_make_sample_writes(sample_msh, sample_rlb):
     """scripts/make_sample.py is the samples' only source: the files in samples/ must not drift from it (they
-    did once, when the writer's slot volume word changed)."""
+    did once, when the writer's slot volume word changed), and samples/ holds nothing else."""
     from core.authoring.synth import sample_libraries
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
+    samples = ROOT / "samples"
+    files = _make_sample().sample_files()
+    held = {p.relative_to(samples).as_posix() for p in samples.rglob("*") if p.is_file()}
+    assert held == set(files)
+    assert [path for path, data in files.items() if (samples / path).read_bytes() != data] == []
     assert (samples / "sample.msh").read_bytes() == sample_msh
     assert (samples / "sample.rlb").read_bytes() == sample_rlb
     for name, archive in sample_libraries().items():
         assert (samples / name).read_bytes() == archive.to_bytes(), name
+    assert {"walker/walker.msh", "walker/walker.ctl", "walker/walker.wea", "tower.rlb",
+            "unit/UNITS/SYNTH/synth_unit.dat", "unit/objects.rlb", "unit/synth_parts.rlb"} <= set(files)
+
+
+def test_make_sample_takes_help_and_check_without_writing():
+    samples = ROOT / "samples"
+    before = {p: p.stat().st_mtime_ns for p in samples.rglob("*") if p.is_file()}
+    script = [sys.executable, str(ROOT / "scripts" / "make_sample.py")]
+    shown = subprocess.run([*script, "--help"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and "usage: make_sample.py" in shown.stdout and "--check" in shown.stdout
+    checked = subprocess.run([*script, "--check"], capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout
+    assert {p: p.stat().st_mtime_ns for p in samples.rglob("*") if p.is_file()} == before
+
+
+def test_the_feature_tour_imports_pictures_and_exports_back_each_sample(tmp_path):
+    """The main job's Blender steps on the feature samples: the unit and the walker back byte for byte, the
+    clips made, the pictures written."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "main_job_features.py"), str(tmp_path)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    out = result.stdout
+    assert "unit synth_unit.dat: 8 parts imported, 7 mounted on their sockets" in out
+    assert "unit synth_unit.dat: exported back with Export Unit, 7 files byte-identical: ok" in out
+    assert "walker walker.msh: 3 clips made from walker.ctl: run 2 (" in out and "3 channel sliders" in out
+    assert "walker walker.msh: exported back over the timeline, walker.msh and walker.ctl byte-identical: ok" in out
+    assert "tower tower.rlb: 7 stages and LODs imported" in out and "FAILED" not in out
+    for name in ("unit_assembled", "walker_mid_stride", "tower_stage_0", "tower_stage_1", "tower_stage_2"):
+        assert (tmp_path / "thumbnails" / f"{name}.png").stat().st_size > 1000, name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..com import compat
 from .scene import clean_scene
 
 MAX_SIZE = 4096  # --size: a 4096 px thumbnail is 64 MB of pixels; the contact sheet is capped at this width too
@@ -92,10 +93,10 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
         x, y = (n % columns) * 1.1, -(n // columns) * 1.3
         image = bpy.data.images.load(path)
         material = bpy.data.materials.new(f"sheet {n}")
-        material.use_nodes = True
-        texture = material.node_tree.nodes.new("ShaderNodeTexImage")
+        tree = compat.material_node_tree(material)  # Material.use_nodes is deprecated in 5.0, gone in 6.0
+        texture = tree.nodes.new("ShaderNodeTexImage")
         texture.image = image
-        material.node_tree.nodes.active = texture
+        tree.nodes.active = texture
         mesh = bpy.data.meshes.new(f"sheet {n}")
         mesh.from_pydata([(x, y, 0), (x + 1, y, 0), (x + 1, y + 1, 0), (x, y + 1, 0)], [], [(0, 1, 2, 3)])
         mesh.uv_layers.new().data.foreach_set("uv", [0, 0, 1, 0, 1, 1, 0, 1])

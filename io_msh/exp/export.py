@@ -49,6 +49,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
         if controller is not None:
             files.append((_side_file(path, controller[0]), controller[1]))
     write_files([*files, (path, data)], force=options.force, read_as=read_as)
+    result.written = [*(p for p, _ in files), path]
     if states is not None:
         result.warnings += states.warnings
     return result

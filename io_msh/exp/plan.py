@@ -62,6 +62,7 @@ class ExportResult:
     edited_nodes: list[int]
     geometry_rebuilt: bool
     materials: MaterialExport | None = None
+    written: list[str] = field(default_factory=list)  # the files export_to_file wrote, the target last
 
 
 def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,

@@ -5,14 +5,13 @@ glTF-Blender-IO draws its import and export options); an archive's models are a 
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import replace
 from functools import lru_cache
 
 import bpy
 from bpy.app.translations import pgettext_iface as iface
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
@@ -20,19 +19,17 @@ from bpy_extras.io_utils import (
     poll_file_object_drop,
 )
 
-from ...core.animation.keys import Tolerance
 from ...core.errors import FormatError, printable
 from ...core.files import open_container
-from ...core.msh import streams as S
 from ..com import compat
 from ..exp.export import export_to_file
-from ..exp.materials import MaterialOptions
-from ..exp.plan import ExportOptions
 from ..imp.build import import_plans, import_root_matrix
-from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, matching_models, plan_file
+from ..imp.plan import ImportOptions, matching_models, plan_file
+from . import dialog as D
 from . import translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
+from .dialog import export_options
 from .preferences import ParkanMshPreferences, game_folder
 from .translations import report
 
@@ -89,15 +86,7 @@ def _browsed_operator(context):
     return getattr(getattr(context, "space_data", None), "active_operator", None)
 
 
-def _describe_axes(cls):
-    """orientation_helper's axis options carry no tooltip: give them one (before the class is registered)."""
-    for name, text in (("axis_forward", "The Blender axis the model's forward (MSH +Y) points along"),
-                       ("axis_up", "The Blender axis the model's up (MSH +Z) points along")):
-        cls.__annotations__[name].keywords["description"] = text
-    return cls
-
-
-@_describe_axes
+@D.describe_axes
 @orientation_helper(axis_forward="Y", axis_up="Z")
 class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
     """Import Parkan: Iron Strategy models (.msh, or every model of an .rlb archive) with their animation"""
@@ -111,34 +100,14 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
-    node_mode: EnumProperty(
-        name="Nodes", default="ARMATURE", description="What each node of the model becomes in Blender",
-        items=(("ARMATURE", "Armature", "One armature per model, a bone per node"),
-               ("EMPTIES", "Empties", "An Empty per node, parented as the nodes are")))
-    animation: EnumProperty(
-        name="Animation", default="FAITHFUL", description="How the nodes' animation is keyed",
-        items=(("FAITHFUL", "Faithful", "At every integer frame, exactly the pose the game computes"),
-               ("EDITING", "For Editing", "The game's pose at every integer frame within the export's tolerance "
-                                          "(0.1 mm, 0.05 degree): few keys, easy to edit"),
-               ("KEYS", "Keys", "One keyframe per MSH key, for editing sparse tracks"),
-               ("NONE", "None", "No animation: the rest pose")))
-    slots: EnumProperty(
-        name="Geometry", default="CHOSEN", description="Which damage stages and LODs are imported",
-        items=(("CHOSEN", "Stage and LOD", "The geometry of the chosen damage stage and LOD"),
-               ("ALL", "All Slots", "Every stage and LOD: the chosen one visible, each other one in its own "
-                                    "hidden collection")))
-    stage: IntProperty(name="Damage Stage", default=0, min=0, max=S.STAGES - 1,
-                       description="The damage stage shown (with All Slots: the one visible): 0 intact; 1 and 2 "
-                                   "damaged, with pieces gone")
-    lod: EnumProperty(
-        name="LOD", default="0", description="The level of detail shown (with All Slots: the one visible)",
-        items=(*((str(i), f"LOD {i}", f"Distance level {i}" + (" (the closest)" if i == 0 else ""))
-                 for i in range(S.FIRST_PERSON)),
-               (str(S.FIRST_PERSON), "First-Person", "The cockpit shell seen from inside")))
-    game_folder: StringProperty(
-        name="Game Folder", subtype="DIR_PATH", default="",
-        description="Where Material.lib, Textures.lib and LightMap.lib are, if not beside the file or in its "
-                    "parent folders (empty: the folder set in the extension's preferences)")
+    node_mode: D.node_mode()
+    animation: D.animation()
+    slots: D.slots()
+    stage: D.stage()
+    lod: D.lod()
+    game_folder: D.game_folder(
+        "Where Material.lib, Textures.lib and LightMap.lib are, if not beside the file or in its parent folders "
+        "(empty: the folder set in the extension's preferences)")
     entry_filter: StringProperty(
         name="Models", default="",
         description="For archives: which models to import, as wildcard patterns separated by commas "
@@ -149,40 +118,19 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
     models_active: IntProperty(options={"HIDDEN", "SKIP_SAVE"}, description="The list's highlighted row")
     models_source: StringProperty(options={"HIDDEN", "SKIP_SAVE"},
                                   description="The archive whose models the list holds")
-    set_frame_range: BoolProperty(name="Set Frame Range", default=True,
-                                  description="Set the scene's frame range to the animation's 0 .. frame_count - 1, "
-                                              "and go to frame 0")
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0,
-                                description="Scale of the model's root (1: one MSH unit is one metre)")
-    clips: EnumProperty(
-        name="Clips", default="NONE",
-        description="With a controller beside the model (STEM.ctl) or in the archive (CTLD): an action per clip "
-                    "the game plays, named '<model>|<motion> <index>', and a 0..1 slider per channel",
-        items=(("NONE", "None", "Only the model's whole timeline"),
-               ("ACTIONS", "Actions", "An action per clip, kept in the file; the timeline stays assigned"),
-               ("NLA", "NLA Strips", "An action per clip, each also on a muted NLA track of its own")))
-    root_motion: EnumProperty(
-        name="Root Motion", default="IN_PLACE",
-        description="How the clips move the body (with Clips)",
-        items=(("IN_PLACE", "In Place", "As the game draws it: node 0's translation cleared"),
-               ("MOVING", "Moving", "The body moved by the clip's stride at the clip's speed")))
-    frame_rate: FloatProperty(name="Frame Rate", default=24.0, min=0.01, max=1000.0,
-                              description="Blender frames per second of game time: the controller's steps and the "
-                                          "materials' animation")
+    set_frame_range: D.set_frame_range()
+    global_scale: D.global_scale()
+    clips: D.clips()
+    root_motion: D.root_motion()
+    frame_rate: D.frame_rate()
 
     def invoke(self, context, event):
         return self.invoke_popup(context)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        self.layout.use_property_split = True
         self._draw_archive_models(context)
-        for title, names in (("Nodes", ("node_mode",)), ("Animation", ("animation", "set_frame_range")),
-                             ("Clips", ("clips", "root_motion", "frame_rate")),
-                             ("Geometry", ("slots", "stage", "lod")), ("Materials", ("game_folder",)),
-                             ("Transform", ("global_scale", "axis_forward", "axis_up"))):
-            draw_panel(layout, f"PARKAN_MSH_import_{title.lower()}", title, self, names)
+        D.draw_panels(self, "PARKAN_MSH_import", D.IMPORT_PANELS)
 
     def _draw_archive_models(self, context) -> None:
         path = self._browsed_path(context)
@@ -283,30 +231,11 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     filter_glob: StringProperty(default="*.msh;*.rlb", options={"HIDDEN"})
     collection: StringProperty(options={"HIDDEN"}, description="Export the model in this collection")
 
-    keys: EnumProperty(
-        name="Keys", default="REDUCED", description="Which keys edited nodes get",
-        items=(("REDUCED", "Reduced", "The fewest keys that reproduce every frame within the tolerance"),
-               ("EVERY_FRAME", "Every Frame", "One key per frame of the scene's range"),
-               ("BLENDER_KEYS", "Blender Keyframes", "Keys exactly at the Blender keyframes (integer frames)")))
-    # A length (Blender units: metres at the scene's unit scale 1) and an angle (radians, shown in the scene's
-    # rotation unit); the export's Tolerance takes metres and degrees.
-    position_tolerance: FloatProperty(name="Position Tolerance", default=Tolerance.position, min=0.0,
-                                      precision=6, subtype="DISTANCE", unit="LENGTH",
-                                      description="Largest position error of reduced keys")
-    rotation_tolerance: FloatProperty(name="Rotation Tolerance", default=math.radians(Tolerance.rotation_deg),
-                                      min=0.0, max=math.pi, precision=4, subtype="ANGLE", unit="ROTATION",
-                                      description="Largest rotation error of reduced keys")
-    frame_range: EnumProperty(
-        name="Frame Range", default="ACTION",
-        description="Which frames are exported. They always start at frame 0, the game's time 0 "
-                    "(Blender frame f is MSH time f)",
-        items=(("ACTION", "Action", "Up to the end of the model's action (its manual frame range, which an "
-                                    "import sets, else its last keyframe)"),
-               ("SCENE", "Scene", "Up to the scene's end frame"),
-               ("CUSTOM", "Custom", "Up to the End Frame below")))
-    end_frame: IntProperty(name="End Frame", default=100, min=0, max=BLENDER_LAST_FRAME,
-                           description="Last exported frame (Custom range), at most Blender's last frame "
-                                       f"{BLENDER_LAST_FRAME:,}")
+    keys: D.keys()
+    position_tolerance: D.position_tolerance()
+    rotation_tolerance: D.rotation_tolerance()
+    frame_range: D.frame_range()
+    end_frame: D.end_frame()
     entry: StringProperty(name="Archive Entry", default="",
                           description="For .rlb targets: the model entry to replace or add (default: the model's name)")
     material_library: StringProperty(
@@ -316,27 +245,19 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     texture_library: StringProperty(
         name="Texture Library", subtype="FILE_PATH", default="",
         description="Textures.lib to add the new materials' images to (empty: none)")
-    force: BoolProperty(name="Replace Read-Only Files", default=False,
-                        description="Write over a target (or library) whose file is read-only")
+    force: D.force()
     texture_format: EnumProperty(
         name="Texture Format", default="8888", description="How new textures are stored in the texture library",
         items=(("8888", "8888", "32-bit colour with alpha"), ("565", "565", "16-bit colour, no alpha")))
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        for title, names in (("Keys", ("keys", "position_tolerance", "rotation_tolerance")),
-                             ("Frame Range", ("frame_range", "end_frame")),
-                             ("Materials", ("material_library", "texture_library", "texture_format")),
-                             ("Files", ("entry", "force"))):
-            draw_panel(layout, f"PARKAN_MSH_export_{title.lower().replace(' ', '_')}", title, self, names)
+        D.draw_panels(self, "PARKAN_MSH_export", (
+            *D.KEY_PANELS, ("Materials", ("material_library", "texture_library", "texture_format")),
+            ("Files", ("entry", "force"))))
 
     def is_enabled(self, name: str) -> bool:
         """Whether an option applies to the choices made (the others are drawn greyed out)."""
-        if name in ("position_tolerance", "rotation_tolerance"):
-            return self.keys == "REDUCED"
-        return name != "end_frame" or self.frame_range == "CUSTOM"
+        return D.export_enabled(self, name)
 
     def execute(self, context):
         options = export_options(self)
@@ -352,32 +273,13 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         for line in result.warnings:
             report(self, "WARNING", line)
         edited = len(result.edited_nodes)
-        report(self, "INFO", f"Wrote {path}: {edited} node track(s) rewritten"
-                              f"{', geometry rebuilt' if result.geometry_rebuilt else ''}")
+        # the controller (walker.ctl), material list and libraries written beside the target are named too
+        others = [os.path.basename(p) for p in result.written if os.path.realpath(p) != os.path.realpath(path)]
+        report(self, "INFO", f"Wrote {path}{' and ' + ', '.join(others) if others else ''}: {edited} node track(s) "
+                              f"rewritten{', geometry rebuilt' if result.geometry_rebuilt else ''}")
         return {"FINISHED"}
 
 
-
-
-def export_options(props) -> ExportOptions:
-    """The export's options from the dialog's properties (the operator, or its last-used properties); the
-    tolerance in the export's units, metres and degrees."""
-    libraries = MaterialOptions(props.material_library, props.texture_library, int(props.texture_format))
-    return ExportOptions(props.keys, Tolerance(props.position_tolerance, math.degrees(props.rotation_tolerance)),
-                         materials=libraries, force=props.force, frame_range=props.frame_range,
-                         end_frame=props.end_frame)
-
-
-def draw_panel(layout, idname: str, title: str, operator, names) -> None:
-    """A collapsible panel of the file browser's sidebar holding ``names``, open at first."""
-    header, body = layout.panel(idname, default_closed=False)
-    header.label(text=title)
-    if body:
-        for name in names:
-            column = body.column()
-            enabled = getattr(operator, "is_enabled", None)
-            column.enabled = enabled(name) if enabled else True
-            column.prop(operator, name)
 
 
 class IO_FH_parkan_msh(bpy.types.FileHandler):

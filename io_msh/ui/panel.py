@@ -22,7 +22,8 @@ from ..com import props as P
 from ..com.hierarchy import descendants
 from ..exp.check import ExportCheck, check_export
 from ..exp.plan import ExportOptions
-from .operators import EXPORT_SCENE_OT_parkan_msh, export_options
+from .dialog import export_options
+from .operators import EXPORT_SCENE_OT_parkan_msh
 from .translations import report, report_text
 
 GHOST = "msh_game_pose"  # on the game pose's collection: the model root it shows

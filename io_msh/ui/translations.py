@@ -19,10 +19,51 @@ LANGUAGE = "ru_RU"
 # Blender looks up operator labels in the "Operator" context and everything else in the default one.
 CONTEXTS = ("*", "Operator")
 
+# One name for one thing: the Russian term each English one gets, following Blender's own Russian dictionary
+# (locale/po/ru.po) where Blender has the word, and the variants not to use (tests/test_translation_coverage.py
+# fails on a Russian text holding one). The file format keeps its name, "Parkan MSH", as glTF keeps its own.
+GLOSSARY = (
+    # (English, Russian, variants not used: regular expressions)
+    ("Parkan: Iron Strategy (the game)", "«Паркан: Железная стратегия», коротко «Паркан» (модель «Паркана»)",
+     (r"Parkan(?! MSH)",)),
+    ("Parkan MSH (the format, menu entries)", "Parkan MSH", ()),
+    ("unit", "юнит (юнит «Паркана»)", ()),
+    ("part (of a unit)", "часть", ()),
+    ("socket", "гнездо", (r"сокет",)),
+    ("node", "узел", ()),
+    ("Armature / bone", "арматура / кость (Blender)", ()),
+    ("Empty", "пустышка (Blender)", ()),
+    ("keyframe / key", "ключевой кадр (Blender) / ключ (MSH)", (r"ключуе", r"ключевать")),
+    ("Timeline", "временная шкала (Blender)", (r"шкал[а-я]* времени",)),
+    ("Action", "действие (Blender)", ()),
+    ("clip / controller / state / anchor", "клип / контроллер / состояние / опорное состояние", ()),
+    ("belt", "гусеница", ()),
+    ("damage stage", "стадия повреждения", ()),
+    ("intact", "без повреждений", (r"\b[Цц]елая\b", r"\b[Цц]елые\b(?! кадр)")),
+    ("First-Person (LOD 4)", "от первого лица", (r"[Вв]ид из кабины",)),
+    ("LOD", "LOD (уровень детализации)", ()),
+    ("batch (of triangles)", "пакет отрисовки", (r"батч",)),
+    ("material list (WEAR)", "список материалов", ()),
+    ("Material.lib, Textures.lib, LightMap.lib", "as they are (file names)", ()),
+    ("export check", "проверка экспорта", ()),
+    ("refusal", "отказ", ()),
+)
+
 UI = {
     # menus, operators, file handler
     "Parkan MSH (.msh, .rlb)": "Parkan MSH (.msh, .rlb)",
     "Parkan MSH": "Parkan MSH",
+    # labels drawn by name (menu entries, the dialogs' panel headers and buttons) -- branch newcomer
+    "Parkan Unit (.dat)": "Юнит «Паркана» (.dat)",
+    "Materials": "Материалы",
+    "Transform": "Трансформация",
+    "Files": "Файлы",
+    "All": "Все",
+    "What each node of each part becomes in Blender": "Чем становится в Blender каждый узел каждой части",
+    "Scale of the unit's root part, which carries the others (1: one MSH unit is one metre)":
+        "Масштаб корневой части юнита, которая несёт остальные (1: одна единица MSH — один метр)",
+    "Write over the .dat and the parts' archives if their files are read-only":
+        "Записывать поверх .dat и архивов частей, даже если их файлы только для чтения",
     "Import Parkan MSH": "Импорт Parkan MSH",
     "Export Parkan MSH": "Экспорт Parkan MSH",
     "Import Parkan: Iron Strategy models (.msh, or every model of an .rlb archive) with their animation":
@@ -63,13 +104,13 @@ UI = {
     "Every stage and LOD: the chosen one visible, each other one in its own hidden collection":
         "Все стадии и LOD: выбранный виден, каждый другой — в своей скрытой коллекции",
     "Damage Stage": "Стадия повреждения",
-    "0: intact; 1 and 2: damaged, with pieces gone": "0: целая; 1 и 2: повреждённая, части отсутствуют",
+    "0: intact; 1 and 2: damaged, with pieces gone": "0: без повреждений; 1 и 2: с повреждениями, части отсутствуют",
     "LOD": "LOD",
     **{f"LOD {i}": f"LOD {i}" for i in range(4)},
     "Distance level 0 (the closest)": "Уровень дальности 0 (ближайший)",
     **{f"Distance level {i}": f"Уровень дальности {i}" for i in range(1, 4)},
-    "First-Person": "Вид из кабины",
-    "The cockpit shell seen from inside": "Оболочка кабины, видимая изнутри",
+    "First-Person": "От первого лица",
+    "The cockpit shell seen from inside": "Оболочка кабины, видимая изнутри (вид от первого лица)",
     "Game Folder": "Папка игры",
     "Where Material.lib, Textures.lib and LightMap.lib are, if not beside the file or in its parent folders "
     "(empty: the folder set in the extension's preferences)":
@@ -92,10 +133,7 @@ UI = {
     "Keys exactly at the Blender keyframes (integer frames)": "Ключи ровно в ключевых кадрах Blender (целые "
                                                               "кадры)",
     "Position Tolerance": "Допуск положения",
-    "Largest position error of reduced keys (metres)": "Наибольшая ошибка положения у сокращённых ключей (метры)",
     "Rotation Tolerance": "Допуск поворота",
-    "Largest rotation error of reduced keys (degrees)": "Наибольшая ошибка поворота у сокращённых ключей "
-                                                        "(градусы)",
     "Frame Range": "Диапазон кадров",
     "Which frames are exported. They always start at frame 0, the game's time 0 (Blender frame f is MSH time f)":
         "Какие кадры экспортируются. Они всегда начинаются с кадра 0 — времени 0 игры (кадр f в Blender — "
@@ -139,7 +177,7 @@ UI = {
     'An action per clip, each also on a muted NLA track of its own':
         'По действию на клип, каждое также на отдельной приглушённой дорожке NLA',
     'An action per clip, kept in the file; the timeline stays assigned':
-        'По действию на клип, действия хранятся в файле; назначенной остаётся вся шкала времени',
+        'По действию на клип, действия хранятся в файле; назначенной остаётся вся временная шкала',
     "As the game draws it: node 0's translation cleared":
         'Как рисует игра: перемещение узла 0 обнулено',
     "Blender frames per second of game time: the controller's steps and the materials' animation":
@@ -152,10 +190,6 @@ UI = {
         'Клип',
     'Clips':
         'Клипы',
-    'Distance level 0':
-        'Дальность 0',
-    'Every stage and LOD, each other one in its own hidden collection':
-        'Все стадии и LOD, каждый другой — в своей скрытой коллекции',
     ('Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved to another '
      'socket of its parent gets its new attach)'):
         ('Экспорт юнита «Паркана»: каждая изменённая часть — в её архив, и дерево .dat (часть, перенесённая на '
@@ -171,7 +205,7 @@ UI = {
     'How the clips move the body (with Clips)':
         'Как клипы двигают корпус (если «Клипы» включены)',
     "How the nodes' animation is keyed":
-        'Как ключуется анимация узлов',
+        'Как задаются ключи анимации узлов',
     'Import':
         'Импорт',
     ('Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with control points '
@@ -196,10 +230,8 @@ UI = {
         'Имя',
     'One armature per part, a bone per node':
         'Одна арматура на часть, по кости на узел',
-    'One keyframe per MSH key':
-        'Один ключевой кадр на ключ MSH',
     "Only the model's whole timeline":
-        'Только вся шкала времени модели',
+        'Только вся временная шкала модели',
     'Parkan Model':
         'Модель «Паркана»',
     'Parkan Unit':
@@ -231,10 +263,8 @@ UI = {
     "The clip's action name (empty: the clip action assigned to the model)":
         'Имя действия клипа (пусто — действие клипа, назначенное модели)',
     'The damage stage shown (with All Slots: the one visible): 0 intact; 1 and 2 damaged, with pieces gone':
-        ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — целая; 1 и 2 — '
+        ('Показанная стадия повреждения (при «Всех слотах» — видимая): 0 — без повреждений; 1 и 2 — '
          'повреждённые, без части деталей'),
-    "The game's pose at every integer frame within the export's tolerance":
-        'Поза игры в каждом целом кадре в пределах допуска экспорта',
     'The level of detail shown (with All Slots: the one visible)':
         'Показанный уровень детализации (при «Всех слотах» — видимый)',
     'The model root the name belongs to':
@@ -266,17 +296,17 @@ UI = {
          "ждый клип игры с именем '<model>|<motion> <index>' и ползунок 0..1 на каждый кан"
          'ал'),
     "Write the keys of the nodes edited in a clip into the model's timeline, at the frames the clip plays":
-        'Записать ключи узлов, изменённых в клипе, в шкалу времени модели, в кадры, которые играет клип',
+        'Записать ключи узлов, изменённых в клипе, во временную шкалу модели, в кадры, которые играет клип',
     'models':
         'модели',
     'Check Export':
         'Проверить экспорт',
     'Export Parkan Unit':
-        'Экспорт юнита Parkan',
+        'Экспорт юнита «Паркана»',
     'Game Pose':
         'Поза игры',
     'Import Parkan Unit':
-        'Импорт юнита Parkan',
+        'Импорт юнита «Паркана»',
     'Select':
         'Выделить',
     'Select Models':
@@ -284,7 +314,7 @@ UI = {
     'Show Stage and LOD':
         'Показать стадию и LOD',
     'Write Clip to Timeline':
-        'Записать клип в шкалу времени',
+        'Записать клип во временную шкалу',
     'Update Clips':
         'Обновить клипы',
     'Parkan':
@@ -325,7 +355,7 @@ UI = {
     'FP':
         '1-е лицо',
     'Intact':
-        'Целая',
+        'Без повреждений',
     'Live':
         'Сразу',
     'Not checked yet':
@@ -363,24 +393,402 @@ REPORTS = {
         "Записан {path}: переписано дорожек узлов: {edited}, геометрия перестроена",
     "Wrote {path}: {edited} node track(s) rewritten": "Записан {path}: переписано дорожек узлов: {edited}",
     "... and {count} more errors": "... и ещё ошибок: {count}",
+    # ---- every report template in the code (tests/test_report_templates.py finds them) -- branch newcomer
+    # the operators and the panel
+    "Import failed, nothing was kept: {kind}: {reason}": "Импорт не удался, ничего не оставлено: {kind}: {reason}",
+    "{path}: no model of the archive is ticked in the list": "{path}: в списке не отмечена ни одна модель архива",
+    "export check: {errors} refusal(s), {warnings} warning(s)":
+        "проверка экспорта: отказов: {errors}, предупреждений: {warnings}",
+    "nothing named {name} in the model": "в модели нет ничего с именем {name}",
+    "{name}: {slot} was not imported": "{name}: слот «{slot}» не импортирован",
+    "{name}: no game model to sample (export check the model first)":
+        "{name}: нет модели игры для расчёта позы (сначала проверьте экспорт модели)",
+    "Imported {count} part(s) of {name} with {warnings} warning(s); first: {first}":
+        "Импортировано частей {name}: {count}, предупреждений: {warnings}; первое: {first}",
+    "Wrote {path}: {count} part(s) changed, {moved} moved to another socket":
+        "Записан {path}: изменено частей: {count}, перенесено на другое гнездо: {moved}",
+    "Wrote {path} and {others}: {edited} node track(s) rewritten":
+        "Записаны {path} и {others}: переписано дорожек узлов: {edited}",
+    "Wrote {path} and {others}: {edited} node track(s) rewritten, geometry rebuilt":
+        "Записаны {path} и {others}: переписано дорожек узлов: {edited}, геометрия перестроена",
+    # the operating system's reasons (OSError.strerror), inside "cannot read/write: {reason}"
+    "No such file or directory": "Нет такого файла или каталога",
+    "Permission denied": "Доступ запрещён",
+    "Is a directory": "Это каталог",
+    "Not a directory": "Это не каталог",
+    "File exists": "Файл уже существует",
+    "No space left on device": "На устройстве не осталось места",
+    "Read-only file system": "Файловая система только для чтения",
+    "Directory not empty": "Каталог не пуст",
+    "Operation not permitted": "Операция не разрешена",
+    "File name too long": "Слишком длинное имя файла",
+    "Input/output error": "Ошибка ввода-вывода",
+    "Disk quota exceeded": "Превышена дисковая квота",
+    "Device or resource busy": "Устройство или ресурс занято",
+    "Too many open files": "Слишком много открытых файлов",
+    "Invalid argument": "Недопустимый аргумент",
+    "The system cannot find the file specified": "Не удаётся найти указанный файл",
+    "The system cannot find the path specified": "Системе не удаётся найти указанный путь",
+    "Access is denied": "Отказано в доступе",
+    "The process cannot access the file because it is being used by another process":
+        "Процесс не может получить доступ к файлу, так как этот файл занят другим процессом",
+    # slot names inside reports (core.msh.streams.slot_label), as the panel shows them
+    "intact LOD {lod}": "без повреждений LOD {lod}",
+    "intact first-person": "без повреждений от первого лица",
+    "damage {stage} LOD {lod}": "повреждение {stage} LOD {lod}",
+    "damage {stage} first-person": "повреждение {stage} от первого лица",
+    # the import: materials, clips, units
+    "material {name} is not in {library}; the game uses {used}":
+        "материала {name} нет в {library}; игра использует {used}",
+    "texture {name} is not in {library}": "текстуры {name} нет в {library}",
+    "texture {name} has format {format}, which the game does not read":
+        "текстура {name} в формате {format}, который игра не читает",
+    "texture {name} in {library} is unreadable: {reason}": "текстура {name} в {library} не читается: {reason}",
+    "material {name} is unreadable: {reason}": "материал {name} не читается: {reason}",
+    "batch material {index} has no row in the {count}-row WEAR list":
+        "у материала пакета отрисовки {index} нет строки в списке WEAR (строк: {count})",
+    "no texture {name}": "нет текстуры {name}",
+    "the archive holds no material list (WEAR entry) for {model}, so its batches cannot be matched to "
+    "Material.lib: materials are placeholders":
+        "в архиве нет списка материалов (записи WEAR) для {model}, поэтому его пакеты отрисовки не сопоставить "
+        "с Material.lib: материалы — заглушки",
+    "no material list {stem}.wea was found beside the model, so its batches cannot be matched to Material.lib: "
+    "materials are placeholders. Put the model's {name}.wea (it is in the game's archive beside the model) next "
+    "to the file, or import the .rlb archive that holds both":
+        "рядом с моделью не найден список материалов {stem}.wea, поэтому её пакеты отрисовки не сопоставить с "
+        "Material.lib: материалы — заглушки. Положите {name}.wea модели (он лежит в архиве игры рядом с моделью) "
+        "рядом с файлом или импортируйте архив .rlb, где есть и то и другое",
+    "Textures.lib was not found next to the file, in its parent folders or in the game folder: {count} "
+    "material(s) that name a texture ({names}, ...) are shown untextured; set the Game Folder":
+        "Textures.lib не найден ни рядом с файлом, ни в родительских папках, ни в папке игры: материалы с "
+        "текстурой ({count}: {names}, ...) показаны без текстур; укажите папку игры",
+    "material {name}: its animation is not shown: {reason}": "материал {name}: его анимация не показана: {reason}",
+    "material {name}: phase 0 shows no texture; the texture switches of its animation ({phases}) are not shown":
+        "материал {name}: фаза 0 без текстуры; смены текстуры в его анимации ({phases}) не показаны",
+    "material {name}: {problem}; its animation shows that entry untextured":
+        "материал {name}: {problem}; его анимация показывает эту запись без текстуры",
+    "material {name} is worn by the belts of channels {first} and {second}: in Blender channel {channel}'s slider "
+    "plays it on both":
+        "материал {name} носят гусеницы каналов {first} и {second}: в Blender ползунок канала {channel} "
+        "проигрывает его на обеих",
+    "material {name} is worn by belt node {node} and by node(s) {nodes}: in Blender channel {channel}'s slider "
+    "plays it on all of them (the game plays it by the clock there)":
+        "материал {name} носят узел гусеницы {node} и узлы {nodes}: в Blender ползунок канала {channel} "
+        "проигрывает его на всех (игра там проигрывает его по часам)",
+    "controller channel {index} (flag 0x10, a belt) is on node {node}, which wears no animated material of its "
+    "own: it has no slider":
+        "канал контроллера {index} (флаг 0x10, гусеница) стоит на узле {node}, у которого нет своего "
+        "анимированного материала: ползунка у него нет",
+    "frame rate {rate} is not a positive number": "частота кадров {rate} — не положительное число",
+    "the clips need {frames} keys on each of {count} nodes at {rate} frames per second, more than {limit}: "
+    "choose a lower frame rate":
+        "клипам нужно {frames} ключей на каждом из узлов ({count}) при {rate} кадрах в секунду, больше {limit}: "
+        "выберите частоту кадров ниже",
+    "no objects.rlb in {folder} or the folders above the unit":
+        "нет objects.rlb ни в {folder}, ни в папках выше юнита",
+    "no objects.rlb in {folder}": "нет objects.rlb в {folder}",
+    "the root part cannot be read: {reason}": "корневая часть не читается: {reason}",
+    "archive {archive} not found below {folder}": "архив {archive} не найден внутри {folder}",
+    "archive {archive} not found": "архив {archive} не найден",
+    "no {name} in {archive}": "нет {name} в {archive}",
+    "component {component} ({record}) is not imported: its model is missing or it is not mounted":
+        "компонент {component} ({record}) не импортирован: его модели нет или он не установлен",
+    # the export: units, clips, controller states, scale
+    "no unit to export: import one with File > Import > Parkan Unit":
+        "нет юнита для экспорта: импортируйте его через Файл > Импорт > Юнит «Паркана»",
+    "{count} units in the scene: select an object of the one to export":
+        "в сцене юнитов: {count}; выделите объект того, который нужно экспортировать",
+    "part {name} hangs on {target}, not on a node of its parent part {parent}: a part moves only to another "
+    "socket of the same parent":
+        "часть {name} висит на {target}, а не на узле родительской части {parent}: часть переносится только "
+        "на другое гнездо того же родителя",
+    "part {name} names a component the unit does not have": "часть {name} ссылается на компонент, которого у юнита нет",
+    "part {name} was not imported from an archive entry": "часть {name} импортирована не из записи архива",
+    "parts {first} and {second} share one model and were edited differently; make the same edit on both":
+        "части {first} и {second} используют одну модель и изменены по-разному; внесите одинаковую правку в обе",
+    "{path} has no entry {index} any more": "в {path} больше нет записи {index}",
+    "components {components} use the same model and change with it":
+        "компоненты {components} используют ту же модель и меняются вместе с ней",
+    "moved from socket {old} (label {old_label}) to socket {new} (label {new_label}): check that the new socket "
+    "takes this part (docs/format-notes.md, units)":
+        "перенесена с гнезда {old} (метка {old_label}) на гнездо {new} (метка {new_label}): проверьте, что новое "
+        "гнездо принимает эту часть (docs/format-notes.md, юниты)",
+    "{name} was not imported with clips and their states": "{name} импортирована без клипов и их состояний",
+    "node {node} has no {holder} in {name}: the clips cannot be made again":
+        "у узла {node} нет {holder} в {name}: клипы нельзя построить заново",
+    "{name}: {reason}; the clips are not made again, as that would lose the clip's edits":
+        "{name}: {reason}; клипы не строятся заново, так как это потеряло бы правки клипа",
+    "node {node} has no timeline curve for {path}[{index}]: not written":
+        "у узла {node} нет кривой временной шкалы для {path}[{index}]: не записано",
+    "{problem}, so the export would hold {nodes} nodes at each of {frames} frames ({poses} poses, more than "
+    "{limit}): {what}, or export a shorter range (Frame Range: Custom)":
+        "{problem}, поэтому экспорт держал бы узлы ({nodes}) в каждом из кадров ({frames}) (поз: {poses}, больше "
+        "{limit}): {what} или экспортируйте более короткий диапазон («Диапазон кадров: Свой»)",
+    "texture format {format} is not one of {formats}": "формат текстур {format} — не один из {formats}",
+    "unknown frame range {range}": "неизвестный диапазон кадров {range}",
+    "unknown key mode {keys}": "неизвестный режим ключей {keys}",
+    "the root's {property} is not as the import wrote it ({reason}); import the model again":
+        "{property} корня не такое, каким его записал импорт ({reason}); импортируйте модель заново",
+    "{field} {values}: too large for the file's 32-bit float; property {prop} on {root}":
+        "{field} {values}: слишком велико для 32-битного числа файла; свойство {prop} у {root}",
+    "{path} is no longer an archive": "{path} больше не архив",
+    "{path} no longer holds the CTLD entry {entry}": "в {path} больше нет записи CTLD {entry}",
+    "{path} cannot be read ({reason})": "{path} не читается ({reason})",
+    "there is no {stem}.ctl beside {path} and {why}": "рядом с {path} нет {stem}.ctl, и {why}",
+    "slot area (Res2 +0x30) written as 0 for the new slot(s) {slots}: how the game computes it is not known "
+    "(armour mass in the game = armour value x area); the volume (+0x34) is computed":
+        "площадь слота (Res2 +0x30) записана как 0 для новых слотов {slots}: как её вычисляет игра, неизвестно "
+        "(масса брони в игре = значение брони × площадь); объём (+0x34) вычислен",
+    "node(s) {names} are scaled in Blender; MSH nodes have no scale: the scale is baked into their parts' "
+    "geometry and their children's positions":
+        "узлы {names} масштабированы в Blender; у узлов MSH нет масштаба: масштаб запечён в геометрию их частей "
+        "и в положения их дочерних узлов",
+    # core: controllers (.ctl, CTLD) and clips
+    "{count} states: the planner is run over at most {limit}":
+        "состояний: {count}; планировщик работает не больше чем с {limit}",
+    "{count} states: the planner is run over at most {limit}, so the transition graph is not checked":
+        "состояний: {count}; планировщик работает не больше чем с {limit}, поэтому граф переходов не проверяется",
+    "step {step} is not a finite number": "шаг {step} — не конечное число",
+    "node {node} of {count}": "узел {node} из {count}",
+    "{count} states need contacts ({states}, B) and costs ({rows}, {columns}); got {contacts} and {costs}":
+        "{count} состояниям нужны контакты ({states}, B) и стоимости ({rows}, {columns}); получены {contacts} и "
+        "{costs}",
+    "{what} ({size} bytes at byte {at}) runs past the end of the {length}-byte controller":
+        "{what} ({size} байт с байта {at}) выходит за конец контроллера ({length} байт)",
+    "count {name} is {count}": "счётчик {name} равен {count}",
+    "label length {length}": "длина метки {length}",
+    "{count} actions": "действий: {count}",
+    "{count} costs are negative or not finite (first: to {to} from {source}); they are taken as no edge":
+        "стоимости ({count}) отрицательны или не конечны (первая: в {to} из {source}); они считаются "
+        "отсутствием перехода",
+    "{count} bytes follow section 5 (the game does not read them)":
+        "после раздела 5 идут байты ({count}) (игра их не читает)",
+    "frames {frames} are not all finite: the sampler shows the fallback key for them":
+        "кадры {frames} не все конечны: для них показывается резервный ключ",
+    "step length {length} ms; the step is held to 10..5000 ms": "длина шага {length} мс; шаг ограничен 10..5000 мс",
+    "entry group {group} of {count}": "группа входа {group} из {count}",
+    "frames {first}..{last} are not finite": "кадры {first}..{last} не конечны",
+    "node {node} of a {count}-node model": "узел {node} модели из {count} узлов",
+    "class {kind}; the factory makes classes 1..30": "класс {kind}; фабрика создаёт классы 1..30",
+    "channel index {index} of {count} channels": "индекс канала {index} при {count} каналах",
+    "label is not NUL-terminated": "метка не завершается нулём",
+    "group index {index} of {count}": "индекс группы {index} из {count}",
+    "frames {frames} reach past the model's {count} frames": "кадры {frames} выходят за кадры модели ({count})",
+    "fixed step of 0 ms: the step is held to the shortest, 10 ms":
+        "фиксированный шаг 0 мс: шаг ограничен кратчайшим, 10 мс",
+    "{name} box {low}..{high} is empty on a switched-on axis: the state never applies":
+        "область {name} {low}..{high} пуста по включённой оси: состояние никогда не применяется",
+    "contact {index}: landing group {group} of {count}": "контакт {index}: группа приземления {group} из {count}",
+    "no state is an anchor: nothing plans, no clip plays":
+        "ни одно состояние не опорное: ничего не планируется, ни один клип не играет",
+    "anchor has no way back to itself: it forms no clip":
+        "из опорного состояния нет пути обратно: клипа оно не образует",
+    "{count} states no anchor can reach (first: {first})":
+        "состояний, недостижимых ни из одного опорного: {count} (первое: {first})",
+    "no field {field}": "нет поля {field}",
+    "{field}: the controller has {count} states": "{field}: у контроллера состояний: {count}",
+    "{field}: {count} values, needs {needed}": "{field}: значений: {count}, нужно {needed}",
+    "the controller has {count} clips": "у контроллера клипов: {count}",
+    # core: animation tracks and sampling
+    "node index out of range ({count} nodes)": "индекс узла вне диапазона (узлов: {count})",
+    "legacy 24-byte node table cannot be sampled": "по старой 24-байтной таблице узлов позу не рассчитать",
+    "legacy 24-byte node table has no animation to read": "в старой 24-байтной таблице узлов нет анимации для чтения",
+    "fallback key {key} does not end a track starting at key {start} ({count} keys)":
+        "резервный ключ {key} не завершает дорожку, начинающуюся с ключа {start} (ключей: {count})",
+    "{count} tracks for {nodes} nodes": "{count} дорожек на {nodes} узлов",
+    "frame count {count} is outside [1, {limit}]": "число кадров {count} вне [1, {limit}]",
+    "{count} keys; at most {limit} can be indexed": "ключей: {count}; индексировать можно не больше {limit}",
+    "{count} map blocks of {frames} frames do not fit 16-bit map starts":
+        "блоки карты ({count}) по {frames} кадров не помещаются в 16-битные начала карты",
+    "map block [{start}, {end}) exceeds the {count} map words":
+        "блок карты [{start}, {end}) выходит за слова карты ({count})",
+    "track of node {node} is empty or ragged": "дорожка узла {node} пуста или неровная",
+    "key times of node {node} do not strictly increase": "времена ключей узла {node} не строго возрастают",
+    "node {node} has a map but fewer than 2 keys": "у узла {node} есть карта, но меньше 2 ключей",
+    "track of node {node} holds a non-finite number": "в дорожке узла {node} есть не конечное число",
+    # core: materials, textures, material lists
+    "texture name {name} has no '.' in its first 17 characters (\"Bad texture name.\")":
+        "в первых 17 символах имени текстуры {name} нет '.' («Bad texture name.»)",
+    "texture name {name}: its suffix picks palette {index}, past the 286 the runtime loads":
+        "имя текстуры {name}: его окончание выбирает палитру {index}, а игра загружает только 286",
+    "texture name {name} is {size} bytes; at most 15 fit":
+        "имя текстуры {name} занимает {size} байт; помещается не больше 15",
+    "{count} animation blocks; the runtime takes at most {limit} (\"Too many animations for material.\")":
+        "блоков анимации: {count}; игра принимает не больше {limit} («Too many animations for material.»)",
+    "{count} bytes follow the last animation block": "после последнего блока анимации идут байты ({count})",
+    "{what} at byte {at} runs past the {size}-byte payload": "{what} с байта {at} выходит за данные ({size} байт)",
+    "texture name fills all 16 bytes without a NUL": "имя текстуры занимает все 16 байт без завершающего нуля",
+    "animation block {index} refers to phase {phase}; the material has {count}":
+        "блок анимации {index} ссылается на фазу {phase}; у материала их {count}",
+    "track times must be finite numbers": "времена дорожки должны быть конечными числами",
+    "animation track has no keys": "у дорожки анимации нет ключей",
+    "track key names entry {index}; the material has {count}":
+        "ключ дорожки называет запись {index}; у материала их {count}",
+    "{size} bytes; a Texm header needs {needed}": "{size} байт; заголовку Texm нужно {needed}",
+    "{width}x{height} format {format} with {mips} mip levels needs {needed} bytes; the payload has {size}":
+        "{width}x{height} в формате {format} с уровнями MIP ({mips}) требует {needed} байт; в данных {size}",
+    "pixels of shape {shape} are not a (height, width, 4) picture":
+        "пиксели формы {shape} — не изображение (высота, ширина, 4)",
+    "format {format} is not one the game reads ({formats})": "формат {format} игра не читает ({formats})",
+    "format {format} is not one the game reads": "формат {format} игра не читает",
+    "mip level {level} does not exist ({count} levels)": "уровня MIP {level} нет (уровней: {count})",
+    "width {width}, height {height} and mip count {mips} must be above 0":
+        "ширина {width}, высота {height} и число уровней MIP {mips} должны быть больше 0",
+    "{count} bytes after the mip chain are not a Page chunk": "байты после цепочки MIP ({count}) — не блок Page",
+    "Page chunk of {count} rectangles needs {needed} bytes, has {size}":
+        "блоку Page из {count} прямоугольников нужно {needed} байт, а есть {size}",
+    "mip count {mips}: a {width}x{height} chain has at most {limit} levels (halving down to 1x1)":
+        "уровней MIP: {mips}; у цепочки {width}x{height} их не больше {limit} (деление пополам до 1x1)",
+    "Page rectangle ({x}, {y}, {w}x{h}) is not inside the {width}x{height} texture":
+        "прямоугольник Page ({x}, {y}, {w}x{h}) не внутри текстуры {width}x{height}",
+    "no blank line before LIGHTMAPS: the runtime's buffer parser misreads the lightmap count":
+        "перед LIGHTMAPS нет пустой строки: разбор буфера в игре неверно прочтёт число карт освещения",
+    "material name {name} cannot be stored in code page 1251": "имя материала {name} не записать в кодировке 1251",
+    # core: models (building, editing, validating)
+    "{triangles} triangles in {batches} batches exceed 16-bit ranges":
+        "треугольники ({triangles}) в пакетах отрисовки ({batches}) выходят за 16-битные диапазоны",
+    "a batch of more than 65535 indices cannot be stored": "пакет отрисовки больше чем из 65535 индексов не записать",
+    "node {name}: parent {parent} does not exist": "узел {name}: родителя {parent} нет",
+    "node does not exist": "узла нет",
+    "{count} vertices; a batch indexes at most 65536": "вершин: {count}; пакет отрисовки индексирует не больше 65536",
+    "triangle refers to a missing vertex": "треугольник ссылается на несуществующую вершину",
+    "slot position {slot} is taken or not 0..14": "позиция слота {slot} занята или вне 0..14",
+    "{count} face flags for {triangles} triangles": "{count} флагов граней на {triangles} треугольников",
+    "the node table is not the 38-byte layout: its slots cannot be edited":
+        "таблица узлов не 38-байтная: её слоты нельзя править",
+    "{count} records for {vertices} vertices: the vertices of the parts cannot be told apart, so no part can be "
+    "edited alone":
+        "{count} записей на {vertices} вершин: вершины частей не различить, поэтому ни одну часть нельзя править "
+        "отдельно",
+    "node {node}, slot position {position}: no such slot": "узел {node}, позиция слота {position}: такого слота нет",
+    "its faces or vertex count changed, but the model's {stream} ({label}) holds a value for each imported vertex, "
+    "which Blender does not show and cannot make for new ones; move vertices only, without adding or removing any":
+        "изменились его грани или число вершин, но {stream} ({label}) модели хранит значение для каждой "
+        "импортированной вершины, которого Blender не показывает и не может создать для новых; только "
+        "перемещайте вершины, не добавляя и не удаляя их",
+    "size {size} is smaller than the {header}-byte model header":
+        "размер {size} меньше заголовка модели ({header} байт)",
+    "slot table size {size} is not a multiple of 68": "размер таблицы слотов {size} не кратен 68",
+    "attr1 {attr} differs from the slot count {count}": "attr1 {attr} не совпадает с числом слотов {count}",
+    "attr2 {attr}, expected 0": "attr2 {attr}, ожидался 0",
+    "attr3 {attr}, expected 0": "attr3 {attr}, ожидался 0",
+    "attr3 {attr}, expected 68": "attr3 {attr}, ожидался 68",
+    "attr3 {attr}, expected {expected}": "attr3 {attr}, ожидался {expected}",
+    "slot batches [{start}, {end}) exceed the batch count {count}":
+        "пакеты отрисовки слота [{start}, {end}) выходят за их число {count}",
+    "slot triangles [{start}, {end}) exceed the triangle count {count}":
+        "треугольники слота [{start}, {end}) выходят за число треугольников {count}",
+    "node {node} frame {frame}: key {key} has no next key ({count} keys)":
+        "узел {node}, кадр {frame}: у ключа {key} нет следующего (ключей: {count})",
+    "node {node}: {count} frames point at keys before the node's own track":
+        "узел {node}: кадры ({count}) указывают на ключи до собственной дорожки узла",
+    "node stride (attr3) {attr} is neither 38 nor 24": "размер узла (attr3) {attr} — не 38 и не 24",
+    # core: containers (NRes, .rlb) and the command line's choices
+    "name {name} contains a NUL byte": "имя {name} содержит нулевой байт",
+    "name {name} is {size} bytes, at most {limit} fit": "имя {name} занимает {size} байт, помещается не больше {limit}",
+    "empty name": "пустое имя",
+    "bad magic {magic}, expected b'NRes'": "неверная сигнатура {magic}, ожидалась b'NRes'",
+    "bad magic {magic}, expected b'Texm'": "неверная сигнатура {magic}, ожидалась b'Texm'",
+    "entry count {count} needs a {size}-byte directory; only {left} bytes follow the header":
+        "числу записей {count} нужен каталог в {size} байт; после заголовка только {left} байт",
+    "negative entry count {count}": "отрицательное число записей {count}",
+    "sort_index table is broken; lookups scan linearly": "таблица sort_index повреждена; поиск идёт перебором",
+    "{count} entries share payload bytes with others (the first 10 are listed)":
+        "записи ({count}) делят байты данных с другими (перечислены первые 10)",
+    "payload [{start}, {end}) lies outside the data area [{first}, {last})":
+        "данные [{start}, {end}) лежат вне области данных [{first}, {last})",
+    "name {name}: {problem} cannot be stored in code page 1251": "имя {name}: {problem} не записать в кодировке 1251",
+    "entry {name} (type {type})": "запись {name} (тип {type})",
+    "--entry names a nested model, but this file is a model":
+        "--entry называет вложенную модель, но этот файл — модель",
+    "no entry named {name} (#N picks entry N)": "нет записи с именем {name} (#N выбирает запись N)",
+    "no texture named {name} (#N picks entry N)": "нет текстуры с именем {name} (#N выбирает запись N)",
+    "{name} is a {kind} entry, not a texture (Texm)": "{name} — запись {kind}, а не текстура (Texm)",
+    # core: units (.dat, objects.rlb, .cpt, .ndp)
+    "{size} bytes: a point list starts with a 4-byte count":
+        "{size} байт: список точек начинается с 4-байтного счётчика",
+    "count {count} needs {needed} bytes, the file has {size}": "счётчику {count} нужно {needed} байт, а в файле {size}",
+    "{count} points but {names} names": "точек: {count}, а имён: {names}",
+    "name has no NUL within its 32 bytes": "в 32 байтах имени нет завершающего нуля",
+    "point {index}: position or vector is not finite": "точка {index}: положение или вектор не конечны",
+    "point {index}: {what} {node} is not a node of the model ({count} nodes)":
+        "точка {index}: {what} {node} — не узел модели (узлов: {count})",
+    "{size} bytes: a unit tree starts with an 8-byte header":
+        "{size} байт: дерево юнита начинается с 8-байтного заголовка",
+    "{count} children of this component are missing at the end of the file":
+        "в конце файла не хватает дочерних компонентов этого компонента: {count}",
+    "{size} bytes after the last whole 112-byte component":
+        "{size} байт после последнего целого 112-байтного компонента",
+    "no components: a unit needs at least its root": "нет компонентов: юниту нужен хотя бы корень",
+    "class word {word} is no unit type the sources list": "слово класса {word} — не тип юнита из известных источников",
+    "component lies outside the root's tree: the root's subtree ends before it ({count} components left over)":
+        "компонент вне дерева корня: поддерево корня кончается раньше (лишних компонентов: {count})",
+    "negative child count {count}": "отрицательное число дочерних {count}",
+    "child count {count} runs past the end: {after} components follow":
+        "число дочерних {count} выходит за конец: далее компонентов {after}",
+    "empty objects.rlb record name": "пустое имя записи objects.rlb",
+    "archive {archive}: the game's units name objects.rlb": "архив {archive}: юниты игры называют objects.rlb",
+    "class {kind} is none of 0..5": "класс {kind} — не из 0..5",
+    "the root's attach is {attach}, -1 on every retail unit": "attach корня равен {attach}, а у всех юнитов игры -1",
+    "attach {attach}: a part needs a socket node or a component index in its parent":
+        "attach {attach}: части нужен узел-гнездо или индекс компонента в родителе",
+    "names its own parent's record {record}": "называет запись своего же родителя {record}",
+    "{what} name has no NUL within its 32 bytes": "в 32 байтах имени ({what}) нет завершающего нуля",
+    "no such part to move": "такой части для переноса нет",
+    "not mounted: its parent component {parent} is not mounted":
+        "не установлен: родительский компонент {parent} не установлен",
+    "not mounted: its parent component {parent} adds no nodes":
+        "не установлен: родительский компонент {parent} не добавляет узлов",
+    "attach {attach} is not a node of the parent part ({count} nodes)":
+        "attach {attach} — не узел родительской части (узлов: {count})",
+    "component {component}: {what} {index} is not a node of the part ({count} nodes)":
+        "компонент {component}: {what} {index} — не узел части (узлов: {count})",
+    "node {node}: parent {parent} is not a node of the part": "узел {node}: родитель {parent} — не узел части",
+    "{size} bytes: a damage table starts with a 4-byte count":
+        "{size} байт: таблица повреждений начинается с 4-байтного счётчика",
+    "negative row count {count}": "отрицательное число строк {count}",
+    "hit points or density is not finite": "прочность или плотность не конечны",
+    "negative hit points or density": "отрицательная прочность или плотность",
+    "record {name}: {size} bytes is not a whole number of {slot}-byte slots":
+        "запись {name}: {size} байт — не целое число {slot}-байтных слотов",
+    "record {name}: redirects run in a cycle ({route})": "запись {name}: перенаправления идут по кругу ({route})",
+    "no record {name}": "нет записи {name}",
+    "no record {name} (redirected from {source})": "нет записи {name} (перенаправление из {source})",
+    "record {name} repeats record {seen} (names ignore case); lookups find the first":
+        "запись {name} повторяет запись {seen} (регистр в именах не важен); поиск находит первую",
+    "record {name}: tag {tag} is none the sources list": "запись {name}: метка {tag} — не из известных источников",
+    "record {name}: more than {limit} redirects looking for {extension}":
+        "запись {name}: больше {limit} перенаправлений при поиске {extension}",
+    "record {name}: {count} slots, {tag} has {counts}": "запись {name}: слотов {count}, а у {tag} их {counts}",
+    "record {name} slot {slot}: a name has no NUL within its 32 bytes":
+        "запись {name}, слот {slot}: в 32 байтах имени нет завершающего нуля",
+    "no record {name} in objects.rlb": "в objects.rlb нет записи {name}",
+    ".ndp: {count} rows for a model of {nodes} nodes": ".ndp: {count} строк на модель из {nodes} узлов",
+    "socket node {attach} {name} of {record} is no Base_* node":
+        "узел-гнездо {attach} {name} в {record} — не узел Base_*",
+    ".cpt: {count} points name a {what} the model does not have (first {bad}; {nodes} nodes)":
+        ".cpt: точки ({count}) называют {what}, которого у модели нет (первый {bad}; узлов: {nodes})",
+    "name {name} must be at most {limit} bytes without NUL":
+        "имя {name} должно занимать не больше {limit} байт без нуля",
+    # ---- end of branch newcomer's block
     # Write Clip to Timeline
     "Name the clip (or assign a clip's action to the model)":
         "Укажите клип (или назначьте модели действие клипа)",
     "{clip}: {count} edited node(s) written into the timeline":
-        "{clip}: изменённых узлов записано в шкалу времени: {count}",
+        "{clip}: изменённых узлов записано во временную шкалу: {count}",
     "{name} has no clip {clip}": "у {name} нет клипа {clip}",
     "the action of clip {clip} was deleted": "действие клипа {clip} удалено",
     "the clip data ({property}) of {name} is unreadable: re-import the model":
         "данные клипов ({property}) у {name} не читаются: импортируйте модель заново",
     "the timeline action of {name} was deleted: nothing was written":
-        "действие шкалы времени {name} удалено: ничего не записано",
+        "действие временной шкалы {name} удалено: ничего не записано",
     "node {node} has no timeline curve for {path}: not written":
-        "у узла {node} нет кривой шкалы времени для {path}: не записано",
+        "у узла {node} нет кривой временной шкалы для {path}: не записано",
     "{clip}: the steps of states {states} blend two timeline frames all through; their keys are not written":
-        "{clip}: шаги состояний {states} всё время смешивают два кадра шкалы времени; их ключи не записаны",
+        "{clip}: шаги состояний {states} всё время смешивают два кадра временной шкалы; их ключи не записаны",
     "{clip}: the steps of states {states} blend two timeline frames in their first quarter; only the rest of "
     "each is written":
-        "{clip}: шаги состояний {states} смешивают два кадра шкалы времени в первой четверти; записан только "
+        "{clip}: шаги состояний {states} смешивают два кадра временной шкалы в первой четверти; записан только "
         "остаток каждого",
     "{clip}: node 0's location is root motion and the model was imported before its clip values were recorded; "
     "re-import it to write it":
@@ -406,7 +814,10 @@ REPORTS = {
     "{what}: nothing is visible until you show another slot's collection":
         "{what}: ничего не видно, пока вы не покажете коллекцию другого слота",
     "the model has no geometry for {slot} (Damage Stage {stage}, LOD {lod}); it has {present}":
-        "у модели нет геометрии для {slot} (стадия повреждения {stage}, LOD {lod}); есть: {present}",
+        "у модели нет геометрии для слота «{slot}» (стадия повреждения {stage}, LOD {lod}); есть: {present}",
+    "the model has no geometry for {slot} (Damage Stage {stage}, LOD First-Person); it has {present}":
+        "у модели нет геометрии для слота «{slot}» (стадия повреждения {stage}, LOD «от первого лица»); есть: "
+        "{present}",
     "no model matches {pattern}": "ни одна модель не подходит под {pattern}",
     "the archive holds no model": "в архиве нет моделей",
     "entries {indices} are not all models": "не все записи {indices} — модели",
@@ -545,7 +956,7 @@ REPORTS = {
     "node {handle}: the name {name} is {size} bytes; MSH node names hold at most {limit}":
         "узел {handle}: имя {name} занимает {size} байт; имена узлов MSH вмещают не больше {limit}",
     "material {name} would be WEAR row {index}; a batch names at most 256 materials":
-        "материал {name} стал бы строкой WEAR {index}; батч называет не больше 256 материалов",
+        "материал {name} стал бы строкой WEAR {index}; пакет отрисовки называет не больше 256 материалов",
     "new materials {names} are not in Material.lib: the game draws them with DEFAULT unless you export with a "
     "material library":
         "новых материалов {names} нет в Material.lib: игра рисует их материалом DEFAULT, если не экспортировать "
@@ -693,6 +1104,16 @@ def _translate(english: str) -> str:
     return bpy.app.translations.pgettext_rpt(english)
 
 
+def _value_text(value: str, depth: int) -> str:
+    """A template's field: itself a report (a reason, a slot's name), or a list of them; a name or number kept."""
+    if " " not in value:
+        return value
+    text = report_text(value, depth)
+    if text == value and ", " in value:
+        return ", ".join(report_text(part, depth) for part in value.split(", "))
+    return text
+
+
 def report_text(message: str, depth: int = 0) -> str:
     """One report line in the interface language: a known template's fixed words translated, its variable parts
     kept (and themselves translated where they are reports too); a file name or place before ``: `` kept."""
@@ -701,7 +1122,7 @@ def report_text(message: str, depth: int = 0) -> str:
     for pattern, template in _patterns():
         match = pattern.fullmatch(message)
         if match:
-            values = {k: report_text(v, depth + 1) if " " in v else v for k, v in match.groupdict().items()}
+            values = {k: _value_text(v, depth + 1) for k, v in match.groupdict().items()}
             return _translate(template).format(**values)
     finding = FINDING.fullmatch(message)
     if finding:

@@ -8,7 +8,7 @@ import contextlib
 import os
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
@@ -17,18 +17,18 @@ from bpy_extras.io_utils import (
 )
 
 from ...core.errors import FormatError, printable
-from ...core.msh import streams as S
 from ..com import compat
-from ..exp.plan import ExportOptions
 from ..exp.unit import export_unit, unit_collection
 from ..imp.build import import_root_matrix
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
 from ..imp.unit_plan import plan_unit
+from . import dialog as D
 from .preferences import game_folder
 from .translations import report
 
 
+@D.describe_axes
 @orientation_helper(axis_forward="Y", axis_up="Z")
 class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
     bl_idname = "import_scene.parkan_unit"
@@ -40,39 +40,32 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
     filename_ext = ".dat"
     filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
 
-    node_mode: EnumProperty(
-        name="Nodes", default="ARMATURE",
-        items=(("ARMATURE", "Armature", "One armature per part, a bone per node"),
-               ("EMPTIES", "Empties", "An Empty per node, parented as the nodes are")))
-    animation: EnumProperty(
-        name="Animation", default="FAITHFUL",
-        items=(("FAITHFUL", "Faithful", "At every integer frame, exactly the pose the game computes"),
-               ("EDITING", "For Editing", "The game's pose at every integer frame within the export's tolerance"),
-               ("KEYS", "Keys", "One keyframe per MSH key"),
-               ("NONE", "None", "No animation: the rest pose")))
-    slots: EnumProperty(
-        name="Geometry", default="CHOSEN",
-        items=(("CHOSEN", "Stage and LOD", "The geometry of the chosen damage stage and LOD"),
-               ("ALL", "All Slots", "Every stage and LOD, each other one in its own hidden collection")))
-    stage: IntProperty(name="Damage Stage", default=0, min=0, max=S.STAGES - 1)
-    lod: EnumProperty(
-        name="LOD", default="0",
-        items=(*((str(i), f"LOD {i}", f"Distance level {i}") for i in range(S.FIRST_PERSON)),
-               (str(S.FIRST_PERSON), "First-Person", "The cockpit shell seen from inside")))
-    game_folder: StringProperty(
-        name="Game Folder", subtype="DIR_PATH", default="",
-        description="Where Material.lib, Textures.lib and LightMap.lib are, if not found from the unit's folder")
-    set_frame_range: BoolProperty(name="Set Frame Range", default=True)
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+    # The model import's options, each part imported with them (README "Import Unit").
+    node_mode: D.node_mode("What each node of each part becomes in Blender", "One armature per part, a bone per node")
+    animation: D.animation()
+    slots: D.slots()
+    stage: D.stage()
+    lod: D.lod()
+    game_folder: D.game_folder(
+        "Where Material.lib, Textures.lib and LightMap.lib are, if not found from the unit's folder")
+    set_frame_range: D.set_frame_range()
+    global_scale: D.global_scale("Scale of the unit's root part, which carries the others (1: one MSH unit is one "
+                                 "metre)")
+    clips: D.clips()
+    root_motion: D.root_motion()
+    frame_rate: D.frame_rate()
 
     def invoke(self, context, event):
         return self.invoke_popup(context)
+
+    def draw(self, context):
+        D.draw_panels(self, "PARKAN_UNIT_import", D.IMPORT_PANELS)
 
     def execute(self, context):
         folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
         options = ImportOptions(
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
-            game_folders=folders,
+            game_folders=folders, clips=self.clips, root_motion=self.root_motion, frame_rate=self.frame_rate,
             name_bytes=compat.node_name_bytes(self.node_mode))
         path = self.filepath
         try:
@@ -108,12 +101,19 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
     filename_ext = ".dat"
     filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
     collection: StringProperty(options={"HIDDEN"}, description="Export the unit of this collection")
-    keys: EnumProperty(
-        name="Keys", default="REDUCED",
-        items=(("REDUCED", "Reduced", "The fewest keys that reproduce every frame within the tolerance"),
-               ("EVERY_FRAME", "Every Frame", "One key per frame of the scene's range"),
-               ("BLENDER_KEYS", "Blender Keyframes", "Keys exactly at the Blender keyframes (integer frames)")))
-    force: BoolProperty(name="Replace Read-Only Files", default=False)
+    keys: D.keys()
+    position_tolerance: D.position_tolerance()
+    rotation_tolerance: D.rotation_tolerance()
+    frame_range: D.frame_range()
+    end_frame: D.end_frame()
+    force: D.force("Write over the .dat and the parts' archives if their files are read-only")
+
+    def draw(self, context):
+        D.draw_panels(self, "PARKAN_UNIT_export", (*D.KEY_PANELS, ("Files", ("force",))))
+
+    def is_enabled(self, name: str) -> bool:
+        """Whether an option applies to the choices made (the others are drawn greyed out)."""
+        return D.export_enabled(self, name)
 
     def invoke(self, context, event):
         with contextlib.suppress(FormatError):  # no unit: the dialog starts empty, execute says why
@@ -123,7 +123,7 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
         try:
-            result = export_unit(context, path, ExportOptions(self.keys, force=self.force), self.collection or None)
+            result = export_unit(context, path, D.export_options(self), self.collection or None)
         except FormatError as exc:
             report(self, "ERROR", exc.describe(path))
             return {"CANCELLED"}
