@@ -1024,42 +1024,11 @@ REPORTS = {
         "контроллер нельзя проиграть, поэтому модель импортирована без клипов: {problem}. Исправьте контроллер "
         "или импортируйте с «Клипы: Нет»",
     "no controller ({where}): no clips were made": "нет контроллера ({where}): клипы не созданы",
+    "{stem}{suffix} beside the model": "{stem}{suffix} рядом с моделью",
+    "a CTLD entry named like the model, or the archive's only one":
+        "запись CTLD с именем модели или единственная запись CTLD архива",
     "count B says {count} contacts per state, but there are no states: the count holds nothing":
         "число B обещает {count} контактов на состояние, но состояний нет: число ничего не задаёт",
-    "frames {frames} are not all finite: the sampler shows the fallback key for them":
-        "кадры {frames} не все конечны: для них показывается запасной ключ",
-    "frames {frames} reach past the model's {count} frames": "кадры {frames} выходят за {count} кадров модели",
-    "step length {length} ms; the step is held to 10..5000 ms":
-        "длина шага {length} мс; шаг удерживается в пределах 10..5000 мс",
-    "fixed step of 0 ms: the step is held to the shortest, 10 ms":
-        "фиксированный шаг 0 мс: шаг удерживается на самом коротком, 10 мс",
-    "{axes} box {low}..{high} is empty on a switched-on axis: the state never applies":
-        "область {axes} {low}..{high} пуста на включённой оси: состояние никогда не применяется",
-    "{count} costs are negative or not finite (first: to {to} from {source}); they are taken as no edge":
-        "стоимостей отрицательных или не конечных: {count} (первая: в {to} из {source}); они считаются "
-        "отсутствием перехода",
-    "frames {low}..{high} are not finite": "кадры {low}..{high} не конечны",
-    "label is not NUL-terminated": "подпись не завершена NUL",
-    "{count} bytes follow section 5 (the game does not read them)":
-        "за разделом 5 идут байты: {count} (игра их не читает)",
-    "{count} states: the planner is run over at most {limit}, so the transition graph is not checked":
-        "состояний: {count}; планировщик обходит не больше {limit}, поэтому граф переходов не проверен",
-    "{count} states: the planner is run over at most {limit}":
-        "состояний: {count}; планировщик обходит не больше {limit}",
-    "no state is an anchor: nothing plans, no clip plays":
-        "ни одно состояние не опорное: ничего не планируется, ни один клип не играет",
-    "anchor has no way back to itself: it forms no clip":
-        "у опорного состояния нет пути обратно к себе: клипа не образует",
-    "{count} states no anchor can reach (first: {state})":
-        "состояний, недостижимых из опорных: {count} (первое: {state})",
-    "entry group {group} of {count}": "группа входа {group} из {count}",
-    "contact {contact}: landing group {group} of {count}": "контакт {contact}: группа приземления {group} из {count}",
-    "node {node} of a {count}-node model": "узел {node} модели из {count} узлов",
-    "class {kind}; the factory makes classes 1..30": "класс {kind}; фабрика создаёт классы 1..30",
-    "channel index {index} of {count} channels": "индекс канала {index} из {count} каналов",
-    "group index {index} of {count}": "индекс группы {index} из {count}",
-    "{what} ({size} bytes at byte {at}) runs past the end of the {total}-byte controller":
-        "{what} ({size} байт с байта {at}) выходит за конец контроллера длиной {total} байт",
     # ctlcheck (issue 27 item 18): a material name the WEAR list cannot hold
     "material {name}: its name cannot be stored in code page 1251, as the game's material list needs (character "
     "{char} is not in it): rename the material":
