@@ -49,7 +49,10 @@ class ArealMap:
 
     @classmethod
     def parse(cls, data: bytes | memoryview, source: str = "") -> ArealMap:
-        archive = Archive.parse(data, source)
+        return cls.from_archive(Archive.parse(data, source), source)
+
+    @classmethod
+    def from_archive(cls, archive: Archive, source: str = "") -> ArealMap:
         entries = archive.entries
         if len(entries) != 1 or entries[0].type_id != AREAL_TYPE_ID:
             kinds = ", ".join(str(e.type_id) for e in entries) or "none"
