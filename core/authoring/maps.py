@@ -108,10 +108,7 @@ def synthetic_land(spec: MapSpec = MapSpec()) -> tuple[L.LandMesh, Wear, Wear]:
         for cell in range(squares):
             row, col = divmod(cell, g)
             two = cell != lake and (row + col) % 3 == 1
-            if level == 0:
-                quads = [(a, b, 1) for b in range(k) for a in range(k)]
-            else:
-                quads = [(0, 0, k)]
+            quads = [(a, b, 1) for b in range(k) for a in range(k)] if level == 0 else [(0, 0, k)]
             for a, b, step in quads:
                 v00, v10 = vid(cell, a, b), vid(cell, a + step, b)
                 v11, v01 = vid(cell, a + step, b + step), vid(cell, a, b + step)

@@ -12,8 +12,16 @@ from ..disk import names_in, read_input
 from ..errors import Finding
 from ..files import Container
 from ..map.arealmap import ArealMap
-from ..map.folder import (LAND_MSH, MISSION, MapFolder, is_text_map_file, open_map_folder, open_mission,
-                          rewritten_text_file, validate_text_file)
+from ..map.folder import (
+    LAND_MSH,
+    MISSION,
+    MapFolder,
+    is_text_map_file,
+    open_map_folder,
+    open_mission,
+    rewritten_text_file,
+    validate_text_file,
+)
 from ..map.landmsh import LandMesh
 from ..map.tma import CLAN_TYPES, KIND_NAMES, Mission, parse_tma, text
 from ..map.wea import parse_land_wea
@@ -21,7 +29,7 @@ from ..map.wea import parse_land_wea
 EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
 SUFFIXES = (".tma", ".wea", ".map")   # what validate, roundtrip and info read in a folder, besides .msh
 
-__all__ = ["SUFFIXES", "is_text_map_file", "validate_file", "rewritten_file", "info", "cmd_map", "add_parser"]
+__all__ = ["SUFFIXES", "add_parser", "cmd_map", "info", "is_text_map_file", "rewritten_file", "validate_file"]
 
 
 def validate_file(path: str) -> list[Finding]:

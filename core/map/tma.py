@@ -14,7 +14,7 @@ Every count is checked against the bytes left before anything is built: a count 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

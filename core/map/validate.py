@@ -93,7 +93,7 @@ def _squares(mesh: L.LandMesh, out: list[Finding]) -> bool:
 def _runs(mesh: L.LandMesh, out: list[Finding]) -> bool:
     cells = mesh.cells
     first, count = cells["first"].astype(np.int64), cells["count"].astype(np.int64)
-    starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+    starts = np.cumsum(count) - count
     if _first(out, "Res2", first != starts, "run does not start where the previous cell's ends"):
         return False
     total = int(count.sum())

@@ -6,7 +6,7 @@ material list's (core.appearance.wear)."""
 from __future__ import annotations
 
 from ..appearance.wear import Wear, parse_wear, validate_wear
-from ..errors import Finding, FormatError, error
+from ..errors import Finding, error
 
 STREAM = "WEAR"
 FOOTING_SLOT = 0  # Land1 slot 0: the basement material the engine puts under buildings (digest 2.2)
@@ -29,4 +29,4 @@ def check_pair(land1: Wear, land2: Wear) -> list[Finding]:
     return []
 
 
-__all__ = ["Wear", "FormatError", "parse_land_wea", "validate_land_wea", "check_pair", "FOOTING_SLOT"]
+__all__ = ["FOOTING_SLOT", "Wear", "check_pair", "parse_land_wea", "validate_land_wea"]
