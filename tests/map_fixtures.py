@@ -22,3 +22,31 @@ def write_sample(root: Path, files: dict[str, bytes] | None = None) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     return root
+
+
+def decode_everything(name: str, data: bytes) -> None:
+    """Every reader, check and writer a file of this kind goes through; for bad bytes, FormatError only."""
+    from core.map import landmsh
+    from core.map.arealmap import ArealMap
+    from core.map.tma import parse_tma
+    from core.map.validate import validate_areal_map, validate_land, validate_mission
+    from core.map.wea import parse_land_wea, validate_land_wea
+
+    if name.endswith(".msh"):
+        mesh = landmsh.LandMesh.parse(data, name)
+        validate_land(mesh)
+        mesh.summary()
+        mesh.height_at(100.0, 100.0)
+        assert mesh.to_bytes() == data
+    elif name.endswith(".map"):
+        areal_map = ArealMap.parse(data, name)
+        validate_areal_map(areal_map)
+        areal_map.summary()
+        assert areal_map.to_bytes() == data
+    elif name.endswith(".tma"):
+        mission = parse_tma(data, name)
+        validate_mission(mission)
+        assert mission.to_bytes() == data
+    else:
+        validate_land_wea(data)
+        assert parse_land_wea(data, name).to_bytes() == data

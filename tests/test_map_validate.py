@@ -180,7 +180,7 @@ def test_areal_map_links_must_be_mutual_and_the_grid_in_range():
         m.areals[5].links[1] = [7, 0]       # areal 7's edge 0 does not lead back to 5
 
     def grid(m):
-        m.grid[100][0] = 16                 # 16 areals: index 16 names none
+        m.cell(100)[0] = 16                 # 16 areals: index 16 names none
 
     def itself(m):
         m.areals[2].links[0] = [2, 0]

@@ -229,8 +229,8 @@ def synthetic_areal_map(spec: MapSpec = MapSpec()) -> ArealMap:
         areals.append(Areal(header, polygon, links.reshape(4, 2)))
     centres = (np.arange(LOOKUP) + 0.5) * g / LOOKUP
     which = np.floor(centres).astype(np.int64)
-    grid = [np.array([which[y] * g + which[x]], "<u2") for x in range(LOOKUP) for y in range(LOOKUP)]
-    return ArealMap(areals, LOOKUP, LOOKUP, grid)
+    indices = (which[None, :] * g + which[:, None]).astype("<u2").ravel()   # [x, y]: row of y, column of x
+    return ArealMap(areals, LOOKUP, LOOKUP, np.ones(LOOKUP * LOOKUP, "<u2"), indices)
 
 
 def wea_bytes(wear: Wear) -> bytes:

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..disk import names_in, read_input
-from ..errors import Finding
+from ..errors import Finding, FormatError
 from ..files import Container
 from ..map.arealmap import ArealMap
 from ..map.folder import (
@@ -119,6 +119,8 @@ def info(args: argparse.Namespace, container: Container | None, out) -> int:
             mission = parse_tma(data, path)
             payload = {"path": path, "kind": "mission", **mission_summary(mission)}
             lines = mission_lines(path, payload)
+    elif any(e.unreadable is not None for e in container.archive.entries):
+        raise FormatError([e.unreadable for e in container.archive.entries if e.unreadable is not None], path)
     elif container.map_kind == "land":
         mesh = LandMesh.from_archive(container.archive, path)
         payload = {"path": path, "kind": "terrain mesh", **mesh.summary()}

@@ -43,7 +43,9 @@ class ArealMap:
     areals: list[Areal]
     across: int
     down: int
-    grid: list[np.ndarray] = field(default_factory=list)   # across x down lists, x outer, y inner
+    # The lookup grid, x outer and y inner: each cell's areal count, and all cells' areal indices in a row.
+    grid_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, "<u2"))
+    grid_indices: np.ndarray = field(default_factory=lambda: np.zeros(0, "<u2"))
     archive: Archive | None = None
     source: str = ""
 
@@ -67,9 +69,19 @@ class ArealMap:
         for areal in self.areals:
             out += areal.header.tobytes() + areal.polygon.tobytes() + areal.links.tobytes() + areal.blocks
         out += _U32.pack(self.across) + _U32.pack(self.down)
-        for cell in self.grid:
-            out += struct.pack("<H", len(cell)) + cell.tobytes()
-        return bytes(out)
+        counts = self.grid_counts.astype(np.int64)
+        words = np.zeros(len(counts) + int(counts.sum()), "<u2")
+        at = np.arange(len(counts)) + np.cumsum(counts) - counts
+        words[at] = counts
+        keep = np.ones(len(words), bool)
+        keep[at] = False
+        words[keep] = self.grid_indices
+        return bytes(out + words.tobytes())
+
+    def cell(self, index: int) -> np.ndarray:
+        """The areal indices of lookup cell ``index`` (x * down + y): a view into ``grid_indices``."""
+        start = int(self.grid_counts[:index].astype(np.int64).sum())
+        return self.grid_indices[start:start + int(self.grid_counts[index])]
 
     def to_bytes(self) -> bytes:
         if self.archive is None:
@@ -127,12 +139,26 @@ def parse_payload(data: bytes, count: int, source: str = "") -> ArealMap:
         areals.append(Areal(header, polygon, link, data[start:cur.at]))
     across = cur.u32("grid width", None)
     down = cur.u32("grid height", None)
-    cur.need(2 * across * down, f"a {across} x {down} lookup grid", None)
-    grid = []
-    for cell in range(across * down):
-        n = struct.unpack("<H", cur.take(2, "grid cell count", None))[0]
-        grid.append(np.frombuffer(cur.take(2 * n, f"grid cell {cell}", None), "<u2").copy())
-    if cur.at != len(data):
-        raise FormatError.single(STREAM, None, f"{len(data) - cur.at} bytes after the lookup grid (the game "
-                                               "refuses a map it does not read to the end)", source)
-    return ArealMap(areals, across, down, grid, None, source)
+    cells = across * down
+    cur.need(2 * cells, f"a {across} x {down} lookup grid", None)
+    rest = len(data) - cur.at
+    words = np.frombuffer(data, "<u2", rest // 2, cur.at)
+    listed = words.tolist()
+    at, starts = 0, []
+    for cell in range(cells):
+        if at >= len(listed):
+            raise FormatError.single("ArealMap grid", cell, f"lookup cell {cell} starts past the end of the file",
+                                     source)
+        starts.append(at)
+        at += 1 + listed[at]
+    if at > len(listed):
+        raise FormatError.single("ArealMap grid", cells - 1, f"lookup cell {cells - 1} runs past the end of the "
+                                                             "file", source)
+    if rest != 2 * at:
+        raise FormatError.single(STREAM, None, f"{rest - 2 * at} bytes after the lookup grid (the game refuses a "
+                                               "map it does not read to the end)", source)
+    is_count = np.zeros(at, bool)
+    is_count[starts] = True
+    counts = words[:at][is_count].copy()
+    indices = words[:at][~is_count].copy()
+    return ArealMap(areals, across, down, counts, indices, None, source)

@@ -191,12 +191,12 @@ def resolve_map(mission_path: str | Path, mission: Mission, game: str | Path | N
     parts = map_folder_parts(mission)
     shown = text(mission.map_path)
     if not parts:
-        raise FormatError.single("trailer", None, f"map path {shown!r} names no map folder", str(mission_path))
+        raise FormatError.single("trailer", None, f"map path '{shown}' names no map folder", str(mission_path))
     root = Path(game) if game is not None else game_folder_of(mission_path, mission)
     place = _locate(root, parts) if root is not None else None
     if place is None or _find(place, LAND_MSH) is None:
         below = f"below {root}" if game is not None else "below any folder above the mission"
-        raise FormatError.single("trailer", None, f"map {shown!r}: no folder holding Land.msh {below}",
+        raise FormatError.single("trailer", None, f"map '{shown}': no folder holding Land.msh {below}",
                                  str(mission_path))
     return place
 

@@ -245,14 +245,11 @@ def validate_areal_map(areal_map: ArealMap) -> list[Finding]:
         bad = np.zeros(count, bool)
         bad[owner[ok][~mutual]] = True
         _first(out, stream, bad, "twin edge does not link back (links must be mutual)")
-    cells = areal_map.grid
-    if cells:
-        sizes = np.array([len(c) for c in cells])
-        flat = np.concatenate(cells).astype(np.int64) if sizes.sum() else np.zeros(0, np.int64)
-        cell_of = np.repeat(np.arange(len(cells)), sizes)
-        bad = np.zeros(len(cells), bool)
-        bad[cell_of[flat >= count]] = True
-        _first(out, "ArealMap grid", bad, f"lookup cell names an areal out of range ({count} areals)")
+    counts = areal_map.grid_counts.astype(np.int64)
+    cell_of = np.repeat(np.arange(len(counts)), counts)
+    bad = np.zeros(len(counts), bool)
+    bad[cell_of[areal_map.grid_indices.astype(np.int64) >= count]] = True
+    _first(out, "ArealMap grid", bad, f"lookup cell names an areal out of range ({count} areals)")
     return out
 
 
