@@ -43,7 +43,7 @@ def test_the_sample_meets_every_invariant():
 
 
 def test_a_retail_size_map_meets_every_invariant_and_round_trips():
-    """16 x 16 grid and 10,000+ faces per level, as the retail maps (digest 2, 4)."""
+    """16 x 16 grid and 10,000+ faces per level, as the retail maps (03-terrain.md, 4)."""
     mesh, _, _ = synthetic_land(RETAIL)
     assert mesh.summary()["grid"] == [16, 16]
     assert mesh.level_split >= 10_000 and len(mesh.positions) <= 0xFFFF
@@ -59,8 +59,8 @@ def test_a_retail_size_map_meets_every_invariant_and_round_trips():
 
 
 def test_unresolved_words_of_land_msh_are_carried_byte_for_byte():
-    """Digest 8.5: stream 2's 44-byte block and zero words, stream 4's pad byte, stream 11's byte 3 and bit 7,
-    face word 3 and an attr2 the digest does not describe are kept as read, and no check refuses them."""
+    """format-notes, Maps: stream 2's 44-byte block and zero words, stream 4's pad byte, stream 11's byte 3 and bit 7,
+    face word 3 and an attr2 no source describes are kept as read, and no check refuses them."""
     mesh = L.LandMesh.parse(FILES[LAND_MSH])
     mesh.cell_header["rest"][:] = np.arange(44)
     mesh.cells["zero"][5] = 0xDEADBEEF
@@ -106,7 +106,7 @@ def test_mission_strings_keep_their_raw_bytes_and_floats_their_bits():
 
 @pytest.mark.parametrize("object_version", [1, 2, 5, 8, 9, 10])
 def test_mission_fields_are_read_by_the_version_that_introduced_them(object_version):
-    """Digest 6.3 and 8.15: clan index from 3, logical id 4, properties 6, name 7, start flag 8, host 9, scale 10;
+    """04-missions.md and 8.15: clan index from 3, logical id 4, properties 6, name 7, start flag 8, host 9, scale 10;
     map path and description above 1, lodes above 4."""
     mission = parse_tma(FILES[MISSION])
     mission.object_version = object_version

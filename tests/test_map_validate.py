@@ -1,5 +1,6 @@
-"""Issue 31, core item 1: ``validate`` checks the invariants of the digest's section 4 that hold on every retail
-map, and says which one fails where (stream and first record). Each test breaks one invariant of the sample."""
+"""Issue 31, core item 1: ``validate`` checks the invariants that hold on every retail map (docs/format-notes.md,
+"Maps and missions"), and says which one fails where (stream and first record). Each test breaks one invariant
+of the sample."""
 
 import numpy as np
 import pytest
@@ -140,7 +141,7 @@ def test_each_broken_invariant_is_named_with_its_stream_and_record(edit, stream,
 
 
 def test_a_count_that_lies_is_named_with_the_stream():
-    """attr1 = element count on every stream (digest 2, 4); attr3 = stride (fp)."""
+    """attr1 = element count on every stream (03-terrain.md, 4); attr3 = stride (fp)."""
     mesh = L.LandMesh.parse(FILES[LAND_MSH])
     mesh.entry(L.POSITIONS).attr1 += 5
     mesh.entry(L.FACES).attr3 = 30

@@ -1,12 +1,13 @@
-"""Synthetic maps and missions that meet every invariant of terrain-missions-digest.md section 4, written from
-the digest (sections 2, 3, 5 and 6), for the tests, the benchmarks and the bundled sample under samples/maps/.
+"""Synthetic maps and missions that meet every invariant ``core.map.validate`` checks, written from the public
+sources docs/format-notes.md ("Maps and missions") names: openparkan docs/03-terrain.md, 08-arealmap.md and
+04-missions.md; for the tests, the benchmarks and the bundled sample under samples/maps/.
 
 The ground is a height field over a ``grid`` x ``grid`` square grid. Each cell has its own
-``(subdivisions + 1)^2`` vertices (the retail meshes split their vertices along the grid lines too, digest 3),
+``(subdivisions + 1)^2`` vertices (the retail meshes split their vertices along the grid lines too, 03-terrain.md),
 cut into two counter-clockwise triangles per sub-square (level 0); level 1 is two triangles per cell over the
-cell's corner vertices (digest 2.6: built from level-0 vertices). One cell is a lake at one water level, some
-cells wear a second material. Everything section 3 calls derived (normals, adjacency, edge codes, boxes,
-runs, squares, draw order, the Land.map links and lookup grid) is computed here as the digest describes it.
+cell's corner vertices (03-terrain.md: built from level-0 vertices). One cell is a lake at one water level, some
+cells wear a second material. Everything the notes call derived (normals, adjacency, edge codes, boxes,
+runs, squares, draw order, the Land.map links and lookup grid) is computed here as those sources describe it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ LAND1 = ["B_S0", "L00", "L01", "L02", "WATER"]          # slot 0: the footing ma
 LAND2 = ["DEFAULT", "L05", "L01", "L32", "DEFAULT"]
 WATER_SLOT = 4
 SECOND_SLOT = 3
-UV_TURN = 200.0          # world units per UV turn (digest 2.1: 70..513 on retail maps)
+UV_TURN = 200.0          # world units per UV turn (03-terrain.md: 70..513 on retail maps)
 MICRO_PER_UNIT = 51.2    # microtexture u16 per unit, every retail map
 LOOKUP = 128             # Land.map lookup grid, 128 x 128 on every retail map
 SURFACE_GROUND = L.SURFACE_SOLID
@@ -63,7 +64,7 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def _adjacency(positions: np.ndarray, verts: np.ndarray, faces: range) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbours and winged-edge codes of one level, edges matched by position (digest 3)."""
+    """Neighbours and winged-edge codes of one level, edges matched by position (03-terrain.md)."""
     neighbours = np.full((len(verts), 3), L.NONE, np.int64)
     codes = np.full((len(verts), 3), 3, np.int64)
     keys = [p.tobytes() for p in positions]
@@ -166,7 +167,7 @@ def synthetic_land(spec: MapSpec = MapSpec()) -> tuple[L.LandMesh, Wear, Wear]:
             cells["radius"][twin] = np.linalg.norm(hi.astype(np.float64) - lo) / 2
     header = np.zeros((), L.CELL_HEADER)
     lo, hi = pos.min(axis=0), pos.max(axis=0)
-    # corner c: bit 0 picks x max, bit 1 y max, bit 2 z max (the retail order is not published, digest 2.4)
+    # corner c: bit 0 picks x max, bit 1 y max, bit 2 z max (the retail order is not published, 03-terrain.md)
     header["corners"] = [[(hi if c >> axis & 1 else lo)[axis] for axis in range(3)] for c in range(8)]
 
     draw = np.zeros(len(verts), L.DRAW)
@@ -255,7 +256,7 @@ def _int_property(name: bytes, value: int, low: int, high: int) -> Property:
 
 
 def object_path(kind: int, variant: int) -> bytes:
-    """Kinds 0/1 name a .dat below the game root, kinds 2/3 an objects.rlb STAT record (digest 6.3)."""
+    """Kinds 0/1 name a .dat below the game root, kinds 2/3 an objects.rlb STAT record (04-missions.md)."""
     return [b"UNITS\\BUILDS\\SYNTH\\build_%d.dat", b"UNITS\\UNITS\\SYNTH\\unit_%d.dat",
             b"TREE_%02d", b"STONE_%02d"][kind] % variant
 

@@ -1,9 +1,9 @@
-"""The areal map ``Land.map`` (terrain-missions-digest.md section 5): one NRes entry, type 12, ``ArealMap``.
+"""The areal map ``Land.map`` (openparkan docs/08-arealmap.md): one NRes entry, type 12, ``ArealMap``.
 
 Payload: ``attr1`` areals (56-byte header, polygon, per-edge links, sub-blocks), then u32 across, u32 down and,
 for x (outer) and y (inner), a u16 count and that many u16 areal indices. The loader refuses a payload the
-cursor does not end exactly on (digest 5 [R]); so does this reader. No source says how the map was built
-(digest 8.7), so a writer keeps it: every word is read into a field and written back as it was.
+cursor does not end exactly on (08-arealmap.md [R]); so does this reader. No source says how the map was built
+(format-notes, Maps), so a writer keeps it: every word is read into a field and written back as it was.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ STREAM = "ArealMap"
 HEADER = np.dtype([("centre", "<f4", (2,)), ("zero", "<f4", (2,)), ("area", "<f4"), ("normal", "<f4", (3,)),
                    ("flags", "<u4", (4,)), ("vertex_count", "<u4"), ("block_count", "<u4")])
 LINK = np.dtype(("<i4", (2,)))  # neighbour areal, its twin edge; -1/-1 on the boundary
-LAKE_CLASS = 0xF0               # flags word 2: all of 0xF0 set on a lake areal (digest 5)
+LAKE_CLASS = 0xF0               # flags word 2: all of 0xF0 set on a lake areal (08-arealmap.md)
 _U32 = struct.Struct("<I")
 
 

@@ -1,5 +1,5 @@
 """A map's folder and a mission's files on disk: each file opened by its kind, the map a mission names found
-below the game folder (digest 1: the trailer string ``DATA\\MAPS\\SC_3\\land``, any case), the files its objects
+below the game folder (03-terrain.md: the trailer string ``DATA\\MAPS\\SC_3\\land``, any case), the files its objects
 name looked up, and the checks that need several files together (materials against Land1.wea, Land2 beside
 Land1)."""
 

@@ -1,10 +1,10 @@
-"""The terrain mesh ``Land.msh`` (terrain-missions-digest.md section 2): an NRes of nine streams, all named
+"""The terrain mesh ``Land.msh`` (openparkan docs/03-terrain.md): an NRes of nine streams, all named
 ``Land``, told apart by type id.
 
 Every stream is decoded into a numpy record array over a copy of its bytes; a word whose meaning is unknown
-(digest section 8.5) is a field of the record and goes back as it was read, so that an unedited mesh writes
+(format-notes, Maps) is a field of the record and goes back as it was read, so that an unedited mesh writes
 its own bytes. Only the container's checks and what decoding needs (a whole number of records, the required
-streams) are made here; the invariants of section 4 are ``core.map.validate``'s.
+streams) are made here; the invariants are ``core.map.validate``'s.
 """
 
 from __future__ import annotations
@@ -17,25 +17,25 @@ from ..container.nres import Archive, Entry
 from ..errors import FormatError
 
 SQUARES, CELLS, POSITIONS, NORMALS, UV, DRAW_ORDER, ALPHA, MICRO_UV, FACES = 1, 2, 3, 4, 5, 11, 14, 18, 21
-STREAM_ORDER = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, ALPHA, DRAW_ORDER, FACES)  # digest 2, all maps
-REQUIRED = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, DRAW_ORDER, FACES)  # 14 is optional (digest 2)
+STREAM_ORDER = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, ALPHA, DRAW_ORDER, FACES)  # 03-terrain.md, all maps
+REQUIRED = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, DRAW_ORDER, FACES)  # 14 is optional (03-terrain.md)
 NAME = b"Land"
 NONE = 0xFFFF
 NO_SECOND = 0xFF          # face word 2, hi byte: no second material
 SQUARE_SLOTS = 15
 
-SQUARE = np.dtype([("head", "<u2", (4,)), ("cells", "<u2", (SQUARE_SLOTS,))])            # digest 2.3
-CELL_HEADER = np.dtype([("corners", "<f4", (8, 3)), ("rest", "u1", (44,))])              # digest 2.4
+SQUARE = np.dtype([("head", "<u2", (4,)), ("cells", "<u2", (SQUARE_SLOTS,))])            # 03-terrain.md
+CELL_HEADER = np.dtype([("corners", "<f4", (8, 3)), ("rest", "u1", (44,))])              # 03-terrain.md
 CELL = np.dtype([("first", "<u2"), ("count", "<u2"), ("zero", "<u4"), ("box_min", "<f4", (3,)),
                  ("box_max", "<f4", (3,)), ("centre", "<f4", (3,)), ("radius", "<f4"), ("tail", "u1", (20,))])
-POSITION = np.dtype(("<f4", (3,)))                                                      # digest 2.1
+POSITION = np.dtype(("<f4", (3,)))                                                      # 03-terrain.md
 NORMAL = np.dtype(("i1", (4,)))        # nx, ny, nz / 127 and a pad byte carried
-UV16 = np.dtype(("<u2", (2,)))         # 1024 = one turn (digest 8.1); stored raw
+UV16 = np.dtype(("<u2", (2,)))         # 1024 = one turn (format-notes, Maps); stored raw
 ALPHA_F = np.dtype("<f4")
-DRAW = np.dtype([("face", "<u2"), ("flags", "u1"), ("extra", "u1")])                     # digest 2.5
+DRAW = np.dtype([("face", "<u2"), ("flags", "u1"), ("extra", "u1")])                     # 03-terrain.md
 FACE = np.dtype([("flags", "<u2"), ("surface", "<u2"), ("material", "<u2"), ("word3", "<u2"),
                  ("verts", "<u2", (3,)), ("neighbours", "<u2", (3,)), ("normal", "<i2", (3,)),
-                 ("edges", "<u2")])                                                      # digest 2.2
+                 ("edges", "<u2")])                                                      # 03-terrain.md
 
 RECORDS = {SQUARES: SQUARE, POSITIONS: POSITION, NORMALS: NORMAL, UV: UV16, MICRO_UV: UV16, ALPHA: ALPHA_F,
            DRAW_ORDER: DRAW, FACES: FACE}
@@ -43,7 +43,7 @@ PER_VERTEX = (POSITIONS, NORMALS, UV, MICRO_UV, ALPHA)
 LABELS = {SQUARES: "squares", CELLS: "cells", POSITIONS: "positions", NORMALS: "vertex normals", UV: "UV",
           MICRO_UV: "microtexture UV", ALPHA: "second-material alpha", DRAW_ORDER: "draw order", FACES: "faces"}
 
-# face word 0 and 1 bits (digest 2.2)
+# face word 0 and 1 bits (03-terrain.md)
 FLAG_BASE = 0x600
 FLAG_SECOND = 0x004
 FLAG_WATER = 0x008
@@ -155,7 +155,7 @@ class LandMesh:
 
     @property
     def across(self) -> int:
-        """Cells across (stream 1's attr2, digest 2)."""
+        """Cells across (stream 1's attr2, 03-terrain.md)."""
         entry = self.entry(SQUARES)
         return entry.attr2 if entry is not None else 0
 
@@ -165,7 +165,7 @@ class LandMesh:
 
     @property
     def level_split(self) -> int:
-        """The first level-1 face: the run start of cell ``squares`` (digest 2.6); every face when the cells
+        """The first level-1 face: the run start of cell ``squares`` (03-terrain.md); every face when the cells
         stream is short."""
         cells = self.cells
         if len(cells) > self.squares:
@@ -173,7 +173,7 @@ class LandMesh:
         return len(self.faces)
 
     def materials(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each face's Land1.wea index and second-material index (0xFF none), from face word 2 (digest 2.2)."""
+        """Each face's Land1.wea index and second-material index (0xFF none), from face word 2 (03-terrain.md)."""
         words = self.faces["material"]
         return (words & 0xFF).astype(np.int64), (words >> 8).astype(np.int64)
 
@@ -199,7 +199,7 @@ class LandMesh:
         }
 
     def height_at(self, x: float, y: float) -> float:
-        """The ground's height at (x, y): barycentric z over the level-0 faces (op's ``height_at``, digest 6.4),
+        """The ground's height at (x, y): barycentric z over the level-0 faces (op's ``height_at``, 04-missions.md),
         the highest where several cover the point; the lowest vertex's z when none does."""
         faces = self.faces[:self.level_split]
         p = self.positions.astype(np.float64)

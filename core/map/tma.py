@@ -1,11 +1,11 @@
-"""A mission's placement file ``data.tma`` (terrain-missions-digest.md section 6).
+"""A mission's placement file ``data.tma`` (openparkan docs/04-missions.md).
 
 Layout (little-endian): version; routes; clan-table version, clans; object-record version, objects; then,
-by the object version (digest 8.15), the map path, the map word and the description (above 1) and the lode
+by the object version (format-notes, Maps), the map path, the map word and the description (above 1) and the lode
 table (above 4). Fields are read by the version that introduced them (op/pp: clan fields from 2..6, object
 fields from 3..10). Strings are a u32 byte length and that many bytes, kept as raw bytes (the description's
 length is a buffer capacity: what follows its NUL is garbage, kept too). Floats are float32 arrays, so their
-bits come back as read; words the digest leaves unexplained are kept and written back unchanged. Bytes after
+bits come back as read; words no source explains are kept and written back unchanged. Bytes after
 the last field, which no retail file has, are kept in ``tail``.
 
 Every count is checked against the bytes left before anything is built: a count that lies costs no memory.
@@ -86,7 +86,7 @@ class PlacedObject:
 
     @property
     def is_scenery(self) -> bool:
-        """Kinds 2 and 3 name an objects.rlb STAT record; 0 and 1 a .dat file (digest 6.3)."""
+        """Kinds 2 and 3 name an objects.rlb STAT record; 0 and 1 a .dat file (04-missions.md)."""
         return self.kind in (KIND_VEGETATION, KIND_ROCK)
 
 

@@ -1,5 +1,5 @@
-"""The invariants of terrain-missions-digest.md section 4 that hold on every retail map, for a Land.msh, a
-Land.map, a data.tma and a map's files together. Each failed invariant is one finding naming the stream, the
+"""The invariants that hold on every retail map (docs/format-notes.md, "Maps and missions", the checks), for a
+Land.msh, a Land.map, a data.tma and a map's files together. Each failed invariant is one finding naming the stream, the
 first record that breaks it and how many do."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _streams(mesh: L.LandMesh, out: list[Finding]) -> None:
     for i, entry in enumerate(mesh.archive.entries):
         name = L.stream_name(entry.type_id)
         count = len(mesh.streams[entry.type_id])
-        if entry.attr1 != count:  # digest 2: attr1 = element count on every stream
+        if entry.attr1 != count:  # 03-terrain.md: attr1 = element count on every stream
             out.append(error(name, None, f"attr1 says {entry.attr1} records, the stream holds {count}"))
         stride = L.RECORDS.get(entry.type_id)
         if stride is not None and entry.attr3 != stride.itemsize:
@@ -289,7 +289,7 @@ def validate_mission(mission: Mission) -> list[Finding]:
 
 
 def validate_materials(mesh: L.LandMesh, land1_count: int) -> list[Finding]:
-    """Every face's two material bytes name a Land1.wea row (digest 2.2)."""
+    """Every face's two material bytes name a Land1.wea row (03-terrain.md)."""
     out: list[Finding] = []
     first, second = mesh.materials()
     bad = (first >= land1_count) | ((second != L.NO_SECOND) & (second >= land1_count))
