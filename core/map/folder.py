@@ -268,7 +268,7 @@ def _object_files(result: MissionFiles, root: Path) -> None:
             result.missing.append((i, name))
     if result.missing:
         first, name = result.missing[0]
-        more = f" and {len(result.missing) - 1} more" if len(result.missing) > 1 else ""
+        more = f" and {len(result.missing) - 1} more" if len(result.missing) > 1 else ""  # two report templates
         result.findings.append(warning("objects", first, f"'{name}' not found below {root}{more}"))
     if unchecked:
         result.findings.append(warning("objects", None, f"no {OBJECTS} below {root}: {unchecked} trees and rocks "
