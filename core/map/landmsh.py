@@ -201,6 +201,10 @@ class LandMesh:
     def height_at(self, x: float, y: float) -> float:
         """The ground's height at (x, y): barycentric z over the level-0 faces (op's ``height_at``, 04-missions.md),
         the highest where several cover the point; the lowest vertex's z when none does."""
+        with np.errstate(all="ignore"):  # NaN or huge coordinates in a file are data, not warnings
+            return self._height_at(x, y)
+
+    def _height_at(self, x: float, y: float) -> float:
         faces = self.faces[:self.level_split]
         p = self.positions.astype(np.float64)
         if not len(faces) or not len(p):
