@@ -16,7 +16,7 @@ from core.map.validate import validate_areal_map, validate_land, validate_missio
 from core.map.wea import parse_land_wea
 
 FILES = sample_map_files()
-RETAIL = MapSpec(grid=16, cell=200.0, subdivisions=5, lake=(3, 4), water_level=-1.5)
+RETAIL = MapSpec(grid=16, cell=200.0, subdivisions=6, level1_step=2, lake=(3, 4), water_level=-1.5)
 
 
 def test_the_bundled_sample_map_is_what_the_generator_writes():
@@ -47,6 +47,7 @@ def test_a_retail_size_map_meets_every_invariant_and_round_trips():
     mesh, _, _ = synthetic_land(RETAIL)
     assert mesh.summary()["grid"] == [16, 16]
     assert mesh.level_split >= 10_000 and len(mesh.positions) <= 0xFFFF
+    assert len(mesh.faces) - mesh.level_split == mesh.level_split // 4      # level 1: every second vertex
     assert validate_land(mesh) == []
     data = mesh.to_bytes()
     assert L.LandMesh.parse(data).to_bytes() == data

@@ -5,7 +5,8 @@ sources docs/format-notes.md ("Maps and missions") names: openparkan docs/03-ter
 The ground is a height field over a ``grid`` x ``grid`` square grid. Each cell has its own
 ``(subdivisions + 1)^2`` vertices (the retail meshes split their vertices along the grid lines too, 03-terrain.md),
 cut into two counter-clockwise triangles per sub-square (level 0); level 1 is two triangles per cell over the
-cell's corner vertices (03-terrain.md: built from level-0 vertices). One cell is a lake at one water level, some
+cell's corner vertices, or over every ``level1_step``-th level-0 vertex (03-terrain.md: built from level-0
+vertices). One cell is a lake at one water level, some
 cells wear a second material. Everything the notes call derived (normals, adjacency, edge codes, boxes,
 runs, squares, draw order, the Land.map links and lookup grid) is computed here as those sources describe it.
 """
@@ -42,6 +43,7 @@ class MapSpec:
     grid: int = 4                 # squares across and down
     cell: float = 100.0           # cell size in world units
     subdivisions: int = 3         # level-0 sub-squares per cell side
+    level1_step: int | None = None  # level-1 sub-square side in level-0 steps (divides subdivisions); None: the cell
     lake: tuple[int, int] | None = (1, 1)   # (column, row) of the water cell
     water_level: float = 4.0
 
@@ -87,7 +89,10 @@ def synthetic_land(spec: MapSpec = MapSpec()) -> tuple[L.LandMesh, Wear, Wear]:
     g, k, size = spec.grid, spec.subdivisions, spec.cell
     squares = g * g
     per_cell = (k + 1) ** 2
-    if squares * per_cell > 0xFFFF or squares * 2 * (k * k + 1) > 0xFFFF:
+    step = k if spec.level1_step is None else spec.level1_step
+    if k % step:
+        raise ValueError(f"level1_step {step} does not divide subdivisions {k}")
+    if squares * per_cell > 0xFFFF or squares * 2 * (k * k + (k // step) ** 2) > 0xFFFF:
         raise ValueError("a Land.msh holds at most 65535 vertices and faces (u16 indices)")
     i, j = np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="xy")   # j rows (y), i columns (x)
     i, j = i.ravel(), j.ravel()
@@ -109,10 +114,11 @@ def synthetic_land(spec: MapSpec = MapSpec()) -> tuple[L.LandMesh, Wear, Wear]:
         for cell in range(squares):
             row, col = divmod(cell, g)
             two = cell != lake and (row + col) % 3 == 1
-            quads = [(a, b, 1) for b in range(k) for a in range(k)] if level == 0 else [(0, 0, k)]
-            for a, b, step in quads:
-                v00, v10 = vid(cell, a, b), vid(cell, a + step, b)
-                v11, v01 = vid(cell, a + step, b + step), vid(cell, a, b + step)
+            size_of = 1 if level == 0 else step
+            quads = [(a, b) for b in range(0, k, size_of) for a in range(0, k, size_of)]
+            for a, b in quads:
+                v00, v10 = vid(cell, a, b), vid(cell, a + size_of, b)
+                v11, v01 = vid(cell, a + size_of, b + size_of), vid(cell, a, b + size_of)
                 for tri in ((v00, v10, v11), (v00, v11, v01)):
                     first = WATER_SLOT if cell == lake else 1 + (a + b + level * cell) % 3
                     tris.append(tri)
