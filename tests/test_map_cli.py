@@ -66,6 +66,7 @@ def test_map_summarises_a_mission_its_map_and_what_is_missing(tmp_path, capsys):
     missing = next(line for line in lines if line.startswith("  missing: "))
     assert missing.startswith("  missing: 4 objects name files not found") and "unit_1.dat" not in missing
     assert "objects[0]: warning: 'UNITS\\BUILDS\\SYNTH\\build_0.dat' not found" in out
+    assert out.count(": warning: 'UNITS") == 4 and "objects[5]: warning: 'UNITS\\UNITS\\SYNTH\\unit_5.dat'" in out
     assert "no objects.rlb" in out
 
 

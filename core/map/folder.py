@@ -22,6 +22,7 @@ LAND_MSH, LAND_MAP, LAND1, LAND2, MISSION = "Land.msh", "Land.map", "Land1.wea",
 MAP_FILES = (LAND_MSH, LAND_MAP, LAND1, LAND2)
 TEXT_SUFFIXES = (".tma", ".wea")
 OBJECTS = "objects.rlb"
+MISSING_NAMED = 20  # missing object files named one by one; the rest are counted
 
 
 def is_areal_map(archive: Archive) -> bool:
@@ -266,10 +267,11 @@ def _object_files(result: MissionFiles, root: Path) -> None:
             found = place is not None and place.is_file()
         if not found:
             result.missing.append((i, name))
-    if result.missing:
-        first, name = result.missing[0]
-        more = f" and {len(result.missing) - 1} more" if len(result.missing) > 1 else ""  # two report templates
-        result.findings.append(warning("objects", first, f"'{name}' not found below {root}{more}"))
+    for index, name in result.missing[:MISSING_NAMED]:
+        result.findings.append(warning("objects", index, f"'{name}' not found below {root}"))
+    if len(result.missing) > MISSING_NAMED:
+        result.findings.append(warning("objects", None, f"{len(result.missing) - MISSING_NAMED} more objects name "
+                                                        f"files not found below {root}"))
     if unchecked:
         result.findings.append(warning("objects", None, f"no {OBJECTS} below {root}: {unchecked} trees and rocks "
                                                         "not checked"))

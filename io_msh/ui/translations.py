@@ -709,7 +709,8 @@ REPORTS = {
         "карта '{path}': нет папки с Land.msh ни в одной папке выше миссии",
     "position ({x}, {y}) lies outside the map's extent": "положение ({x}, {y}) вне пределов карты",
     "'{name}' not found below {root}": "'{name}' не найден в {root}",
-    "'{name}' not found below {root} and {count} more": "'{name}' не найден в {root}, и ещё {count}",
+    "{count} more objects name files not found below {root}":
+        "ещё объектов, чьих файлов нет в {root}: {count}",
     "no objects.rlb below {root}: {count} trees and rocks not checked":
         "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
 }
