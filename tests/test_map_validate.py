@@ -213,3 +213,16 @@ def test_the_map_folder_checks_materials_against_land1_and_land2_against_land1(t
     assert any(m.startswith("Land2.wea: error: 5 rows, Land1.wea has 4") for m in messages), messages
     assert open_map_folder(write_sample(tmp_path / "b") / "DATA/MAPS/SAMPLE").findings == []
     assert FILES[LAND2]
+
+
+def test_a_neighbour_in_the_other_level_or_elsewhere_is_a_warning():
+    """Edges pair within a level and across the same two positions: what the sources imply, not what they
+    measured, so these two are warnings."""
+    def cross(mesh):
+        split = mesh.level_split
+        for f, g in ((0, split), (split, 0)):
+            mesh.faces["neighbours"][f, 0] = g
+            mesh.faces["edges"][f] = mesh.faces["edges"][f] & ~3
+    findings = land_findings(cross)
+    assert ("Res21", 0, "warning", "neighbour lies in the other level (2 records)") in findings
+    assert any(f[:3] == ("Res21", 0, "warning") and "share the edge's two positions" in f[3] for f in findings)
