@@ -191,7 +191,7 @@ def test_the_cli_gives_exit_1_and_a_named_error_for_a_hostile_file(tmp_path, cap
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before   # nothing written
 
 
-@settings(derandomize=True, max_examples=120, deadline=None,
+@settings(derandomize=True, max_examples=250, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_mutated_bytes_give_only_format_errors_in_bounded_time(data):
