@@ -13,6 +13,7 @@ from .appearance.wear import WEAR_TYPE_ID, BlankRuns, validate_wear
 from .container.nres import Archive, Entry, fold, name_bytes
 from .disk import read_input
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
+from .map.folder import archive_kind, validate_archive
 from .msh.model import Model, looks_like_model
 from .msh.validate import validate_model
 
@@ -24,6 +25,7 @@ class Container:
     path: str
     archive: Archive
     is_model: bool
+    map_kind: str | None = None  # "land" (a Land.msh) or "arealmap" (a Land.map): read by core.map
 
     @property
     def source(self) -> str:
@@ -132,7 +134,8 @@ class Container:
 def read_container(data: bytes, path: str = "", tolerant: bool = False) -> Container:
     """``tolerant``: bad directory records are findings, not a refusal of the whole file (see Archive.parse)."""
     archive = Archive.parse(data, source=path, tolerant=tolerant)
-    return Container(path, archive, looks_like_model(archive))
+    kind = archive_kind(archive)  # a Land.msh has a model's stream types 1-3 but is no model
+    return Container(path, archive, kind is None and looks_like_model(archive), kind)
 
 
 def open_container(path: str | Path, tolerant: bool = False) -> Container:
@@ -157,7 +160,11 @@ def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model
 
 
 def validate_container(container: Container) -> list[Finding]:
-    """Every finding of the file: of the model, or of each nested model (located by entry name)."""
+    """Every finding of the file: of the model, or of each nested model (located by entry name); of a map's
+    Land.msh or Land.map, the invariants core.map.validate checks."""
+    if container.map_kind is not None:
+        return list(container.archive.findings) + validate_archive(container.archive, container.map_kind,
+                                                                   container.path)
     if container.is_model:
         return validate_model(container.open_model())
     findings = list(container.archive.findings)  # with the records a tolerant read could not read

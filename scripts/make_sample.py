@@ -9,7 +9,9 @@ feature can be tried without the game's files:
 - tower.rlb: a tower with three damage stages (pieces gone at each) and two LODs, and a First-Person shell;
 - unit/: a unit tree (UNITS/SYNTH/synth_unit.dat, a second one synth_fort.dat), its objects.rlb, the parts'
   archive (models, material lists, controllers, control points .cpt, damage tables .ndp) and libraries
-  naming its materials.
+  naming its materials;
+- maps/: a 4 x 4 map (DATA/MAPS/...: Land.msh, Land.map, Land1.wea, Land2.wea) and a mission naming it
+  (MISSIONS/.../data.tma), made by core.authoring.maps.
 
 tests/test_main_job.py checks that samples/ holds exactly what this writes.
 """
@@ -33,6 +35,7 @@ from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID  # noqa: E402
 from core.authoring import units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
+from core.authoring.maps import sample_map_files  # noqa: E402
 from core.authoring.synth import box, box_uvs, sample_archive, sample_libraries, sample_model  # noqa: E402
 from core.container.nres import Archive  # noqa: E402
 
@@ -128,6 +131,7 @@ def sample_files() -> dict[str, bytes]:
     files["tower.rlb"] = tower_archive().to_bytes()
     files.update(walker_files())
     files.update(unit_files())
+    files.update({f"maps/{path}": data for path, data in sample_map_files().items()})
     return files
 
 

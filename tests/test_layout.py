@@ -15,7 +15,7 @@ LAYERS = [
     ["core.container"],
     ["core.msh", "core.appearance"],
     ["core.animation"],
-    ["core.unit"],
+    ["core.unit", "core.map"],
     ["core.files", "core.authoring"],
     ["core.cli"],
     ["core.__init__", "core.__main__"],

@@ -23,6 +23,7 @@ from ..errors import ERROR, FormatError, SelectionError, printable
 from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
+from . import map as map_cli
 from . import unit
 from .clips import CONTROLLER_SUFFIX, add_clip_commands, is_controller, rewritten_ctl, validate_ctl
 from .roundtrip import describe_offset, first_difference, rewritten
@@ -33,7 +34,7 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)  # times are float32 in the runtim
 VERSION = "0.1.0"  # the extension's version (blender_manifest.toml; a test keeps them equal)
 # What validate, roundtrip and info read in a folder (recursively): models, archives and libraries, controllers,
 # unit files.
-UNDERSTOOD = (".msh", ".rlb", ".lib", *unit.UNIT_SUFFIXES, CONTROLLER_SUFFIX)
+UNDERSTOOD = (".msh", ".rlb", ".lib", *unit.UNIT_SUFFIXES, CONTROLLER_SUFFIX, *map_cli.SUFFIXES)
 MAX_TIMES = 1_000_000  # sample: the most times one call takes
 SAMPLE_CHUNK = 4096    # sample: times sampled and printed at once
 
@@ -223,7 +224,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _info_file(args: argparse.Namespace) -> int:
+    if map_cli.is_text_map_file(args.file):  # a mission or a map's material list
+        return map_cli.info(args, None, _out)
     container = open_container(args.file, tolerant=True)
+    if container.map_kind is not None:  # a Land.msh or a Land.map
+        return map_cli.info(args, container, _out)
     models, failures = _pick_models(container, args.entry)
     textures, materials = _library_summaries(container)
     payload = {"path": args.file, "kind": "model" if container.is_model else "archive",
@@ -338,6 +343,8 @@ def _file_findings(path: str) -> list:
         return unit.validate_file(path)
     if is_controller(path):
         return validate_ctl(path)
+    if map_cli.is_text_map_file(path):
+        return map_cli.validate_file(path)
     return validate_container(open_container(path, tolerant=True))
 
 
@@ -347,6 +354,8 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         return unit.rewritten_file(path, data)
     if is_controller(path):
         return rewritten_ctl(data, path)
+    if map_cli.is_text_map_file(path):
+        return map_cli.rewritten_file(path, data)
     return rewritten(open_container(path))
 
 
@@ -635,6 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(func=cmd_rewrite)
     unit.add_parser(sub)
+    map_cli.add_parser(sub)
     return parser
 
 

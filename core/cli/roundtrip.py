@@ -8,11 +8,14 @@ from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Archive
 from ..errors import FormatError
 from ..files import Container, read_container
+from ..map.folder import rewritten_archive
 from ..msh.model import Model
 
 
 def rewritten(container: Container) -> bytes:
     """The file's bytes as the writer produces them after decoding every stream."""
+    if container.map_kind is not None:
+        return rewritten_archive(container.archive, container.map_kind, container.path)
     if container.is_model:
         return container.open_model().reencoded().to_bytes()
     archive = Archive.parse(container.to_bytes(), container.path)

@@ -1034,6 +1034,112 @@ REPORTS = {
     "{char} is not in it): rename the material":
         "материал {name}: его имя нельзя сохранить в кодовой странице 1251, а список материалов игры этого требует "
         "(символа {char} в ней нет): переименуйте материал",
+    # maps and missions (branch maps): core.map's reading errors and checks
+    "required stream {stream} ({label}) is missing": "нет обязательного потока {stream} ({label})",
+    "{size} bytes is not a whole number of {stride}-byte records ({label})":
+        "{size} байт — не целое число записей по {stride} байт ({label})",
+    "{size} bytes: not a {header}-byte header and whole {stride}-byte cell records":
+        "{size} байт: не заголовок в {header} байт и целое число записей ячеек по {stride} байт",
+    "expected one entry of type {type}, found types {kinds}":
+        "ожидалась одна запись типа {type}, найдены типы {kinds}",
+    "{what} needs {size} bytes at byte {at}, only {left} remain":
+        "{what}: нужно {size} байт в байте {at}, осталось только {left}",
+    "{what} needs {size} bytes, only {left} remain (at byte {at})":
+        "{what}: нужно {size} байт, осталось только {left} (в байте {at})",
+    "{what} count {count} needs at least {size} bytes, only {left} remain (at byte {at})":
+        "{what}: число {count} требует не меньше {size} байт, осталось только {left} (в байте {at})",
+    "{extra} bytes after the lookup grid (the game refuses a map it does not read to the end)":
+        "{extra} байт после сетки поиска (игра отвергает карту, которую не дочитала до конца)",
+    "lookup cell {cell} starts past the end of the file": "ячейка поиска {cell} начинается за концом файла",
+    "lookup cell {cell} runs past the end of the file": "ячейка поиска {cell} выходит за конец файла",
+    "{rows} rows, Land1.wea has {count} (one microtexture material per Land1 material)":
+        "строк: {rows}, в Land1.wea — {count} (по материалу микротекстуры на каждый материал Land1)",
+    "{problem} ({count} records)": "{problem} (записей: {count})",
+    "vertex index out of range ({count} vertices)": "индекс вершины вне диапазона (вершин: {count})",
+    "vertex used by no face": "вершина не используется ни одной гранью",
+    "stream order {order}, every retail map has {expected}":
+        "порядок потоков {order}, у всех карт игры — {expected}",
+    "attr1 says {said} records, the stream holds {count}": "attr1 говорит о {said} записях, в потоке {count}",
+    "attr3 (stride) is {attr3}, records are {size} bytes": "attr3 (шаг) равен {attr3}, записи по {size} байт",
+    "{count} records for {vertices} vertices (one per vertex)":
+        "записей: {count} на {vertices} вершин (нужна одна на вершину)",
+    "name {name}, every terrain stream is named 'Land'": "имя {name}, все потоки ландшафта называются 'Land'",
+    "{squares} squares do not make rows of attr2 = {across} cells":
+        "{squares} квадратов не складываются в ряды по attr2 = {across} ячеек",
+    "square header is not 0, 0xFFFF, 0, 0": "заголовок квадрата не 0, 0xFFFF, 0, 0",
+    "square does not name exactly its level-0 cell i and level-1 cell squares + i":
+        "квадрат называет не ровно свою ячейку уровня 0 (i) и уровня 1 (squares + i)",
+    "{cells} cells, 2 x {squares} squares expected (two levels)":
+        "ячеек: {cells}, ожидалось 2 x {squares} квадратов (два уровня)",
+    "run does not start where the previous cell's ends": "участок не начинается там, где кончается предыдущий",
+    "runs cover {total} faces, the mesh has {count}": "участки покрывают {total} граней, в сетке их {count}",
+    "face has a vertex outside its cell's box (faces must not cross grid lines)":
+        "у грани вершина вне рамки её ячейки (грани не должны пересекать линии сетки)",
+    "level-0 cell and its level-1 twin have different boxes":
+        "у ячейки уровня 0 и её двойника уровня 1 разные рамки",
+    "header corners are not the corners of the mesh's bounding box":
+        "углы в заголовке — не углы рамки всей сетки",
+    "level-1 face uses a vertex no level-0 face uses (level 1 is built from level 0's vertices)":
+        "грань уровня 1 использует вершину, которой нет у граней уровня 0 (уровень 1 строится из вершин уровня 0)",
+    "{count} draw entries for {faces} faces (one per face)":
+        "записей порядка отрисовки: {count} на {faces} граней (нужна одна на грань)",
+    "entry names a face outside its cell's run (order must keep cells whole)":
+        "запись называет грань вне участка своей ячейки (порядок должен сохранять ячейки целыми)",
+    "face drawn twice (not a permutation)": "грань рисуется дважды (не перестановка)",
+    "batch bit 0x10 is not set exactly where a texture pair's run starts":
+        "бит пакета 0x10 стоит не ровно там, где начинается участок пары текстур",
+    "cell draws a texture pair in more than one run (pairs not grouped)":
+        "ячейка рисует пару текстур больше чем одним участком (пары не сгруппированы)",
+    "neighbour out of range ({count} faces)": "сосед вне диапазона (граней: {count})",
+    "face is its own neighbour": "грань — сама себе сосед",
+    "edge code (word 13) says 'none' where a neighbour is named, or the reverse":
+        "код ребра (слово 13) говорит «нет» там, где сосед назван, или наоборот",
+    "adjacency is not mutual: the neighbour's edge named by word 13 does not lead back":
+        "соседство не взаимно: ребро соседа, названное словом 13, не ведёт обратно",
+    "neighbour lies in the other level": "сосед лежит на другом уровне",
+    "neighbour does not share the edge's two positions": "у соседа нет двух точек этого ребра",
+    "flag 0x004 does not match 'has a second material' (word 2's high byte)":
+        "флаг 0x004 не совпадает с «есть второй материал» (старший байт слова 2)",
+    "face wears Land1 slot 0, the footing material the engine puts under buildings":
+        "грань носит слот 0 Land1 — материал фундамента, который движок кладёт под здания",
+    "water flag 0x008 and water surface 0x02 disagree": "флаг воды 0x008 и поверхность воды 0x02 расходятся",
+    "water face's flags are not 0x608": "флаги грани воды не 0x608",
+    "water vertices lie at {count} heights ({low} to {high}); the engine keeps one water level":
+        "вершины воды лежат на {count} высотах (от {low} до {high}); движок хранит один уровень воды",
+    "alpha is not 1.0 on a vertex no two-material face uses":
+        "альфа не 1.0 у вершины, которой не пользуется ни одна грань с двумя материалами",
+    "areal has fewer than 3 vertices": "у ареала меньше 3 вершин",
+    "edge link names no areal or no edge of it (-1/-1 on the boundary)":
+        "ссылка ребра не называет ареал или его ребро (-1/-1 на границе)",
+    "areal is its own neighbour": "ареал — сам себе сосед",
+    "twin edge does not link back (links must be mutual)":
+        "парное ребро не ссылается обратно (ссылки должны быть взаимны)",
+    "lookup cell names an areal out of range ({count} areals)":
+        "ячейка поиска называет ареал вне диапазона (ареалов: {count})",
+    "{name} {found}; every retail mission has {value}": "{name} {found}; у всех миссий игры — {value}",
+    "clan type {type} (0 nature, 1 player, 2 enemy, 3 neutral)":
+        "тип клана {type} (0 природа, 1 игрок, 2 противник, 3 нейтральный)",
+    "relation names clan {name}, which the mission lacks": "отношение называет клан {name}, которого нет в миссии",
+    "marker word {marker}, every object has {expected}": "слово-метка {marker}, у всех объектов — {expected}",
+    "kind {kind} (0 building, 1 unit, 2 vegetation, 3 rock)":
+        "вид {kind} (0 здание, 1 юнит, 2 растительность, 3 камень)",
+    "owner clan {clan} out of range ({count} clans)": "клан-владелец {clan} вне диапазона (кланов: {count})",
+    "empty path: the object names no unit, building or STAT record":
+        "пустой путь: объект не называет ни юнит, ни здание, ни запись STAT",
+    "the mission names no map": "миссия не называет карту",
+    "{count} bytes after the lode table (kept)": "{count} байт после таблицы залежей (сохранены)",
+    "material index beyond Land1.wea ({rows} rows)": "индекс материала за пределами Land1.wea (строк: {rows})",
+    "no {name} in {folder}": "нет {name} в {folder}",
+    "map path '{path}' names no map folder": "путь карты '{path}' не называет папку карты",
+    "map '{path}': no folder holding Land.msh below {folder}": "карта '{path}': нет папки с Land.msh в {folder}",
+    "map '{path}': no folder holding Land.msh below any folder above the mission":
+        "карта '{path}': нет папки с Land.msh ни в одной папке выше миссии",
+    "position ({x}, {y}) lies outside the map's extent": "положение ({x}, {y}) вне пределов карты",
+    "'{name}' not found below {root}": "'{name}' не найден в {root}",
+    "{count} more objects name files not found below {root}":
+        "ещё объектов, чьих файлов нет в {root}: {count}",
+    "no objects.rlb below {root}: {count} trees and rocks not checked":
+        "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
