@@ -13,12 +13,12 @@ import time
 from hypothesis import strategies as st
 
 from core.animation.controller import clips_of, pose_at_step, read_controller, step_at
-from core.animation.controller.model import read_for_model
 from core.animation.sampler import AnimationData
 from core.authoring import units
 from core.authoring.build import build_model
 from core.authoring.controllers import walker_controller, walker_model
 from core.errors import FormatError
+from core.model_controller import read_for_model
 from core.msh.model import Model
 
 WALKER = walker_controller().to_bytes()

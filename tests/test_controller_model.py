@@ -1,5 +1,5 @@
 """Issue 27 items 10, 14, 15, 16: a model's controller, found and checked against the model by one function in
-core (``core.animation.controller.model``), used by ``python -m core clips`` / ``sample --clip`` and by the
+core (``core.model_controller``), used by ``python -m core clips`` / ``sample --clip`` and by the
 Blender import; hostile controllers give a result or a clean error; a controller the import cannot play leaves
 the clips out, never the model."""
 

@@ -17,6 +17,7 @@ LAYERS = [
     ["core.animation"],
     ["core.unit", "core.map"],
     ["core.files", "core.authoring"],
+    ["core.model_controller"],
     ["core.cli"],
     ["core.__init__", "core.__main__"],
     ["io_msh.com"],

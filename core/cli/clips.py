@@ -19,11 +19,11 @@ from ..animation.controller import (
     step_at,
 )
 from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
-from ..animation.controller.model import CONTROLLER_SUFFIX, locate_controller, read_for_model, where_looked
 from ..animation.sampler import AnimationData
 from ..disk import read_input
 from ..errors import Finding, FormatError, SelectionError, printable
 from ..files import open_container
+from ..model_controller import CONTROLLER_SUFFIX, locate_controller, read_for_model, where_looked
 from ..msh.model import Model
 
 

@@ -1,7 +1,7 @@
 """Import planning of a model's controller (``.ctl``; docs/format-notes.md): one set of keys per clip, the game's
 blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
 
-The controller is found and checked against the model by core (``core.animation.controller.model``: ``STEM.ctl``
+The controller is found and checked against the model by core (``core.model_controller``: ``STEM.ctl``
 beside a model file, any case, or an archive's CTLD entry, the one named like the model, else the archive's only
 one), as ``python -m core clips`` finds and checks it. Clip names follow ``clip_name``. Times: a clip starts at
 Blender frame 0 and step k starts at ``sum(duration_ms of the steps before) * frame_rate / 1000``; keys sit at
@@ -20,7 +20,11 @@ import numpy as np
 from ...core.animation.controller import Clip, Controller, Step, channel_frame, clips_of, step_at
 from ...core.animation.controller.clips import state_speed
 from ...core.animation.controller.codec import MATERIAL_CHANNEL
-from ...core.animation.controller.model import (  # noqa: F401  (controller_beside, controller_entry: exp uses them)
+from ...core.animation.sampler import NONE, AnimationData, blend_pose
+from ...core.container.nres import Entry
+from ...core.errors import FormatError, printable
+from ...core.files import Container
+from ...core.model_controller import (  # noqa: F401  (controller_beside, controller_entry: exp uses them)
     FoundController,
     controller_beside,
     controller_entry,
@@ -28,10 +32,6 @@ from ...core.animation.controller.model import (  # noqa: F401  (controller_besi
     read_for_model,
     where_looked,
 )
-from ...core.animation.sampler import NONE, AnimationData, blend_pose
-from ...core.container.nres import Entry
-from ...core.errors import FormatError, printable
-from ...core.files import Container
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com.props import CHANNEL as CHANNEL_PROPERTY

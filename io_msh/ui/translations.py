@@ -386,6 +386,7 @@ REPORTS = {
     "No file to import": "Нет файла для импорта",
     "{path}: cannot read: {reason}": "{path}: не удаётся прочитать: {reason}",
     "{path}: cannot write: {reason}": "{path}: не удаётся записать: {reason}",
+    "cannot read: {reason}": "не удаётся прочитать: {reason}",
     "Import failed, nothing was kept: {reason}": "Импорт не удался, ничего не оставлено: {reason}",
     "Imported {count} model(s) with {warnings} warning(s); first: {first}":
         "Импортировано моделей: {count}, предупреждений: {warnings}; первое: {first}",

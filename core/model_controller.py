@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...container.nres import Entry
-from ...disk import names_in, read_input
-from ...errors import Finding, FormatError
-from ...files import Container
-from ...msh.model import Model
-from .codec import CTLD_TYPE_ID, Controller, read_controller, validate_controller
+from .animation.controller.codec import CTLD_TYPE_ID, Controller, read_controller, validate_controller
+from .container.nres import Entry
+from .disk import names_in, read_input
+from .errors import Finding, FormatError
+from .files import Container
+from .msh.model import Model
 
 CONTROLLER_SUFFIX = ".ctl"
 
