@@ -19,7 +19,7 @@ import bpy
 
 from ...core.cli.unit import game_folder, locate
 from ...core.container.nres import Archive, Entry
-from ...core.disk import FileState, InputError, read_input, write_files
+from ...core.disk import FileState, read_input, write_files
 from ...core.errors import FormatError, printable
 from ...core.msh.model import Model
 from ...core.unit.dat import UnitTree, parse_dat, tree_parents
@@ -113,7 +113,7 @@ def _source_tree(source: str | None) -> UnitTree:
                                                 "the unit again")
     try:
         return parse_dat(read_input(source), source)
-    except InputError as exc:
+    except OSError as exc:  # gone, a folder now, unreadable: it cannot be read (nothing was written yet)
         raise FormatError.single("unit", None, f"cannot read the unit's source: {exc.strerror or exc}; was it moved "
                                                "or deleted? Export Unit rewrites the .dat it was imported from: "
                                                "put it back, or import the unit again", source) from None
