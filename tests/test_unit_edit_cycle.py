@@ -343,3 +343,21 @@ def test_a_dat_reordered_since_the_import_is_said_to_have_changed(blender, tmp_p
     said = refused(bpy, dat, "the .dat changed since the import", tmp_path)
     assert "hangs on" not in said and str(dat) in said
 
+
+
+def test_the_new_refusals_come_out_in_russian(blender, tmp_path, monkeypatch):
+    """Export Unit's refusals translate with their fields (io_msh.ui.translations, the unitexp block)."""
+    bpy = blender.bpy
+    translations = blender.ext.io_msh.ui.translations
+    table = translations.translations()["ru_RU"]
+    monkeypatch.setattr(translations, "_translate", lambda english: table.get(("*", english), english))
+    write_game(tmp_path)
+    roots = import_unit(bpy, tmp_path / units.UNIT_DAT)
+    roots[5]["msh_entry_index"] = "x"
+    refused(bpy, tmp_path / units.UNIT_DAT, r"пользовательское свойство 'msh_entry_index' равно 'x', а должно быть "
+                                            r"целое число", tmp_path)
+    roots[5]["msh_entry_index"] = 10
+    refused(bpy, tmp_path / units.PARTS, r"цель — архив части '[^']+', один из входных файлов юнита",
+            tmp_path)
+    (tmp_path / units.UNIT_DAT).unlink()
+    refused(bpy, tmp_path / "out.dat", r"исходный файл юнита не читается: ", tmp_path)

@@ -217,17 +217,17 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
                             "written")
         return out
     out.archive, out.entry = real, archive.entries.index(entry)
-    out.model = _change(root, component, data, bytes(entry.data), P.WRITTEN, P.SOURCE, f"entry {name!r}", path,
+    out.model = _change(root, component, data, bytes(entry.data), P.WRITTEN, P.SOURCE, name, path,
                         source)
     if wear_data is not None:
         out.wear_entry = archive.find(f"{os.path.splitext(entry.name_str)[0]}.wea")
         if out.wear_entry is not None:
             out.wear = _change(root, component, wear_data, bytes(out.wear_entry.data), P.WRITTEN_WEAR, P.WEAR,
-                               f"entry {out.wear_entry.name_str!r}", path, source)
+                               out.wear_entry.name_str, path, source)
     return out
 
 
-def _change(root, component: int, data: bytes, current: bytes, written: str, imported: str, what: str,
+def _change(root, component: int, data: bytes, current: bytes, written: str, imported: str, entry: str,
             path: str, source: str) -> bytes | None:
     """``data`` when it is to be written over ``current`` (None: nothing to write). The part is edited when
     ``data`` is not what the export last knew the entry to hold; the entry changed under it when ``current``
@@ -239,9 +239,10 @@ def _change(root, component: int, data: bytes, current: bytes, written: str, imp
     if _digest(data) == known:
         return None
     if _digest(current) != known:
-        raise FormatError.single("unit", component, f"part {root.name!r}: {what} of {printable(path)} changed "
-                                                    "since the import (another tool, or another part of the same "
-                                                    "model, wrote it); import the unit again to edit it", source)
+        raise FormatError.single("unit", component, f"part {root.name!r}: entry {entry!r} of {printable(path)} "
+                                                    "changed since the import (another tool, or another part of "
+                                                    "the same model, wrote it); import the unit again to edit it",
+                                 source)
     return data
 
 
