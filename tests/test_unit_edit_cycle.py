@@ -264,7 +264,8 @@ def test_into_source_with_warnings_as_errors_writes_nothing(blender, tmp_path):
 # ------------------------------------------------------------------ item 12: hand-edited properties
 
 HAND_EDITS = [("msh_unit_component", "five", "a whole number"), ("msh_unit_component", -3, "at least 0"),
-              ("msh_entry_index", "x", "a whole number"), ("msh_clips", 5, "a list of names")]
+              ("msh_entry_index", "x", "a whole number"), ("msh_clips", 5, "a list of names"),
+              ("msh_source", "edited", "the bytes the import stored")]
 
 
 @pytest.mark.parametrize(("key", "value", "wanted"), HAND_EDITS)

@@ -130,3 +130,7 @@ def check_root(root) -> None:
     for key in (ENTRY_INDEX, SLOT_POSITION, FRAME_COUNT):
         int_property(root, key)
     text_list_property(root, CLIPS)
+    for key in (SOURCE, WEAR):  # the bytes as read: anything else is not what the import stored
+        value = root.get(key)
+        if value is not None and not isinstance(value, bytes):
+            raise _bad_property(root, key, value, "the bytes the import stored")

@@ -650,6 +650,7 @@ REPORTS = {
     "a whole number": "целое число",
     "a whole number of at least {minimum}": "целое число не меньше {minimum}",
     "a list of names": "список имён",
+    "the bytes the import stored": "байты, сохранённые импортом",
     "models {first_model} and {second_model} were imported from one entry of {path} and were edited differently; "
     "make the same edit on both":
         "модели {first_model} и {second_model} импортированы из одной записи {path} и изменены по-разному; "
