@@ -235,6 +235,9 @@ class Worker:
                 self.note = f"nothing exported: no model matches --models {patterns!r}"
                 return []
         options = self._export_options()
+        if getattr(self.args, "into_source", False):
+            self._into_source(sorted(roots, key=lambda o: o.name), options)
+            return []
         staged: list[tuple[str, str]] = []
         for n, root in enumerate(sorted(roots, key=lambda o: o.name)):
             target = Path(item.output)
@@ -246,9 +249,6 @@ class Worker:
             bpy.context.view_layer.objects.active = root
             where = f"{model}: " if len(roots) > 1 else ""
             try:
-                if getattr(self.args, "into_source", False):
-                    self.warnings += [where + w for w in self._into_source(root, options, self._staged(f"{n}.msh"))]
-                    continue
                 result = export_to_file(bpy.context, self._staged(f"{n}.msh"), options)
             except FormatError as exc:
                 raise ValueError("\n".join(where + line for line in exc.describe("").splitlines())) from None
@@ -268,38 +268,34 @@ class Worker:
                              frame_range=getattr(args, "frame_range", "ACTION"),
                              end_frame=getattr(args, "end_frame", 0))
 
-    def _into_source(self, root, options, trial: str) -> list[str]:
-        """Export the model back into the file it was imported from, as the export dialog writes it: the
-        archive's entry it came from (by index), with its material list, all files as one transaction. With
-        --warnings-as-errors the export is first made into the stage folder, and the source is written only when
-        it gives no warning. Another worker writing the same archive meanwhile makes the write refuse
-        (ChangedError): the export then reads the archive again, a few times."""
-        from ...core.disk import ChangedError
-        from ...core.errors import printable
-        from ..com import props as P
-        from ..exp.export import export_to_file
+    def _into_source(self, roots: list, options) -> None:
+        """Export every model of the .blend back into the file it was imported from, as the export dialog
+        writes it (the archive's entry it came from, by index, with its material list), all of the item's files
+        as one transaction: all of them, or none. With --warnings-as-errors a warning leaves every source as it
+        was. Another worker writing the same archive meanwhile makes the write refuse (ChangedError): the export
+        then reads the archives again, a few times."""
+        from ...core.disk import ChangedError, write_files
+        from ...core.errors import FormatError, printable
+        from ..exp.export import export_into_sources
 
-        source = P.stored_path(root, P.SOURCE_PATH)
-        if not source:
-            raise ValueError(f"model {printable(str(root['msh_model']))!r} has no msh_source_path: it was not "
-                             "imported from a file, so there is no source to write into")
-        source = str(source)
-        if getattr(self.args, "warnings_as_errors", False):
-            warnings = export_to_file(self.bpy.context, trial, options).warnings
-            if warnings:
-                self.warnings += warnings
-                raise ValueError(f"{len(warnings)} warning(s), treated as errors (--warnings-as-errors): "
-                                 f"{printable(source)} is left as it was")
         for attempt in range(8):
             try:
-                result = export_to_file(self.bpy.context, source, options)
+                files, read_as, warnings = export_into_sources(self.bpy.context, roots, options)
+            except FormatError as exc:
+                raise ValueError(exc.describe("")) from None
+            if getattr(self.args, "warnings_as_errors", False) and warnings:
+                self.warnings += warnings
+                raise ValueError(f"{len(warnings)} warning(s), treated as errors (--warnings-as-errors): "
+                                 f"{', '.join(printable(path) for path, _ in files)} left as it was")
+            try:
+                write_files(files, force=options.force, read_as=read_as)
                 break
             except ChangedError:
                 if attempt == 7:
                     raise
                 time.sleep(0.05 * (attempt + 1))
-        self.written.append(source)
-        return result.warnings
+        self.warnings += warnings
+        self.written += [path for path, _ in files]
 
     def _sheet(self, item: Item) -> list[tuple[str, str]]:
         pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]

@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from . import props as P
-from .hierarchy import descendants
+from .hierarchy import node_empties
 
 
 @dataclass
@@ -73,7 +73,7 @@ def animated_ids(root) -> list[tuple[bpy.types.ID, str]]:
     armature's actions animate its bones), and for Empties every Empty below it."""
     if root.type == "ARMATURE":
         return [(root, "")]
-    return [(root, "")] + [(o, o.name) for o in descendants(root) if o.type == "EMPTY"]
+    return [(root, "")] + [(o, o.name) for o in node_empties(root)]
 
 
 def action_end(root: bpy.types.Object) -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bpy
 
+from .props import CONTROL_POINT
+
 
 def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
     """``Object.children_recursive`` (depth first, in the same order) without recursion: Blender's recurses
@@ -18,3 +20,9 @@ def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
         out.append(child)
         stack += reversed(children.get(child, ()))
     return out
+
+
+def node_empties(root: bpy.types.Object) -> list[bpy.types.Object]:
+    """The Empties below a model root (Nodes: Empties) that stand for its nodes, in ``descendants`` order: a unit's
+    control points, Empties parented to the nodes they sit on (io_msh.imp.unit), are not nodes."""
+    return [o for o in descendants(root) if o.type == "EMPTY" and CONTROL_POINT not in o]

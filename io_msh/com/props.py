@@ -2,7 +2,7 @@
 
 import os
 
-from ...core.errors import printable
+from ...core.errors import FormatError, printable
 
 MODEL = "msh_model"            # on the root object: the file or archive entry name
 SOURCE = "msh_source"          # on the root object: the model's bytes as read (for a lossless export)
@@ -14,9 +14,12 @@ SLOTS = "msh_slots"            # on the root object: 'CHOSEN' or 'ALL', the slot
 SLOT_POSITION = "msh_slot_position"  # on the root object: the chosen slot (stage * 5 + lod)
 WEAR = "msh_wear"              # on the root object: the model's WEAR text as read (for a lossless export)
 FRAME_COUNT = "msh_frame_count"   # on the root object
+WRITTEN = "msh_written"        # on a unit part's root: SHA-256 of the model bytes Export Unit last wrote into its entry
+WRITTEN_WEAR = "msh_written_wear"  # beside it: SHA-256 of the WEAR list it last wrote there
 CURVES = "msh_curves"          # on the root object: the fingerprint of the F-curves the import wrote
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
 IMPORTED_NAME = "msh_imported_name"  # on every node's Empty or Bone: its Blender name at import (else: renamed)
+CONTROL_POINT = "msh_cpt"      # on a unit's control-point Empties: the point's index in its part's .cpt (not a node)
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
 MATERIAL = "msh_material"      # on materials: the WEAR row of the batch material (batch +4, low byte)
@@ -67,3 +70,67 @@ def stored_path(holder, key: str) -> str | None:
         return os.fsdecode(bytes(raw))
     text = holder.get(key)
     return None if text is None else str(text)
+
+
+# The typed readers of the properties the export reads: a value edited by hand into something the import never
+# writes (text where a number belongs, a negative index, a number where a list belongs) is refused naming the
+# object and the property, never a Python error further on.
+
+def _bad_property(holder, key: str, value, wanted: str) -> FormatError:
+    return FormatError.single("scene", None, f"{holder.name!r}: custom property {key!r} is {_shown(value)}, not "
+                                             f"{wanted}; set it back, or import the model again")
+
+
+def _shown(value) -> str:
+    if hasattr(value, "to_list"):
+        value = value.to_list()
+    elif hasattr(value, "to_dict"):
+        value = value.to_dict()
+    return printable(repr(value))[:60]
+
+
+def int_property(holder, key: str, default: int | None = None, minimum: int | None = 0) -> int | None:
+    """The whole number on ``key`` (``default`` when there is none); FormatError when it is not one, or is
+    below ``minimum``."""
+    value = holder.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _bad_property(holder, key, value, "a whole number")
+    if minimum is not None and value < minimum:
+        raise _bad_property(holder, key, value, f"a whole number of at least {minimum}")
+    return value
+
+
+def shown_int(holder, key: str, default: int = 0) -> int:
+    """The whole number on ``key`` for the panel to show: ``default`` when there is none or it is not one (the
+    export check names such a value, check_root)."""
+    try:
+        value = int_property(holder, key, default, minimum=None)
+    except FormatError:
+        return default
+    return default if value is None else value
+
+
+def text_list_property(holder, key: str) -> list[str]:
+    """The list of names on ``key`` (empty when there is none); FormatError when it is not a list of text."""
+    value = holder.get(key)
+    if value is None:
+        return []
+    items = value.to_list() if hasattr(value, "to_list") else value
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple)) \
+            or not all(isinstance(item, str) for item in items):
+        raise _bad_property(holder, key, value, "a list of names")
+    return list(items)
+
+
+def check_root(root) -> None:
+    """Every property of a model's root that the export reads as a number or a list, checked up front (the
+    export's steps that read them then cannot fail on a hand-edited value)."""
+    for key in (ENTRY_INDEX, SLOT_POSITION, FRAME_COUNT):
+        int_property(root, key)
+    text_list_property(root, CLIPS)
+    for key in (SOURCE, WEAR):  # the bytes as read: anything else is not what the import stored
+        value = root.get(key)
+        if value is not None and not isinstance(value, bytes):
+            raise _bad_property(root, key, value, "the bytes the import stored")

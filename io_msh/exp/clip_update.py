@@ -40,6 +40,7 @@ def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
     Write Clip to Timeline writes them, and the clips are then made from the timeline as the export would
     write it: no edit is lost. FormatError naming what stops it (a bad value, the controller gone, a node
     missing, a clip whose edits cannot be written); the old clips are kept then."""
+    P.check_root(root)
     imported = imported_states(root)
     if imported is None or P.CLIPS not in root or P.SOURCE not in root:
         raise FormatError.single("clip", None, f"{root.name!r} was not imported with clips and their states")
@@ -68,7 +69,7 @@ def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
     except BaseException:
         created.remove_all()
         raise
-    if shown is not None and shown in root[P.CLIPS]:
+    if shown is not None and shown in P.text_list_property(root, P.CLIPS):
         show_clip(root, shown, holders if mode != "ARMATURE" else None)
     return len(plan.controller.clips), warnings
 
@@ -78,7 +79,7 @@ def _write_edited_clips(root) -> list[str]:
     when a clip's edits cannot be written (its timeline deleted): the clips made again would lose them."""
     warnings = []
     holders = model_holders(root)
-    for name in [str(n) for n in root[P.CLIPS]]:
+    for name in P.text_list_property(root, P.CLIPS):
         if not any(clip_actions(h, name) for h in holders):
             continue
         try:
@@ -106,7 +107,7 @@ def _node_objects(root, mode: str, count: int) -> tuple[list, list]:
 
 def _shown_clip(root, holders) -> str | None:
     """The clip whose action a holder shows, if any."""
-    for name in root.get(P.CLIPS, []):
+    for name in P.text_list_property(root, P.CLIPS):
         for holder in holders:
             anim = holder.animation_data
             if anim is not None and anim.action is not None and anim.action == clip_actions(holder, name):
@@ -117,7 +118,7 @@ def _shown_clip(root, holders) -> str | None:
 def _remove_clips(root, holders) -> None:
     """The old clip actions and their NLA tracks; a holder showing a clip, or nothing (a clip shown leaves the
     nodes it does not key without an action), gets its timeline action back."""
-    names = [str(n) for n in root.get(P.CLIPS, [])]
+    names = P.text_list_property(root, P.CLIPS)
     timeline = json.loads(str(root.get(P.CLIP_STEPS, "{}"))).get("timeline", {})
     old = model_clip_actions([root], holders)
     for holder in holders:

@@ -33,32 +33,111 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
                    collection: str | None = None) -> ExportResult:
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
     root, result = plan_export(context, options, collection)
-    states = controller_write(root, result.model)  # edited controller states (None: the .ctl is not touched)
     # Every file's bytes are made (and every check done) before the first one is written; then all are
     # written as one transaction (core.disk.write_files): all of them, or none.
     read_as: dict[str, FileState | None] = {}
-    files = _library_files(result.materials, options, read_as)
+    files = _export_files(root, result, path, options, entry, read_as, {})
+    write_files(files, force=options.force, read_as=read_as)
+    return result
+
+
+def _export_files(root, result: ExportResult, path: str, options: ExportOptions, entry: str | None,
+                  read_as: dict, archives: dict) -> list[tuple[str, bytes]]:
+    """The files an export of ``result`` to ``path`` writes (the model or its archive last), made in memory.
+    ``archives`` holds the archives already changed in memory (by real path), so that several models can be
+    written into one archive; the warnings of a controller write are added to ``result``."""
+    states = controller_write(root, result.model)  # edited controller states (None: the .ctl is not touched)
+    files = _library_files(result.materials, options, read_as, archives)
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as, states)
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as, states, archives)
     else:
         if wear is not None:
             files.append((_side_file(path), wear.to_bytes()))
         controller = states.beside(path, read_as) if states is not None else None
         if controller is not None:
             files.append((_side_file(path, controller[0]), controller[1]))
-    write_files([*files, (path, data)], force=options.force, read_as=read_as)
     result.written = [*(p for p, _ in files), path]
     if states is not None:
         result.warnings += states.warnings
-    return result
+    return [*files, (path, data)]
+
+
+def export_into_sources(context, roots: list, options: ExportOptions) -> tuple[list[tuple[str, bytes]], dict,
+                                                                              list[str]]:
+    """Every root exported into the file it was imported from (as export_to_file writes it there), made in
+    memory as one set of files (several models of one archive written into it together), with the files'
+    states as read and the warnings (each after its model's name). Roots that share one entry (a unit's twin
+    parts): an edited one is written and an unedited one is not; two different edits are refused."""
+    planned = []
+    for root in roots:
+        source = P.stored_path(root, P.SOURCE_PATH)
+        if not source:
+            raise FormatError.single("scene", None, f"model {printable(str(root[P.MODEL]))!r} has no "
+                                                    "msh_source_path: it was not imported from a file, so there "
+                                                    "is no source to write into")
+        try:
+            with _active(context, root):
+                result = model_of(context, root, options)
+        except FormatError as exc:
+            raise FormatError([f.located(printable(str(root[P.MODEL]))) for f in exc.findings], source) from None
+        entry = _target_entry(root, source, None)
+        key = (os.path.realpath(source), entry.index if isinstance(entry, _ImportedEntry) else entry)
+        planned.append((key, root, source, result, _edited(root, result)))
+    chosen: dict = {}
+    for key, root, source, result, edited in planned:
+        if key in chosen and chosen[key][4] and edited and _written_bytes(chosen[key][3]) != _written_bytes(result):
+            raise FormatError.single("scene", None, f"models {chosen[key][1].name!r} and {root.name!r} were "
+                                                    f"imported from one entry of {printable(source)} and were "
+                                                    "edited differently; make the same edit on both", source)
+        if key not in chosen or (edited and not chosen[key][4]):
+            chosen[key] = (key, root, source, result, edited)
+    read_as: dict[str, FileState | None] = {}
+    archives: dict[str, tuple[str, Archive]] = {}
+    files: dict[str, tuple[str, bytes]] = {}
+    warnings: list[str] = []
+    for _key, root, source, result, _edited_too in chosen.values():
+        for path, data in _export_files(root, result, source, options, None, read_as, archives):
+            files[os.path.realpath(path)] = (path, data)
+        warnings += [f"{printable(str(root[P.MODEL]))}: {w}" if len(roots) > 1 else w for w in result.warnings]
+    for real, (path, archive) in archives.items():  # every model written into it, not only the last
+        if real in files:
+            files[real] = (path, archive.to_bytes())
+    return list(files.values()), read_as, warnings
+
+
+def _edited(root, result: ExportResult) -> bool:
+    """Whether the export differs from what the model was imported as (its model, WEAR list or states)."""
+    if result.model.to_bytes() != bytes(root.get(P.SOURCE, b"")) or controller_write(root, result.model):
+        return True
+    wear = result.materials.wear if result.materials else None
+    return wear is not None and wear.to_bytes() != bytes(root.get(P.WEAR, b""))
+
+
+def _written_bytes(result: ExportResult) -> tuple[bytes, bytes | None]:
+    wear = result.materials.wear if result.materials else None
+    return result.model.to_bytes(), wear.to_bytes() if wear is not None else None
+
+
+@contextmanager
+def _active(context, root):
+    """``root`` the active object while it is read (the export's Object Mode switch works on the active one)."""
+    layer = context.view_layer
+    before = layer.objects.active
+    if root.name in layer.objects:
+        layer.objects.active = root
+    try:
+        yield
+    finally:
+        layer.objects.active = before
 
 
 def model_of(context, root, options: ExportOptions,
              on_read: Callable[[SceneModel], None] | None = None) -> ExportResult:
     """The model a root exports to (in memory); FormatError naming what cannot be written. ``on_read`` sees
     the scene as read back, before it is planned."""
+    P.check_root(root)
     result = _legacy_copy(root)
     if result is None:
         with _object_mode(context), timeline_as_exported(root) as clip_warnings:
@@ -106,11 +185,11 @@ def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
     """The archive entry to replace: the one the model was imported from (by its index, while it still holds
     that name: names may differ only in case), else the entry named ``entry`` or after the model."""
     name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
-    index = root.get(P.ENTRY_INDEX)
+    index = P.int_property(root, P.ENTRY_INDEX)
     source = P.stored_path(root, P.SOURCE_PATH)
     if entry is None and index is not None and source is not None \
             and os.path.realpath(str(source)) == os.path.realpath(path):
-        return _ImportedEntry(int(index), name)
+        return _ImportedEntry(index, name)
     return name
 
 
@@ -138,8 +217,8 @@ def _object_mode(context):
             bpy.ops.object.mode_set(mode="EDIT")
 
 
-def _library_files(materials: MaterialExport | None, options: ExportOptions,
-                   read_as: dict) -> list[tuple[str, bytes]]:
+def _library_files(materials: MaterialExport | None, options: ExportOptions, read_as: dict,
+                   archives: dict | None = None) -> list[tuple[str, bytes]]:
     """Material.lib and Textures.lib with the new entries added (or replacing entries of the same name)."""
     if materials is None:
         return []
@@ -151,16 +230,27 @@ def _library_files(materials: MaterialExport | None, options: ExportOptions,
             (options.materials.texture_library,
              [(name, t.to_bytes(), TEXM_TYPE_ID, {}) for name, t in materials.new_textures])):
         if path and entries:
-            archive = _existing_archive(path, read_as)
+            archive = _existing_archive(path, read_as, archives)
             for name, payload, type_id, attrs in entries:
                 _put(archive, name, payload, type_id, attrs)
             out.append((path, archive.to_bytes()))
     return out
 
 
-def _existing_archive(path: str, read_as: dict) -> Archive:
+def _existing_archive(path: str, read_as: dict, archives: dict | None = None) -> Archive:
     """The archive at ``path``, or a new one when the file does not exist; a model is refused. ``read_as``
-    records the file's state as read, so that the write can tell whether something else wrote it meanwhile."""
+    records the file's state as read, so that the write can tell whether something else wrote it meanwhile.
+    ``archives`` (real path -> (path, archive)): the archives already read, changed in memory, reused."""
+    real = os.path.realpath(path)
+    if archives is not None and real in archives:
+        return archives[real][1]
+    archive = _read_archive(path, read_as)
+    if archives is not None:
+        archives[real] = (path, archive)
+    return archive
+
+
+def _read_archive(path: str, read_as: dict) -> Archive:
     target = Path(path)
     if not target.exists():
         read_as[path] = None
@@ -203,10 +293,10 @@ def _root_in_collection(name: str):
 
 
 def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict,
-                  states: ControllerWrite | None = None) -> bytes:
+                  states: ControllerWrite | None = None, archives: dict | None = None) -> bytes:
     """The archive at ``path`` with ``entry`` (and its WEAR list, and its controller's edited states) replaced or
     added."""
-    archive = _existing_archive(path, read_as)
+    archive = _existing_archive(path, read_as, archives)
     name = entry.name if isinstance(entry, _ImportedEntry) else entry
     existing = _entry_named(archive, entry)
     if existing is not None:

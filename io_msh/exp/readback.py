@@ -16,7 +16,7 @@ from ...core.errors import FormatError
 from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, read_curves
-from ..com.hierarchy import descendants
+from ..com.hierarchy import descendants, node_empties
 from ..com.sliders import sliders_muted
 from .frames import check_held
 from .game_fields import node_flags
@@ -143,7 +143,7 @@ def _armature_nodes(root) -> list[SceneNode]:
 
 
 def _empty_nodes(root) -> list[SceneNode]:
-    empties = [o for o in descendants(root) if o.type == "EMPTY"]
+    empties = node_empties(root)
     in_set = {o.name for o in empties}
 
     def node_parent(obj):

@@ -20,7 +20,7 @@ import numpy as np
 from ..com import compat
 from ..com import props as P
 from ..com.curves import fingerprint, read_curves
-from ..com.hierarchy import descendants
+from ..com.hierarchy import node_empties
 from ..com.sliders import add_slider, slider_fcurve
 from .clip_states import build_state_properties
 from .clips import ClipPlan, SliderPlan
@@ -74,7 +74,7 @@ def _holders(plan, root, node_objects) -> list[bpy.types.ID]:
 
 def model_holders(root) -> list[bpy.types.ID]:
     """The IDs a model's actions animate, found from its root: the armature object, or the node Empties."""
-    return [root] if root.type == "ARMATURE" else [o for o in descendants(root) if o.type == "EMPTY"]
+    return [root] if root.type == "ARMATURE" else node_empties(root)
 
 
 def assignment(holder) -> tuple:

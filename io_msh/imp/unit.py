@@ -22,6 +22,7 @@ DISPLAY = "msh_unit_display"         # on each part's root: its display name
 EXTERNAL = "msh_unit_external"       # on each part's root: it hangs on a socket (or is the root part)
 POINT = "msh_cpt"                    # on control-point Empties: the point's index in its part's .cpt
 MOUNT = "Mount"                      # the Child Of constraint of a mounted part's root
+PARTS = "msh_unit_parts"             # on the unit's collection: the components imported (a deleted one is told)
 
 
 def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: bool = True) -> list:
@@ -45,6 +46,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
                                    set_frame_range=False)
             roots[part.component] = root
             _part_properties(root, part)
+        unit[PARTS] = [p.component for p in plan.parts if roots[p.component] is not None]
         for part in plan.parts:
             if roots[part.component] is not None and part.parent is not None:
                 _mount(roots, part, actions)

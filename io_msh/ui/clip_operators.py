@@ -39,8 +39,12 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
 
     def execute(self, context):
         root = _model_root(context)
-        names = list(root.get(P.CLIPS, []))
-        clip = self.clip or self._assigned_clip(root)
+        try:
+            names = P.text_list_property(root, P.CLIPS)
+        except FormatError as exc:
+            report(self, "ERROR", exc.describe())
+            return {"CANCELLED"}
+        clip = self.clip or self._assigned_clip(root, names)
         if clip not in names:  # a clip action's name now (it may have been renamed)
             clip = clip_name(bpy.data.actions.get(clip), names) or clip
         if not clip:
@@ -57,9 +61,8 @@ class OBJECT_OT_parkan_clip_to_timeline(bpy.types.Operator):
         return {"FINISHED"}
 
     @staticmethod
-    def _assigned_clip(root) -> str:
+    def _assigned_clip(root, names: list[str]) -> str:
         """The clip whose action the model shows (on the armature, or on any of its Empties)."""
-        names = list(root.get(P.CLIPS, []))
         shown = (clip_name(assignment(h)[0], names) for h in model_holders(root))
         return next((name for name in shown if name), "")
 

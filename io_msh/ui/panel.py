@@ -200,7 +200,7 @@ def shown_slot(context, root) -> int:
         layer = _layer_collection(context.view_layer.layer_collection, collection)
         if layer is not None and not layer.hide_viewport:
             return position
-    return int(root.get(P.SLOT_POSITION, 0))
+    return P.shown_int(root, P.SLOT_POSITION)
 
 
 def show_slot(context, root, position: int) -> None:
@@ -212,7 +212,7 @@ def show_slot(context, root, position: int) -> None:
         if layer is not None:
             layer.hide_viewport = slot != position
         collection.hide_render = slot != position
-    chosen = int(root.get(P.SLOT_POSITION, 0))
+    chosen = P.shown_int(root, P.SLOT_POSITION)
     for obj in descendants(root):
         if obj.type == "MESH" and not any(P.SLOT in c for c in obj.users_collection) \
                 and obj.name in context.view_layer.objects:
@@ -221,7 +221,7 @@ def show_slot(context, root, position: int) -> None:
 
 
 def available_slots(root) -> set[int]:
-    return {int(root.get(P.SLOT_POSITION, 0)), *slot_collections(root)}
+    return {P.shown_int(root, P.SLOT_POSITION), *slot_collections(root)}
 
 
 class PARKAN_OT_show_slot(bpy.types.Operator):
@@ -372,11 +372,11 @@ def model_facts(root) -> list[tuple[str, str]]:
     meshes = [o for o in descendants(root) if o.type == "MESH"]
     source = str(root.get(P.SOURCE_PATH, "")) or iface("made in Blender")
     entry = root.get(P.ENTRY_INDEX)
-    slots = iface("all") if root.get(P.SLOTS) == "ALL" else slot_text(int(root.get(P.SLOT_POSITION, 0)))
+    slots = iface("all") if root.get(P.SLOTS) == "ALL" else slot_text(P.shown_int(root, P.SLOT_POSITION))
     return [("Model", str(root.get(P.MODEL, root.name))),
             ("File", source + (" " + iface("(entry {})").format(entry) if entry is not None else "")),
             ("Nodes", str(nodes)), ("Parts", str(len(meshes))), ("Slots", slots),
-            ("Frames", str(int(root.get(P.FRAME_COUNT, 0))))]
+            ("Frames", str(P.shown_int(root, P.FRAME_COUNT)))]
 
 
 def model_materials(root) -> list[str]:

@@ -1141,6 +1141,54 @@ REPORTS = {
         "ещё объектов, чьих файлов нет в {root}: {count}",
     "no objects.rlb below {root}: {count} trees and rocks not checked":
         "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
+    # unitexp (issue 27: the Export Unit edit cycle, hand-edited custom properties)
+    "the unit's collection names no source .dat (msh_unit): import the unit again":
+        "коллекция юнита не указывает исходный .dat (msh_unit): импортируйте юнит снова",
+    "cannot read the unit's source: {reason}; was it moved or deleted? Export Unit rewrites the .dat it was "
+    "imported from: put it back, or import the unit again":
+        "исходный файл юнита не читается: {reason}; его переместили или удалили? Экспорт юнита перезаписывает "
+        ".dat, из которого юнит импортирован: верните файл на место или импортируйте юнит снова",
+    "parts {first_part} and {second_part} are both component {component} (a copy, made with Shift+D?): Export Unit "
+    "cannot add a part to the unit; delete the copy":
+        "части {first_part} и {second_part} обе являются компонентом {component} (копия, сделанная Shift+D?): "
+        "экспорт юнита не может добавить часть в юнит; удалите копию",
+    "the .dat changed since the import: part {name} was component {component} ({display}), {now}; import the unit "
+    "again":
+        "после импорта .dat изменился: часть {name} была компонентом {component} ({display}), {now}; "
+        "импортируйте юнит снова",
+    "component {component} is now {display}": "компонент {component} теперь {display}",
+    "it has only {count} components": "компонентов в нём теперь только {count}",
+    "the target is {what}, one of the unit's inputs: Export Unit writes a unit tree (.dat); choose a .dat":
+        "цель — {what}, один из входных файлов юнита: экспорт юнита пишет дерево юнита (.dat); выберите .dat",
+    "the archive of part {name}": "архив части {name}",
+    "the unit's records (objects.rlb)": "записи объектов (objects.rlb)",
+    "the target exists and is not a unit tree: Export Unit replaces only a unit tree (.dat); choose another file":
+        "цель существует и не является деревом юнита: экспорт юнита заменяет только дерево юнита (.dat); "
+        "выберите другой файл",
+    "component {component} ({display}) is no longer in the scene: the .dat keeps it and its archive entry is not "
+    "changed (Export Unit does not remove parts; remove one from the .dat with another tool)":
+        "компонента {component} ({display}) больше нет в сцене: .dat сохраняет его, а его запись в архиве не "
+        "меняется (экспорт юнита не удаляет части; удалите часть из .dat другим инструментом)",
+    "part {name}: {path} has no entry {entry} any more (the archive changed since the import); import the unit "
+    "again":
+        "часть {name}: в {path} больше нет записи {entry} (архив изменился после импорта); импортируйте юнит снова",
+    "{name}: {path} has no entry {entry} any more; the part is not written":
+        "{name}: в {path} больше нет записи {entry}; часть не записана",
+    "part {name}: entry {entry} of {path} changed since the import (another tool, or another part of the same "
+    "model, wrote it); import the unit again to edit it":
+        "часть {name}: запись {entry} в {path} изменилась после импорта (её записал другой инструмент или другая "
+        "часть той же модели); чтобы править часть, импортируйте юнит снова",
+    "{name}: custom property {key} is {value}, not {wanted}; set it back, or import the model again":
+        "{name}: пользовательское свойство {key} равно {value}, а должно быть {wanted}; верните прежнее значение "
+        "или импортируйте модель снова",
+    "a whole number": "целое число",
+    "a whole number of at least {minimum}": "целое число не меньше {minimum}",
+    "a list of names": "список имён",
+    "the bytes the import stored": "байты, сохранённые импортом",
+    "models {first_model} and {second_model} were imported from one entry of {path} and were edited differently; "
+    "make the same edit on both":
+        "модели {first_model} и {second_model} импортированы из одной записи {path} и изменены по-разному; "
+        "сделайте одинаковое изменение в обеих",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
