@@ -387,6 +387,8 @@ REPORTS = {
     "{path}: cannot read: {reason}": "{path}: не удаётся прочитать: {reason}",
     "{path}: cannot write: {reason}": "{path}: не удаётся записать: {reason}",
     "cannot read: {reason}": "не удаётся прочитать: {reason}",
+    "model {name} has no msh_source_path: it was not imported from a file, so there is no source to write into":
+        "у модели {name} нет msh_source_path: она импортирована не из файла, и записывать её некуда",
     "Import failed, nothing was kept: {reason}": "Импорт не удался, ничего не оставлено: {reason}",
     "Imported {count} model(s) with {warnings} warning(s); first: {first}":
         "Импортировано моделей: {count}, предупреждений: {warnings}; первое: {first}",
