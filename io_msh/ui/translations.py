@@ -607,6 +607,11 @@ REPORTS = {
     "not a regular file": "не обычный файл",
     "its folder {folder} is not writable": "в его папку {folder} нельзя писать",
     "No such file or directory (no folder {folder})": "Нет такого файла или каталога (нет папки {folder})",
+    # edges (issue 28 item 8)
+    "channels {channel} and {other} both animate node {node}: the first one poses it and the other gets no slider "
+    "(the sources do not say which the game uses)":
+        "каналы {channel} и {other} оба анимируют узел {node}: позу задаёт первый, второй ползунка не получает "
+        "(источники не говорят, какой берёт игра)",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
