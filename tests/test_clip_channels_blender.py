@@ -83,3 +83,34 @@ def test_blender_poses_the_node_as_the_cli_and_warns_naming_both_channels(blende
         q, p = blend_pose(anim, GUN, -1.0, float(channel_frame(controller.channels[1], value)), 1.0)
         assert np.abs(shown - rigid(q, np.array(p, np.float64))).max() < 1e-5, value
         assert np.abs(shown - game[0]).max() < 2e-4, value  # the game's matrix: the unnormalised i16 quaternion
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_slider_along_a_long_segment_keeps_every_key(blender, tmp_path, node_mode):
+    """A channel along 38 timeline frames gets 609 slider keys, 1/608 apart in value: keyed at x = value, Blender's
+    FCurve.update merged those closer than 0.01 (87 were left, the pose 0.2 off); at every value the slider
+    poses the node as core's pose_at_step does."""
+    bpy = blender.bpy
+    controller = walker_controller()
+    controller.channels["first"][1], controller.channels["last"][1] = 2.0, 40.0
+    data = build_model(walker_model()).to_bytes()
+    (tmp_path / "walker.msh").write_bytes(data)
+    (tmp_path / "walker.ctl").write_bytes(controller.to_bytes())
+    root = import_walker(blender, tmp_path / "walker.msh", node_mode=node_mode, clips="ACTIONS")
+    anim = AnimationData.from_model(Model.parse(data))
+    holder = root if node_mode == "ARMATURE" else next(o for o in bpy.data.objects if o.get("msh_node_index") == GUN)
+    counts = {len(f.keyframe_points) for f in holder.animation_data.drivers if "msh_channel 1" in
+              f.driver.variables[0].targets[0].data_path}
+    assert counts == {609}
+    clip = clips_of(controller, anim)[0]
+    worst_rigid = worst_game = 0.0
+    for value in np.linspace(0.0, 1.0, 97):
+        root["msh_channel 1 gun"] = float(value)
+        root.update_tag()
+        blender.evaluated_frame(3)
+        shown = local_poses(bpy, root)[GUN]
+        game = pose_at_step(anim, controller, step_at(controller, clip, 0.0), nodes=[GUN], channel_values={1: value})
+        q, p = blend_pose(anim, GUN, -1.0, float(channel_frame(controller.channels[1], value)), 1.0)
+        worst_rigid = max(worst_rigid, np.abs(shown - rigid(q, np.array(p, np.float64))).max())
+        worst_game = max(worst_game, np.abs(shown - game[0]).max())
+    assert worst_rigid < 1e-5 and worst_game < 2e-4, (worst_rigid, worst_game)
