@@ -3,6 +3,8 @@ F-curve closer than 0.01 frame (``FCurve.update``), so a step start that close t
 pose shown at that frame. A sweep of step boundaries within 0.012 frame of integer frames, at several frame rates
 and in both node modes: at every integer frame of the clip, the clip action shows core's pose there."""
 
+import os
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,8 @@ from core.animation.sampler import AnimationData, blend_pose
 from core.authoring.build import build_model
 from core.authoring.controllers import walker_controller, walker_model
 from core.msh.model import Model
+
+SWEEP = os.environ.get("IO_MSH_SWEEP_EXAMPLES")  # benchmarks/edges_sweep.py: a longer soak, seeds drawn afresh
 
 WALK = (2, 3, 4, 5)  # the walk cycle's states (clip 1): their step lengths are drawn
 RATES = [24.0, 25.0, 30.0, 60.0, 24000 / 1001]
@@ -48,7 +52,8 @@ def clip_pose_at(anim, controller, clip, frame: float, rate: float):
     return pose_at_step(anim, controller, step, in_place=True), normalised, starts
 
 
-@settings(derandomize=True, max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(derandomize=SWEEP is None, max_examples=int(SWEEP or 12), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rate=st.sampled_from(RATES), steps=boundaries, node_mode=st.sampled_from(["ARMATURE", "EMPTIES"]))
 def test_every_integer_frame_shows_core_clip_pose_with_step_starts_near_it(blender, tmp_path, rate, steps,
                                                                           node_mode):

@@ -4,6 +4,7 @@ frames; the game glides the colour bytes of whole ms there. At every integer fra
 animated colour node shows core.appearance.material_tracks' value (its sRGB bytes / 255 made linear) and the
 alpha node its alpha, within float32, for periods that are and are not whole frames, at several frame rates."""
 
+import os
 from math import gcd
 
 import numpy as np
@@ -16,6 +17,8 @@ from test_materials_blender import model_archive, wear_of, write_game
 from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, blend_attr1, material_of, phase
 from core.appearance.material_tracks import LOOP, ONCE, PING_PONG, RANDOM, field_values, timeline
 from core.authoring.synth import sample_libraries
+
+SWEEP = os.environ.get("IO_MSH_SWEEP_EXAMPLES")  # benchmarks/edges_sweep.py: a longer soak, seeds drawn afresh
 
 # entry: diffuse (0..1), ambient, specular, emissive (bytes), ambient alpha (percent)
 ENTRIES = [((0.9, 0.1, 0.05), (220, 20, 20), (10, 200, 30), (0, 0, 90), 100),
@@ -105,7 +108,8 @@ def tracks(draw):
     return rate, draw(st.sampled_from([LOOP, PING_PONG, ONCE, RANDOM])), draw(st.sampled_from([0x1f, 0x02, 0x0b])), keys
 
 
-@settings(derandomize=True, max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(derandomize=SWEEP is None, max_examples=int(SWEEP or 15), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(track=tracks())
 @example(track=(24.0, LOOP, 0x1f, [(0, 333), (2, 497)]))  # an interval end 0.008 frame before frame 8
 def test_every_integer_frame_of_every_loop_shows_the_game_colour(blender, tmp_path_factory, track):
