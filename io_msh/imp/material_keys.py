@@ -184,14 +184,19 @@ class _Clock:
             return timeline(block, ms)
         frame_ms = np.arange(0, np.floor(cycle_frames + 1e-9) + 1) * 1000 / self.frame_rate
         ends = block.keys["k1"].astype(np.float64)
-        ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []])
+        ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else [], [cycle]])
         ends = ends[(ends >= 0) & (ends <= cycle)]
         glide = np.concatenate([frame_ms, ends])
         whole = np.arange(len(glide)) < len(frame_ms)
         order = np.argsort(glide, kind="stable")
         glide, whole = glide[order], whole[order]
         # every Blender frame, and every interval's end that Blender would not merge into a frame's key
-        self.glide_ms = glide[spaced(self.at(glide), whole)]
+        frames = self.at(glide)
+        keep = spaced(frames, whole)
+        if glide[keep][-1] < cycle - MS_ROUNDING:  # the cycle's end (where a once track stops and holds, a loop's
+            keep[-1] = True  # period) was too close after a frame's key: keyed just after it
+            frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
+        self.glide_ms, self.glide_frames = glide[keep], frames[keep]
         return timeline(block, ms)
 
     def at(self, ms: np.ndarray) -> np.ndarray:
@@ -258,7 +263,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
         """(frames, values there): every frame when gliding by the clock, else where the values change."""
         if glides and clock.glide_ms is not None:
-            return clock.at(clock.glide_ms), values[np.floor(clock.glide_ms + MS_ROUNDING).astype(np.int64)]
+            return clock.glide_frames, values[np.floor(clock.glide_ms + MS_ROUNDING).astype(np.int64)]
         at = _changes(values)
         return clock.at(at), values[at]
 
