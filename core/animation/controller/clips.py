@@ -269,7 +269,8 @@ def channel_frame(channel: np.ndarray, value: float) -> np.float32:
 def node_channels(controller: Controller) -> dict[int, int]:
     """The channel posing each node a channel animates: of the channels with a segment of their own (first,
     last not both -1), the first naming the node. Decision: the sources are silent on two channels naming one
-    node (units-clips-digest 2.5 gives one channel's segment only); the first wins, in core and in Blender."""
+    node (openparkan docs/30-turrets.md, docs/07-objects.md: how one channel plays its segment); the first wins,
+    in core and in Blender."""
     out: dict[int, int] = {}
     for i, channel in enumerate(np.asarray(controller.channels, CHANNEL)):
         if (channel["first"], channel["last"]) != (-1, -1):
