@@ -17,6 +17,7 @@ TINY = {
     "bounded_memory.py": ["--cases", "plan-unmapped-1M", "info-aliasing-20k"],
     "cli_sample.py": ["--count", "64"],
     "clip_planning.py": ["--states", "5", "20"],
+    "edges_sweep.py": ["--examples", "2", "--seed", "1"],
     "edit_cycle.py": ["--nodes", "3", "--frames", "8", "--repeat", "1"],
     "export_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
     "import_vs_gltf.py": ["--nodes", "3", "--frames", "8"],

@@ -18,6 +18,7 @@ from ..animation.controller import (
     read_controller,
     step_at,
 )
+from ..animation.controller.clips import shadowed_channels
 from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
 from ..animation.sampler import AnimationData
 from ..disk import read_input
@@ -170,9 +171,11 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
     for n, matrix in zip(nodes, poses):
         values = None if np.isnan(matrix).all() else [float(v) for v in matrix.reshape(-1)]
         rows.append({"index": n, "name": model.node_name(n), "matrix": values})
+    notes = [f"channels {posing} and {other} both animate node {node}: the first one poses it"
+             for node, posing, other in shadowed_channels(controller) if node in nodes]
     payload = {"clip": args.clip, "step": args.step, "position": step.position, "state": step.state,
                "phase": float(step.phase), "frame_a": float(step.frame_a), "frame_b": float(step.frame_b),
-               "weight": float(step.weight), "nodes": rows}
+               "weight": float(step.weight), "nodes": rows, "notes": notes}
     lines = [f"clip {args.clip} step {args.step:g}: state {step.state} (step {step.position} of the cycle), "
              f"phase {float(step.phase):g}, frames A {float(step.frame_a):g} B {float(step.frame_b):g}, "
              f"weight {float(step.weight):g}"]
@@ -182,7 +185,7 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
             lines.append("  no pose (neither frame is taken)")
             continue
         lines += ["  " + " ".join(f"{v:12.6g}" for v in row["matrix"][r * 4:r * 4 + 4]) for r in range(4)]
-    _cli()._out(args, payload, lines)
+    _cli()._out(args, payload, lines + notes)
     return _cli().EXIT_OK
 
 

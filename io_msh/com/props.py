@@ -95,6 +95,8 @@ def int_property(holder, key: str, default: int | None = None, minimum: int | No
     value = holder.get(key)
     if value is None:
         return default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # a count past Blender's 32-bit int property, stored as a float (imp.build)
     if isinstance(value, bool) or not isinstance(value, int):
         raise _bad_property(holder, key, value, "a whole number")
     if minimum is not None and value < minimum:

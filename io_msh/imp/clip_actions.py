@@ -5,7 +5,8 @@ drives its node through the node's own timeline segment.
 The model's timeline action stays assigned: a clip is shown by assigning its action (``show_clip``), or, with
 NLA Strips, by soloing or tweaking its track. A slider is a custom property on the model root; each of its
 node's location and rotation channels gets a driver reading it, whose F-curve maps the slider value (its x)
-to the node's pose along the segment (keys at evenly spaced values, linear between).
+to the node's pose along the segment (keys at evenly spaced values, linear between; their x is the value x
+(keys - 1), so that they lie 1 apart).
 """
 
 from __future__ import annotations
@@ -290,7 +291,10 @@ def _build_slider(plan, root, node_objects, slider: SliderPlan) -> None:
         holder, prefix = root, f'pose.bones["{_escape(node_objects[slider.node])}"].'
     else:
         holder, prefix = node_objects[slider.node], ""
+    # The driver gives value x (keys - 1): keys at 0..1 would lie closer than Blender keeps two keys apart
+    # (0.01, com.key_frames) from 101 keys on, and FCurve.update would merge them.
+    scale = float(len(slider.values) - 1)
     for path, values in (("location", slider.location), ("rotation_quaternion", slider.rotation)):
         for index in range(values.shape[1]):
-            _linear_keys(slider_fcurve(holder, prefix + path, index, root, slider.property), slider.values,
-                         values[:, index])
+            _linear_keys(slider_fcurve(holder, prefix + path, index, root, slider.property, scale),
+                         slider.values * scale, values[:, index])

@@ -5,8 +5,9 @@ The controller is found and checked against the model by core (``core.model_cont
 beside a model file, any case, or an archive's CTLD entry, the one named like the model, else the archive's only
 one), as ``python -m core clips`` finds and checks it. Clip names follow ``clip_name``. Times: a clip starts at
 Blender frame 0 and step k starts at ``sum(duration_ms of the steps before) * frame_rate / 1000``; keys sit at
-every step start and every integer frame between, each the pose ``core.animation.controller.pose_at_step`` gives
-there (its quaternion normalised, as Blender shows it). Nodes a channel animates are left to their sliders.
+every integer frame and every step start (but one within 0.01 frame of an integer frame, which Blender would
+merge with that frame's key: ``com.key_frames.spaced``), each the pose ``core.animation.controller.pose_at_step``
+gives there (its quaternion normalised, as Blender shows it). Nodes a channel animates are left to their sliders.
 
 No bpy: pure numpy on top of core.
 """
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.animation.controller import Clip, Controller, Step, channel_frame, clips_of, step_at
-from ...core.animation.controller.clips import state_speed
+from ...core.animation.controller.clips import node_channels, shadowed_channels, state_speed
 from ...core.animation.controller.codec import MATERIAL_CHANNEL
 from ...core.animation.sampler import NONE, AnimationData, blend_pose
 from ...core.container.nres import Entry
@@ -34,6 +35,7 @@ from ...core.model_controller import (  # noqa: F401  (controller_beside, contro
 )
 from ...core.msh.model import Model
 from ..com import conversion as C
+from ..com.key_frames import spaced
 from ..com.props import CHANNEL as CHANNEL_PROPERTY
 from .material_keys import BeltChannel
 
@@ -148,7 +150,7 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
         clips_of(controller)  # the planner's own refusal (too many states) leaves the clips out too
     except FormatError as exc:
         return None, [left_out(exc, found.source)]
-    warnings = [f.format(found.source) for f in findings]
+    warnings = [f.format(found.source) for f in findings] + shadowed_warnings(controller)
     return plan_clips(controller, found, model, nodes, options), warnings
 
 
@@ -161,13 +163,20 @@ def left_out(exc: FormatError, source: str) -> str:
             f"{problem}{more}. Fix the controller, or import with Clips: None")
 
 
+def shadowed_warnings(controller: Controller) -> list[str]:
+    """A warning per channel that names a node an earlier channel poses (``shadowed_channels``)."""
+    return [f"channels {posing} and {other} both animate node {node}: the first one poses it and the other gets "
+            "no slider (the sources do not say which the game uses)"
+            for node, posing, other in shadowed_channels(controller)]
+
+
 def plan_clips(controller: Controller, found: FoundController, model: Model, nodes: list, options) -> ControllerPlan:
     """The clips and channel sliders of ``controller`` (read from ``found``) over the model's timeline."""
     source = found.source
     anim = AnimationData.from_model(model)
     if not np.isfinite(options.frame_rate) or options.frame_rate <= 0:
         raise FormatError.single("options", None, f"frame rate {options.frame_rate} is not a positive number")
-    channel_nodes = {int(c["node"]) for c in controller.channels if (c["first"], c["last"]) != (-1, -1)}
+    channel_nodes = set(node_channels(controller))
     keyed = [n for n in nodes if n.index not in channel_nodes]
     clips = clips_of(controller, anim)
     frames = sum(int(min(sum(s.duration_ms for s in c.steps) * options.frame_rate / 1000, KEY_LIMIT)) + 2
@@ -227,16 +236,17 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
     keys = []
     terms_loc, terms_rot = node_terms(nodes, rotation.transpose(1, 0, 2), location.transpose(1, 0, 2),
                                       options.node_mode)
+    kept = spaced(frames)  # not a step start Blender would merge into an integer frame's key
     for row, node in enumerate(nodes):
-        keys.append(NodeKeys(node.index, terms_loc[row], C.continuous(terms_rot[row], axis=0)))
+        keys.append(NodeKeys(node.index, terms_loc[row][kept], C.continuous(terms_rot[row][kept], axis=0)))
     pair_b, pure = [], []
     for k, here in enumerate(clip.steps):
         record = controller.states[here.state]
         pair_b.append(tuple(float(v) for v in record["pair_b"]))
         pure.append(pure_from(record, here.q, clip.steps[k - 1].q))
-    root = keys[ids.index(0)].location[np.searchsorted(frames, starts)] if root_motion else None
-    return ClipPlan(clip.index, name, motion, frames, starts, keys, pair_b, pure, [s.state for s in clip.steps],
-                    root)
+    root = terms_loc[ids.index(0)][np.searchsorted(frames, starts)] if root_motion else None
+    return ClipPlan(clip.index, name, motion, frames[kept], starts, keys, pair_b, pure,
+                    [s.state for s in clip.steps], root)
 
 
 def pure_from(record: np.ndarray, q: float, q_prev: float) -> float | None:
@@ -315,17 +325,17 @@ def belt_channels(controller: Controller, nodes: list) -> list[BeltChannel]:
 
 
 def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_mode: str) -> list[SliderPlan]:
-    """A slider per channel with a segment of its own (2.5; belt channels, first = last = -1, drive a material
-    and get none): keys of the node's pose at evenly spaced slider values, each ``channel_frame`` sampled as
-    ``pose_at_step`` samples a channel's node (A = -1, B = the frame, weight 1)."""
+    """A slider per channel with a segment of its own posing its node (2.5, ``node_channels``: of two naming a
+    node, the first; belt channels, first = last = -1, drive a material and get none): keys of the node's pose
+    at evenly spaced slider values, each ``channel_frame`` sampled as ``pose_at_step`` samples a channel's node
+    (A = -1, B = the frame, weight 1)."""
     out = []
-    taken: set[int] = set()
+    posing = node_channels(controller)
     for index, channel in enumerate(controller.channels):
         node = int(channel["node"])
-        if (channel["first"], channel["last"]) == (-1, -1) or node in taken or not 0 <= node < len(nodes) \
+        if posing.get(node) != index or not 0 <= node < len(nodes) \
                 or not np.all(np.isfinite([channel["first"], channel["last"]])):  # no segment to pose along
             continue
-        taken.add(node)
         span = abs(float(channel["last"]) - float(channel["first"]))
         count = int(np.clip(np.ceil(span * CHANNEL_SAMPLES_PER_FRAME) + 1, *CHANNEL_SAMPLES))
         values = np.linspace(0.0, 1.0, count)

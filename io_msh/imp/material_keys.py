@@ -4,7 +4,9 @@ draws, 3.3).
 
 Every value is what ``core.appearance.material_tracks`` gives at that time: a field its mask bit glides gets linear
 keys at every Blender frame and interval end (colours in Blender's linear colour), every other field constant keys
-where it changes (the texture, the cell, and the colours and alpha the mask does not name).
+where it changes (the texture, the cell, and the colours and alpha the mask does not name). A cycling track whose
+cycle is not a whole number of frames keys its gliding fields constant at every whole ms too (``_Clock.times``):
+the later loops' integer frames fall between the first loop's.
 Time: the material's clock starts at Blender frame 0, frame = ms x frame_rate / 1000. One cycle is the period
 (loop, random: mode 3 plays as a loop whose drawn start offset is 0), twice the period (ping-pong, forward then
 back), or the period then held (once). A belt's material (a flag-0x10 controller channel on the node wearing it,
@@ -35,9 +37,11 @@ from ...core.appearance.material_tracks import (
 )
 from ...core.appearance.resolve import Libraries, Look, TextureRef
 from ...core.errors import FormatError
-from ..com.colours import linear_rgba
+from ..com.colours import srgb_to_linear
+from ..com.key_frames import MERGE_DISTANCE, spaced
 
 PERIOD_LIMIT = 1 << 17  # ms of a cycle sampled (a u16 key time gives at most 2 x 65535)
+MS_ROUNDING = 1e-6  # ms: a frame's time F x 1000 / rate in float64 can fall 1e-13 below the whole ms it is
 
 
 @dataclass
@@ -165,15 +169,34 @@ class _Clock:
         self.frame_rate = frame_rate
 
     def times(self, block) -> TrackTimes:
-        """The track at each whole ms of one cycle."""
+        """The track at each whole ms of one cycle; ``glide_ms``: where a gliding field is keyed linear (None:
+        it is keyed constant at each whole ms where it changes)."""
         period, mode = int(block.keys["k1"][-1]), block.header & 7
         cycle = 2 * period if mode == PING_PONG else period
         ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
-        ms_per_frame = 1000.0 / self.frame_rate
+        cycle_frames = cycle * self.frame_rate / 1000
+        if mode != ONCE and abs(cycle_frames - round(cycle_frames)) > 1e-6 \
+                and self.frame_rate / 1000 > MERGE_DISTANCE:
+            # The cycle is not a whole number of frames: from the second loop on the integer frames fall between
+            # the first loop's frames, where linear keys would blend linear colours while the game blends the
+            # bytes of whole ms. Keys at every whole ms show the game's value at any time, every loop.
+            self.glide_ms = None
+            return timeline(block, ms)
+        frame_ms = np.arange(0, np.floor(cycle_frames + 1e-9) + 1) * 1000 / self.frame_rate
         ends = block.keys["k1"].astype(np.float64)
-        glide = np.union1d(np.arange(0, np.floor(cycle / ms_per_frame) + 1) * ms_per_frame,
-                           np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else []]))
-        self.glide_ms = glide[(glide >= 0) & (glide <= cycle)]  # every Blender frame, and every interval's end
+        ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else [], [cycle]])
+        ends = ends[(ends >= 0) & (ends <= cycle)]
+        glide = np.concatenate([frame_ms, ends])
+        whole = np.arange(len(glide)) < len(frame_ms)
+        order = np.argsort(glide, kind="stable")
+        glide, whole = glide[order], whole[order]
+        # every Blender frame, and every interval's end that Blender would not merge into a frame's key
+        frames = self.at(glide)
+        keep = spaced(frames, whole)
+        if glide[keep][-1] < cycle - MS_ROUNDING:  # the cycle's end (where a once track stops and holds, a loop's
+            keep[-1] = True  # period) was too close after a frame's key: keyed just after it
+            frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
+        self.glide_ms, self.glide_frames = glide[keep], frames[keep]
         return timeline(block, ms)
 
     def at(self, ms: np.ndarray) -> np.ndarray:
@@ -240,7 +263,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
         """(frames, values there): every frame when gliding by the clock, else where the values change."""
         if glides and clock.glide_ms is not None:
-            return clock.at(clock.glide_ms), values[np.floor(clock.glide_ms).astype(np.int64)]
+            return clock.glide_frames, values[np.floor(clock.glide_ms + MS_ROUNDING).astype(np.int64)]
         at = _changes(values)
         return clock.at(at), values[at]
 
@@ -280,7 +303,9 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
 
 
 def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
-    return np.array([linear_rgba(c / 255.0)[:3] for c in rgb_bytes]).reshape(-1, 3)
+    """Blender's linear colour of (k, 3) sRGB bytes (float32, as ``field_values`` gives them), ``linear_rgba``'s
+    value for every row at once."""
+    return srgb_to_linear(np.asarray(np.asarray(rgb_bytes, np.float32) / np.float32(255), np.float64)).reshape(-1, 3)
 
 
 def _textures(material, times, look: Look, libraries: Libraries, warnings: list[str]):

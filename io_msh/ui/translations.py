@@ -1191,6 +1191,11 @@ REPORTS = {
     "make the same edit on both":
         "модели {first_model} и {second_model} импортированы из одной записи {path} и изменены по-разному; "
         "сделайте одинаковое изменение в обеих",
+    # edges (issue 28 item 8)
+    "channels {channel} and {other} both animate node {node}: the first one poses it and the other gets no slider "
+    "(the sources do not say which the game uses)":
+        "каналы {channel} и {other} оба анимируют узел {node}: позу задаёт первый, второй ползунка не получает "
+        "(источники не говорят, какой берёт игра)",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.

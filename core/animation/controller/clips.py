@@ -292,20 +292,39 @@ def channel_frame(channel: np.ndarray, value: float) -> np.float32:
     return F32(first + v * (last - first))
 
 
+def node_channels(controller: Controller) -> dict[int, int]:
+    """The channel posing each node a channel animates: of the channels with a segment of their own (first,
+    last not both -1), the first naming the node. Decision: the sources are silent on two channels naming one
+    node (openparkan docs/30-turrets.md, docs/07-objects.md: how one channel plays its segment); the first wins,
+    in core and in Blender."""
+    out: dict[int, int] = {}
+    for i, channel in enumerate(np.asarray(controller.channels, CHANNEL)):
+        if (channel["first"], channel["last"]) != (-1, -1):
+            out.setdefault(int(channel["node"]), i)
+    return out
+
+
+def shadowed_channels(controller: Controller) -> list[tuple[int, int, int]]:
+    """(node, channel posing it, other channel) for every further channel with a segment naming a node an
+    earlier one poses (``node_channels``): the other poses nothing."""
+    posing = node_channels(controller)
+    return [(int(c["node"]), posing[int(c["node"])], i)
+            for i, c in enumerate(np.asarray(controller.channels, CHANNEL))
+            if (c["first"], c["last"]) != (-1, -1) and posing[int(c["node"])] != i]
+
+
 def pose_at_step(data: AnimationData, controller: Controller, step: Step, nodes=None,
                  channel_values: dict[int, float] | None = None, in_place: bool = True) -> np.ndarray:
     """The game's local matrices (nodes, 4, 4) float32 at a clip step (translation in elements 3/7/11).
 
     Each node: ``blend(data, node, frame_a, frame_b, weight)``, bit for bit; a node a channel animates plays
     its own segment instead (2.5: A = -1, B = the channel's frame, weight 1) at ``channel_values[channel]``
-    (default the channel's initial value). ``in_place``: node 0's translation is cleared when it has no
-    parent, as the game draws it (2.4). NaN where the runtime has no pose (neither frame taken).
+    (default the channel's initial value); of two channels naming a node, the first (``node_channels``).
+    ``in_place``: node 0's translation is cleared when it has no parent, as the game draws it (2.4). NaN where
+    the runtime has no pose (neither frame taken).
     """
     node_ids = range(data.node_count) if nodes is None else [int(n) for n in nodes]
-    channel_of = {}
-    for i, channel in enumerate(np.asarray(controller.channels, CHANNEL)):
-        if (channel["first"], channel["last"]) != (-1, -1):
-            channel_of[int(channel["node"])] = i
+    channel_of = node_channels(controller)
     out = np.full((len(node_ids), 4, 4), np.nan, F32)
     for row, node in enumerate(node_ids):
         if not 0 <= node < data.node_count:
