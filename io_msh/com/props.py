@@ -17,6 +17,7 @@ FRAME_COUNT = "msh_frame_count"   # on the root object
 CURVES = "msh_curves"          # on the root object: the fingerprint of the F-curves the import wrote
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
 IMPORTED_NAME = "msh_imported_name"  # on every node's Empty or Bone: its Blender name at import (else: renamed)
+PATH_NAME = "msh_path_name"    # on a bone renamed since the import: the name its model's actions' paths now use
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
 MATERIAL = "msh_material"      # on materials: the WEAR row of the batch material (batch +4, low byte)
