@@ -263,3 +263,28 @@ def test_an_edited_shared_controller_names_the_other_models_that_play_it(blender
     written = open_container(str(path)).archive
     assert [bytes(e.data) for e in written.entries[:3]] == [model] * 3
     assert bytes(written.entries[3].data) != ctl and len(written.entries) == 4
+
+
+@pytest.fixture
+def russian(blender, monkeypatch):
+    """Reports as a Russian Blender makes them (the wheels have no translations: test_translations.russian)."""
+    table = blender.ext.io_msh.ui.translations.translations()["ru_RU"]
+    monkeypatch.setattr(blender.ext.io_msh.ui.translations, "_translate",
+                        lambda english: table.get(("*", english), english))
+
+
+def test_the_new_reports_come_out_in_russian(blender, walker_files, tmp_path, russian, capfd):
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    show(blender, root, WALK)
+    rename(blender, root, 3, "first", update=False)
+    show(blender, root, None)
+    rename(blender, root, 3, "second", update=False)
+    capfd.readouterr()
+    export(bpy, root, tmp_path / "out.msh")
+    assert "содержит ключи костей 'first', которых нет у 'walker.msh' (переименованы?)" in capfd.readouterr().out
+    bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
+    with pytest.raises(RuntimeError, match="ни одно действие не анимирует 'walker.msh' .* выберите Диапазон кадров: "
+                                           "Сцена или Свой"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "out.msh"))
