@@ -285,6 +285,6 @@ def test_the_new_reports_come_out_in_russian(blender, walker_files, tmp_path, ru
     export(bpy, root, tmp_path / "out.msh")
     assert "содержит ключи костей 'first', которых нет у 'walker.msh' (переименованы?)" in capfd.readouterr().out
     bpy.data.actions.remove(blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0])
-    with pytest.raises(RuntimeError, match="ни одно действие не анимирует 'walker.msh' .* выберите Диапазон кадров: "
-                                           "Сцена или Свой"):
+    with pytest.raises(RuntimeError, match=r"ни одно действие не анимирует 'walker.msh' .* выберите Диапазон кадров: "
+                                           r"Сцена или Свой"):
         bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "out.msh"))
