@@ -239,9 +239,9 @@ def assign(holder, action) -> None:
     anim = holder.animation_data or holder.animation_data_create()
     anim.action = action
     if action is not None and compat.HAS_SLOTTED_ACTIONS:
-        slot = slot_of(holder, action)
-        if slot is not None:
-            anim.action_slot = slot
+        # None too: a holder the action has no slot for (an Empty a clip does not key) would otherwise get
+        # whatever slot Blender picks for it, another node's curves (once its timeline action was deleted).
+        anim.action_slot = slot_of(holder, action)
 
 
 def slot_of(holder, action):
