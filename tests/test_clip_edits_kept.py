@@ -295,3 +295,29 @@ def test_the_new_reports_come_out_in_russian(blender, walker_files, tmp_path, ru
     with pytest.raises(RuntimeError, match=r"ни одно действие не анимирует 'walker.msh' .* выберите Диапазон кадров: "
                                            r"Сцена или Свой"):
         bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "out.msh"))
+
+
+def test_an_empty_whose_own_timeline_was_deleted_is_written_still_with_a_warning(blender, walker_files, tmp_path,
+                                                                                 capfd):
+    """The leg's timeline action deleted: on 4.2 each Empty has its own, so the leg is written still (a warning
+    names it) and the other nodes as they were; from 4.4 one action holds every Empty's, so nothing animates the
+    model and the export is refused."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode="EMPTIES", clips="ACTIONS", frame_rate=RATE)
+    module = blender.ext.io_msh.imp.clip_actions
+    leg = holders(bpy, root)[3]
+    shared = module.timeline_of(leg)[0] == module.timeline_of(holders(bpy, root)[0])[0]
+    bpy.data.actions.remove(module.timeline_of(leg)[0])
+    capfd.readouterr()
+    bpy.context.view_layer.objects.active = root
+    if shared:
+        with pytest.raises(RuntimeError, match=r"no action animates 'walker\.msh'"):
+            bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "out.msh"))
+        return
+    out = export(bpy, root, tmp_path / "out.msh")
+    assert f"the timeline action of {leg.name} was deleted: the node(s) are written still" in capfd.readouterr().out
+    old, new = played(data), played(out)
+    assert np.array_equal(old.pos[[0, 1, 2, 4]], new.pos[[0, 1, 2, 4]])
+    assert np.array_equal(old.rot[[0, 1, 2, 4]], new.rot[[0, 1, 2, 4]])
+    assert np.abs(np.diff(new.rot[3], axis=0)).max() == 0 and np.abs(np.diff(old.rot[3], axis=0)).max() > 0
