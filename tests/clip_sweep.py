@@ -91,14 +91,18 @@ def sweep_machine(blender, folder, data: bytes):
             self.show(clip)
             self.shown = clip
 
-        @rule(node=st.integers(0, 4), name=st.sampled_from(["a", "b", "leg_l", "leg_r", "body", "x y"]))
-        def rename(self, node, name):
+        @rule(node=st.integers(0, 4), name=st.sampled_from(["a", "b", "leg_l", "leg_r", "body", 'x "y"']),
+              update=st.booleans())
+        def rename(self, node, name, update):
+            """Renamed in the interface (an update follows at once) or by a script (the next rule's update
+            follows it, maybe after another action was assigned)."""
             if self.mode == "ARMATURE":
                 item = next(b for b in self.root.data.bones if b["msh_node_index"] == node)
             else:
                 item = next(o for o in self.holders() if o["msh_node_index"] == node)
             item.name = name
-            bpy.context.view_layer.update()  # as after a rename in the interface
+            if update:
+                bpy.context.view_layer.update()
             self.names[node] = item.name     # Blender adds .001 where the name is taken
 
         @rule(clip=st.sampled_from([None, *NAMES]), node=st.sampled_from(CLIP_NODES), index=st.integers(0, 2),

@@ -321,3 +321,26 @@ def test_an_empty_whose_own_timeline_was_deleted_is_written_still_with_a_warning
     assert np.array_equal(old.pos[[0, 1, 2, 4]], new.pos[[0, 1, 2, 4]])
     assert np.array_equal(old.rot[[0, 1, 2, 4]], new.rot[[0, 1, 2, 4]])
     assert np.abs(np.diff(new.rot[3], axis=0)).max() == 0 and np.abs(np.diff(old.rot[3], axis=0)).max() > 0
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_a_node_renamed_to_another_nodes_first_name_keeps_its_own_curves(blender, walker_files, tmp_path,
+                                                                         node_mode):
+    """leg_r renamed 'a', then body renamed 'leg_r' (the leg's name at import): each keeps its own timeline and
+    clip curves (an Empty's clip slot is the one named after it at import, not after its name now); the body
+    lifted in the walk clip is written to the body alone."""
+    bpy = blender.bpy
+    folder, data = walker_files
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=RATE)
+    rename(blender, root, 4, "a", update=True)
+    rename(blender, root, 0, "leg_r", update=True)
+    out = export(bpy, root, tmp_path / "same.msh")
+    old, new = played(data), played(out)
+    assert np.array_equal(old.pos, new.pos) and np.array_equal(old.rot, new.rot)
+    assert [node_name(out, n) for n in (0, 4)] == ["leg_r", "a"]
+    show(blender, root, WALK)
+    holder, prefix = node_holder(bpy, root, 0)
+    edit(fcurve_of(blender, holder, prefix + "location", 2), lambda f: 0.1)
+    new = played(export(bpy, root, tmp_path / "lifted.msh"))
+    assert np.abs(new.pos[0, 4:13, 2] - old.pos[0, 4:13, 2] - 0.1).max() < 2e-4
+    assert np.array_equal(old.pos[1:], new.pos[1:]) and np.array_equal(old.rot[1:], new.rot[1:])
