@@ -41,7 +41,7 @@ def main() -> int:
             max_examples=args.examples, stateful_step_count=args.steps, deadline=None, database=None,
             suppress_health_check=list(HealthCheck)))
         print(f"{args.examples} sequences of up to {args.steps} steps: no export lost an edit "
-              f"({time.perf_counter() - start:.1f} s)")
+              f"({time.perf_counter() - start:.1f} s); {dict(machine.stats)}")
     finally:
         blender_env.clean_scene()
         shutil.rmtree(folder, ignore_errors=True)

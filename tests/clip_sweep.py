@@ -7,6 +7,8 @@ refused leaving the target as it was."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -32,17 +34,28 @@ def walker_folder(folder) -> bytes:
 
 def sweep_machine(blender, folder, data: bytes):
     """The machine class, bound to Blender and the walker's files in ``folder``."""
-    bpy = blender.bpy
-    ext = blender.ext.io_msh
-    clip_actions = ext.imp.clip_actions
-
     class CarelessClipEdits(RuleBasedStateMachine):
+        stats: Counter = Counter()  # what the sequences did, over all of them (the soak prints it)
+        # Blender's modules are looked up at each use, never held by the class (which outlives the scene: 4.2
+        # crashes at exit when a class hypothesis keeps holds bpy).
+        @property
+        def bpy(self):
+            return blender.bpy
+
+        @property
+        def ext(self):
+            return blender.ext.io_msh
+
+        @property
+        def clips(self):
+            return blender.ext.io_msh.imp.clip_actions
+
         @initialize(node_mode=st.sampled_from(["ARMATURE", "EMPTIES"]))
         def import_model(self, node_mode):
             blender.clean_scene()
-            assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
+            assert self.bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
                                                    clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
-            (self.root,) = [o for o in bpy.data.objects if "msh_model" in o]
+            (self.root,) = [o for o in self.bpy.data.objects if "msh_model" in o]
             self.mode = node_mode
             self.shown = None          # the clip shown (None: the timeline)
             self.touched = set()       # nodes a key edit reached
@@ -55,15 +68,15 @@ def sweep_machine(blender, folder, data: bytes):
 
         # ------------------------------------------------------------ helpers
         def holders(self):
-            return clip_actions.model_holders(self.root)
+            return self.clips.model_holders(self.root)
 
         def show(self, clip):
             for h in self.holders():
-                clip_actions.assign(h, clip_actions.clip_actions(h, clip) if clip else clip_actions.timeline_of(h)[0])
-            bpy.context.view_layer.update()
+                self.clips.assign(h, self.clips.clip_actions(h, clip) if clip else self.clips.timeline_of(h)[0])
+            self.bpy.context.view_layer.update()
 
         def curve(self, node, index):
-            return next((fc for fc, n, _owner, path in ext.com.curves.node_fcurves(self.root)
+            return next((fc for fc, n, _owner, path in self.ext.com.curves.node_fcurves(self.root)
                          if n == node and path.lstrip(".") == "location" and fc.array_index == index), None)
 
         def move(self, clip, node, index, delta) -> bool:
@@ -102,13 +115,15 @@ def sweep_machine(blender, folder, data: bytes):
                 item = next(o for o in self.holders() if o["msh_node_index"] == node)
             item.name = name
             if update:
-                bpy.context.view_layer.update()
+                self.bpy.context.view_layer.update()
             self.names[node] = item.name     # Blender adds .001 where the name is taken
+            self.stats["renames"] += 1
 
         @rule(clip=st.sampled_from([None, *NAMES]), node=st.sampled_from(CLIP_NODES), index=st.integers(0, 2),
               delta=st.sampled_from([0.05, -0.1, 0.2]))
         def edit_key(self, clip, node, index, delta):
             if self.move(clip, node, index, delta):
+                self.stats["clip key edits" if clip else "timeline key edits"] += 1
                 self.touched.add(node)
                 self.edits.append((clip, node, index, delta))
 
@@ -120,9 +135,9 @@ def sweep_machine(blender, folder, data: bytes):
 
         @rule(clip=st.sampled_from(NAMES))
         def write_clip(self, clip):
-            bpy.context.view_layer.objects.active = self.root
+            self.bpy.context.view_layer.objects.active = self.root
             try:
-                bpy.ops.object.parkan_clip_to_timeline(clip=clip)
+                self.bpy.ops.object.parkan_clip_to_timeline(clip=clip)
             except RuntimeError as exc:
                 assert clip in self.deleted_clips or self.timeline_deleted, exc
                 return
@@ -134,14 +149,14 @@ def sweep_machine(blender, folder, data: bytes):
             if which is None:
                 if self.timeline_deleted:
                     return
-                for action in {clip_actions.timeline_of(h)[0] for h in self.holders()} - {None}:
-                    bpy.data.actions.remove(action)
+                for action in {self.clips.timeline_of(h)[0] for h in self.holders()} - {None}:
+                    self.bpy.data.actions.remove(action)
                 self.timeline_deleted = True
             else:
                 if which in self.deleted_clips:
                     return
-                for action in {clip_actions.clip_actions(h, which) for h in self.holders()} - {None}:
-                    bpy.data.actions.remove(action)
+                for action in {self.clips.clip_actions(h, which) for h in self.holders()} - {None}:
+                    self.bpy.data.actions.remove(action)
                 self.deleted_clips.add(which)
                 if self.shown == which:
                     self.shown = None
@@ -150,23 +165,26 @@ def sweep_machine(blender, folder, data: bytes):
         @rule(check=st.booleans())
         def export(self, check):
             before = self.target.read_bytes() if self.target.exists() else None
-            bpy.context.view_layer.objects.active = self.root
+            self.bpy.context.view_layer.objects.active = self.root
             try:
-                bpy.ops.export_scene.parkan_msh(filepath=str(self.target))
+                self.bpy.ops.export_scene.parkan_msh(filepath=str(self.target))
             except RuntimeError as exc:
                 assert self.timeline_deleted and "no action animates" in str(exc), exc
                 assert (self.target.read_bytes() if self.target.exists() else None) == before
+                self.stats["exports refused"] += 1
                 return
             assert not self.timeline_deleted
             first = self.target.read_bytes()
             if check:
                 for clip in set(NAMES) - self.deleted_clips:  # the export wrote these as Write Clip writes them
-                    bpy.ops.object.parkan_clip_to_timeline(clip=clip)
+                    self.bpy.ops.object.parkan_clip_to_timeline(clip=clip)
                 self.edits = []
-            assert bpy.ops.export_scene.parkan_msh(filepath=str(self.target)) == {"FINISHED"}
+            assert self.bpy.ops.export_scene.parkan_msh(filepath=str(self.target)) == {"FINISHED"}
             assert self.target.read_bytes() == first  # twice, or after writing the clips: the same bytes
+            self.stats["exports written"] += 1
             if check:
                 self.check_file(first)
+                self.stats["exports checked against Blender"] += 1
 
         def check_file(self, written: bytes):
             model = Model.parse(written)
@@ -178,15 +196,20 @@ def sweep_machine(blender, folder, data: bytes):
                 assert model.node_name(node) == self.names.get(node, source.node_name(node)), node
             shown = self.shown
             self.show(None)
-            with ext.com.sliders.sliders_muted(self.root):  # the channel sliders are not the model's animation
+            with self.ext.com.sliders.sliders_muted(self.root):  # the channel sliders are not the model's animation
                 for frame in range(0, 41, 4):
                     blender.evaluated_frame(frame)
-                    poses = local_poses(bpy, self.root)
+                    poses = local_poses(self.bpy, self.root)
                     for node in range(5):
                         q = new.rot[node, frame] / np.linalg.norm(new.rot[node, frame])
                         game = pose_matrix(q, new.pos[node, frame]).astype(np.float64)
                         assert np.abs(game - poses[node]).max() < SHOWN_TOLERANCE, (node, frame)
             self.show(shown)
+
+        def teardown(self):
+            # No reference to Blender data may outlive the scene (4.2 crashes at exit freeing one).
+            self.__dict__.pop("root", None)
+            blender.clean_scene()
 
         @invariant()
         def scene_has_its_model(self):

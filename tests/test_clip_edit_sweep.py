@@ -10,5 +10,5 @@ def test_careless_clip_edits_are_written_or_refused(blender, tmp_path):
     data = walker_folder(tmp_path)
     machine = sweep_machine(blender, tmp_path, data)
     run_state_machine_as_test(machine, settings=settings(
-        derandomize=True, max_examples=12, stateful_step_count=12, deadline=None,
+        derandomize=True, max_examples=25, stateful_step_count=15, deadline=None,
         suppress_health_check=list(HealthCheck)))
