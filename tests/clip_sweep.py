@@ -50,11 +50,11 @@ def sweep_machine(blender, folder, data: bytes):
         def clips(self):
             return blender.ext.io_msh.imp.clip_actions
 
-        @initialize(node_mode=st.sampled_from(["ARMATURE", "EMPTIES"]))
-        def import_model(self, node_mode):
+        @initialize(node_mode=st.sampled_from(["ARMATURE", "EMPTIES"]), clips=st.sampled_from(["ACTIONS", "NLA"]))
+        def import_model(self, node_mode, clips):
             blender.clean_scene()
             assert self.bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), node_mode=node_mode,
-                                                   clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
+                                                        clips=clips, frame_rate=RATE) == {"FINISHED"}
             (self.root,) = [o for o in self.bpy.data.objects if "msh_model" in o]
             self.mode = node_mode
             self.shown = None          # the clip shown (None: the timeline)
