@@ -344,3 +344,26 @@ def test_a_node_renamed_to_another_nodes_first_name_keeps_its_own_curves(blender
     new = played(export(bpy, root, tmp_path / "lifted.msh"))
     assert np.abs(new.pos[0, 4:13, 2] - old.pos[0, 4:13, 2] - 0.1).max() < 2e-4
     assert np.array_equal(old.pos[1:], new.pos[1:]) and np.array_equal(old.rot[1:], new.rot[1:])
+
+
+def test_a_name_two_bones_claim_is_left_and_said(blender, walker_files):
+    """A bone added with the leg's properties (as Shift+D copies them), then the leg renamed while a clip is
+    shown: which bone the timeline's 'leg_l' curves mean cannot be told, so they are not moved to the copy;
+    they are named as keying a bone the armature does not have."""
+    bpy = blender.bpy
+    folder, _data = walker_files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=RATE)
+    bpy.context.view_layer.objects.active = root
+    bpy.ops.object.mode_set(mode="EDIT")
+    copy = root.data.edit_bones.new("leg_l.001")
+    copy.head, copy.tail = (0.0, 0.0, 0.0), (0.0, 0.1, 0.0)
+    copy["msh_imported_name"] = "leg_l"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    show(blender, root, WALK)
+    rename(blender, root, 3, "LEG", update=True)
+    show(blender, root, None)
+    renames = blender.ext.io_msh.imp.bone_renames
+    renames.follow_bone_renames(root)
+    timeline = blender.ext.io_msh.imp.clip_actions.timeline_of(root)[0]
+    assert "leg_l.001" not in bone_paths(bpy)[timeline.name] and "leg_l" in bone_paths(bpy)[timeline.name]
+    assert any(f"action {timeline.name!r} keys bone(s) 'leg_l'" in line for line in renames.missing_bones(root))

@@ -31,11 +31,14 @@ def follow_bone_renames(root: bpy.types.Object) -> list[str]:
     returns the names of the actions changed."""
     if root.type != "ARMATURE":
         return []
-    renamed = {}
+    claims: dict[str, list[str]] = {}
     for bone in root.data.bones:
         known = bone.get(P.PATH_NAME, bone.get(P.IMPORTED_NAME))
-        if isinstance(known, str) and known != bone.name:
-            renamed[known] = bone.name
+        if isinstance(known, str):
+            claims.setdefault(known, []).append(bone.name)
+    # A name two bones claim (a bone duplicated with its properties, then one renamed) is left: which is the
+    # bone the actions mean cannot be told (missing_bones names it).
+    renamed = {known: names[0] for known, names in claims.items() if len(names) == 1 and names[0] != known}
     if not renamed:
         return []
     gone = set(renamed) - {b.name for b in root.data.bones}
