@@ -7,14 +7,18 @@ is the headless batch tool.
 
 
 def register() -> None:
+    from .imp import bone_renames
     from .ui import operators, panel
 
     operators.register()
     panel.register()
+    bone_renames.register()
 
 
 def unregister() -> None:
+    from .imp import bone_renames
     from .ui import operators, panel
 
+    bone_renames.unregister()
     panel.unregister()
     operators.unregister()

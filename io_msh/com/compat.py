@@ -80,3 +80,10 @@ def assigned_fcurves(id_block: bpy.types.ID) -> Iterable[bpy.types.FCurve]:
             if bag is not None:
                 return list(bag.fcurves)
     return []
+
+
+def action_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
+    """Every F-curve of ``action``: of each slot's channelbag (4.4+), or of the action (4.2)."""
+    if not HAS_SLOTTED_ACTIONS:
+        return list(action.fcurves)
+    return [f for layer in action.layers for strip in layer.strips for bag in strip.channelbags for f in bag.fcurves]

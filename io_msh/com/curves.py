@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ...core.errors import FormatError
 from . import props as P
 from .hierarchy import node_empties
 
@@ -76,12 +77,45 @@ def animated_ids(root) -> list[tuple[bpy.types.ID, str]]:
     return [(root, "")] + [(o, o.name) for o in node_empties(root)]
 
 
-def action_end(root: bpy.types.Object) -> float:
+def action_end(root: bpy.types.Object, frame_range: str = "ACTION") -> float:
     """The last frame of the actions animating the model (their manual frame range when they have one,
-    as the importer sets it, else their last keyframe); 0 without animation."""
-    actions = {h.animation_data.action for h, _name in animated_ids(root)
-               if h.animation_data and h.animation_data.action}
+    as the importer sets it, else their last keyframe); 0 without animation. For the Action range, an
+    imported animated model that no action animates any more (its timeline action deleted or unassigned) is
+    refused (issue 27 item 7): its range would be frame 0 alone, while its tracks and its controller play more."""
+    actions = _assigned_actions(root)
+    last = _imported_last_frame(root)
+    if not actions and last and frame_range == "ACTION":
+        raise FormatError.single("scene", None, f"no action animates {root.name!r} (its timeline action was deleted "
+                                                f"or unassigned), so the Action frame range is frame 0 alone, while "
+                                                f"the model's tracks and controller play frames 0..{last}: undo the "
+                                                "deletion (Ctrl+Z) or assign the timeline action; to write the nodes "
+                                                "still, as they show, choose Frame Range: Scene or Custom")
     return max((float(a.frame_range[1]) for a in actions), default=0.0)
+
+
+def _assigned_actions(root: bpy.types.Object) -> set:
+    return {h.animation_data.action for h, _name in animated_ids(root)
+            if h.animation_data and h.animation_data.action}
+
+
+def _imported_last_frame(root: bpy.types.Object) -> int:
+    """The last frame of an imported model whose animation the import brought in (0 otherwise)."""
+    count = root.get(P.FRAME_COUNT)
+    if P.SOURCE not in root or root.get(P.ANIMATION_MODE, "NONE") == "NONE" \
+            or not isinstance(count, (int, float)) or isinstance(count, bool) or not count > 1:
+        return 0
+    return int(count) - 1
+
+
+def still_model_warning(root: bpy.types.Object) -> list[str]:
+    """The warning for an imported animated model no action animates, exported over a range chosen (Scene or
+    Custom; ``action_end`` refuses the Action range), else none."""
+    last = _imported_last_frame(root)
+    if _assigned_actions(root) or not last:
+        return []
+    return [f"no action animates {root.name!r} (its timeline action was deleted or unassigned): its nodes are "
+            "written still, as they show now; undo the deletion (Ctrl+Z) or assign the timeline action to keep "
+            "the animation"]
 
 
 def keyframe_frames(curves: list[Curve]) -> np.ndarray:

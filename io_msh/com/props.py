@@ -20,6 +20,7 @@ CURVES = "msh_curves"          # on the root object: the fingerprint of the F-cu
 NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mesh object
 IMPORTED_NAME = "msh_imported_name"  # on every node's Empty or Bone: its Blender name at import (else: renamed)
 CONTROL_POINT = "msh_cpt"      # on a unit's control-point Empties: the point's index in its part's .cpt (not a node)
+PATH_NAME = "msh_path_name"    # on a bone renamed since the import: the name its model's actions' paths now use
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
 MATERIAL = "msh_material"      # on materials: the WEAR row of the batch material (batch +4, low byte)

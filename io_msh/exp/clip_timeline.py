@@ -30,7 +30,8 @@ import numpy as np
 
 from ..com import compat
 from ..com import props as P
-from ..com.curves import node_fcurves
+from ..com.curves import node_fcurves, still_model_warning
+from ..imp.bone_renames import follow_bone_renames, missing_bones
 from ..imp.clip_actions import (
     assign,
     assignment,
@@ -64,6 +65,7 @@ def write_clip_to_timeline(root, clip: str, rebase: bool = False) -> tuple[list[
                             ) from None
     if meta is None:
         raise TimelineError(f"{root.name!r} has no clip {clip!r}")
+    follow_bone_renames(root)
     holders = model_holders(root)
     if not any(clip_actions(h, clip) for h in holders):
         raise TimelineError(f"the action of clip {clip} was deleted")
@@ -105,6 +107,17 @@ def _timelines(root, holders: list, stored: dict, nodes: set[int]) -> dict:
         if action is not None:
             out[holder] = action
     return out
+
+
+def _deleted_timelines(root, holders: list) -> list[str]:
+    """The warning for holders whose timeline action was deleted while others keep theirs (4.2 Empties have
+    one each): their nodes are written still, as they show (issue 27 item 7). When no action is left at all,
+    ``still_model_warning`` says it for the model."""
+    gone = [h.name for h in holders if timeline_of(h) == (None, True)]
+    if not gone or len(gone) == len(holders):
+        return []
+    return [f"the timeline action of {', '.join(gone)} was deleted: the node(s) are written still, as they show "
+            "now, without their animation"]
 
 
 def _check(meta: dict) -> None:
@@ -239,9 +252,10 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
     it gets a copy of its timeline action, into which each clip is written as Write Clip to Timeline writes it
     (only clips whose curves changed write anything). Afterwards the scene is as it was and the copies are gone:
     the export does not change the .blend. Yields the warnings of the clips written."""
+    follow_bone_renames(root)
     names = [str(n) for n in root.get(P.CLIPS, [])]
     if not names:
-        yield []
+        yield missing_bones(root) + still_model_warning(root)
         return
     holders = model_holders(root)
     try:
@@ -265,7 +279,7 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
                     if action not in copies:
                         copies[action] = action.copy()
                     holder[P.TIMELINE] = copies[action]
-                warnings = []
+                warnings = missing_bones(root)
                 for name in names:
                     if not any(clip_actions(h, name) for h in holders):
                         continue  # a clip whose action was deleted has no edits
@@ -279,7 +293,7 @@ def timeline_as_exported(root) -> Iterator[list[str]]:
                     if (action is None and copy is not None) or (action is not None and P.CLIP in action) \
                             or (copy is not None and originals[copy] == action):
                         assign(holder, copy)  # a holder showing another action of its own keeps it
-                yield warnings
+                yield warnings + _deleted_timelines(root, holders) + still_model_warning(root)
             finally:
                 for holder, pointer in pointers:
                     if pointer is None:

@@ -141,7 +141,7 @@ def model_of(context, root, options: ExportOptions,
     result = _legacy_copy(root)
     if result is None:
         with _object_mode(context), timeline_as_exported(root) as clip_warnings:
-            curves, end = read_curves(root), action_end(root)
+            curves, end = read_curves(root), action_end(root, options.frame_range)
             frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
             read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
         if on_read is not None:

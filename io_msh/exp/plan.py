@@ -113,8 +113,7 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, poses, times, options)
-    if edited:
-        anim.frame_count = len(times)
+    warnings += _fit_frame_count(anim, edited, len(times))
     new_parts, removed = _changed_slots(scene, source, materials.words)
     if not new_parts and not removed:
         write_animation(source, anim)
@@ -132,6 +131,22 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
                                               "deleted)" for i, p in removed]
     warnings.append(f"geometry changed: {', '.join(changed)} rebuilt; every other slot is kept as it was")
     return _checked(ExportResult(model, warnings, edited, True, materials))
+
+
+def _fit_frame_count(anim: Animation, edited: list[int], exported: int) -> list[str]:
+    """The frame count of an animation whose ``edited`` tracks were rewritten over ``exported`` frames: those
+    frames, but never fewer than the source's while a node keeps its source track (a map block of the source's
+    frame count; its keys and the controller's frames reach that far: issue 27 item 7)."""
+    if not edited:
+        return []
+    rewritten = set(edited)
+    kept = any(t.has_map for i, t in enumerate(anim.tracks) if i not in rewritten)
+    if not kept or exported >= anim.frame_count:
+        anim.frame_count = exported
+        return []
+    return [f"the exported frames 0..{exported - 1} end before the model's frame count {anim.frame_count}, and "
+            "nodes left unchanged keep their tracks: the frame count is kept (the rewritten nodes hold their last "
+            "exported pose after it)"]
 
 
 def _checked(result: ExportResult) -> ExportResult:

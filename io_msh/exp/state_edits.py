@@ -189,7 +189,7 @@ class ControllerWrite:
             done = edited_controller(bytes(entry.data), f"{path}:{entry.name_str}", self.edits, self.model,
                                      self.imported)
             entry.data = done.data
-            self.warnings += done.warnings
+            self.warnings += done.warnings + _shared(archive, entry, model_name, path, self.edits)
             return
         old, where = imported_controller(self.imported)
         if old is None:
@@ -220,6 +220,17 @@ class ControllerWrite:
 
     def _not_written(self, why: str) -> None:
         self.warnings.append(f"the edited controller states ({_names(self.edits)}) were not written: {why}")
+
+
+def _shared(archive: Archive, entry, model_name: str, path: str, edits: list[StateEdit]) -> list[str]:
+    """The warning when other models of the archive play the edited controller too (an archive's only CTLD
+    entry is every model's that has none named after it: issue 27 item 6): their clips change as well."""
+    others = sorted(e.name_str for e in archive.models()
+                    if e.name_str != model_name and controller_entry(archive, e.name_str) is entry)
+    if not others:
+        return []
+    return [f"{printable(path)}:{entry.name_str} is the controller of {', '.join(map(printable, others))} too: the "
+            f"edited states ({_names(edits)}) change their clips as well"]
 
 
 def controller_write(root, model: Model) -> ControllerWrite | None:

@@ -170,7 +170,9 @@ def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
         if action is None:
             action = _new_action(f"{clip.name}|{obj.name}", clip, created)
             action[P.CLIP_HOLDER] = obj
-        _write(compat.ChannelTarget(action, obj, obj.name), "", obj.name, clip.frames, keys)
+        imported = obj.get(P.IMPORTED_NAME)  # the slot's name, found by it (slot_of) whatever the Empty is called
+        _write(compat.ChannelTarget(action, obj, imported if isinstance(imported, str) else obj.name), "", obj.name,
+               clip.frames, keys)
     if shared is not None:
         shared[P.CLIP] = shared.name
     return shared.name if shared is not None else clip.name
@@ -240,24 +242,29 @@ def assign(holder, action) -> None:
     anim = holder.animation_data or holder.animation_data_create()
     anim.action = action
     if action is not None and compat.HAS_SLOTTED_ACTIONS:
-        slot = slot_of(holder, action)
-        if slot is not None:
-            anim.action_slot = slot
+        # None too: a holder the action has no slot for (an Empty a clip does not key) would otherwise get
+        # whatever slot Blender picks for it, another node's curves (once its timeline action was deleted).
+        anim.action_slot = slot_of(holder, action)
 
 
 def slot_of(holder, action):
     """The slot of ``action`` the import made for ``holder``: the timeline's recorded one, else the one named
-    after the holder (as it was named at import, for a renamed Empty), else the action's only slot."""
+    after the holder as it was named at import, else (a file imported before that name was kept) as it is
+    named now, else the only slot of an action of the armature. The name at import comes first: an Empty
+    renamed to another Empty's import name (leg_r renamed, then body renamed leg_r) must not show the other's
+    curves (issue 27)."""
     slots = list(action.slots)
     if timeline_of(holder)[0] == action and P.TIMELINE_SLOT in holder:
         found = next((s for s in slots if s.handle == holder[P.TIMELINE_SLOT]), None)
         if found is not None:
             return found
-    for name in (holder.name, holder.get(P.IMPORTED_NAME)):
+    imported = holder.get(P.IMPORTED_NAME)
+    for name in (imported,) if isinstance(imported, str) else (holder.name,):
         found = next((s for s in slots if s.name_display == name), None)
         if found is not None:
             return found
-    return slots[0] if len(slots) == 1 else None
+    # The only slot: an armature's (the root object carries no import name); an Empty's slot was looked for above.
+    return slots[0] if len(slots) == 1 and not isinstance(imported, str) else None
 
 
 def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:
@@ -271,7 +278,7 @@ def _lay_out_nla(holder, clips: list[ClipPlan], names: list[str]) -> None:
         track.name = clip.name
         strip = track.strips.new(clip.name, 0, action)
         if compat.HAS_SLOTTED_ACTIONS:
-            slot = next((s for s in action.slots if s.name_display == holder.name), None)
+            slot = slot_of(holder, action)
             if slot is not None:
                 strip.action_slot = slot
         strip.action_frame_start, strip.action_frame_end = 0.0, float(clip.step_frames[-1])

@@ -1196,6 +1196,32 @@ REPORTS = {
     "(the sources do not say which the game uses)":
         "каналы {channel} и {other} оба анимируют узел {node}: позу задаёт первый, второй ползунка не получает "
         "(источники не говорят, какой берёт игра)",
+    # branch clipexp (issue 27 items 3, 6, 7)
+    "action {action} keys bone(s) {bones}, which {name} does not have (renamed?): those keys animate nothing and "
+    "are not exported":
+        "действие {action} содержит ключи костей {bones}, которых нет у {name} (переименованы?): эти ключи ничего "
+        "не анимируют и не экспортируются",
+    "no action animates {name} (its timeline action was deleted or unassigned), so the Action frame range is frame 0 "
+    "alone, while the model's tracks and controller play frames 0..{last}: undo the deletion (Ctrl+Z) or assign "
+    "the timeline action; to write the nodes still, as they show, choose Frame Range: Scene or Custom":
+        "ни одно действие не анимирует {name} (действие шкалы времени удалено или не назначено), поэтому диапазон "
+        "кадров «Действие» — один кадр 0, а дорожки модели и контроллер проигрывают кадры 0..{last}: отмените "
+        "удаление (Ctrl+Z) или назначьте действие шкалы времени; чтобы записать узлы неподвижными, как они "
+        "показаны, выберите Диапазон кадров: Сцена или Свой",
+    "no action animates {name} (its timeline action was deleted or unassigned): its nodes are written still, as "
+    "they show now; undo the deletion (Ctrl+Z) or assign the timeline action to keep the animation":
+        "ни одно действие не анимирует {name} (действие шкалы времени удалено или не назначено): его узлы "
+        "записаны неподвижными, как показаны сейчас; отмените удаление (Ctrl+Z) или назначьте действие шкалы "
+        "времени, чтобы сохранить анимацию",
+    "the timeline action of {name} was deleted: the node(s) are written still, as they show now, without their "
+    "animation":
+        "действие шкалы времени {name} удалено: узлы записаны неподвижными, как показаны сейчас, без анимации",
+    "the exported frames 0..{end} end before the model's frame count {count}, and nodes left unchanged keep their "
+    "tracks: the frame count is kept (the rewritten nodes hold their last exported pose after it)":
+        "экспортируемые кадры 0..{end} кончаются раньше числа кадров модели {count}, а неизменённые узлы сохраняют "
+        "свои дорожки: число кадров сохранено (переписанные узлы после него держат последнюю экспортированную позу)",
+    "{where} is the controller of {models} too: the edited states ({properties}) change their clips as well":
+        "{where} — контроллер и для {models}: изменённые состояния ({properties}) меняют и их клипы",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
