@@ -1204,18 +1204,18 @@ REPORTS = {
     "no action animates {name} (its timeline action was deleted or unassigned), so the Action frame range is frame 0 "
     "alone, while the model's tracks and controller play frames 0..{last}: undo the deletion (Ctrl+Z) or assign "
     "the timeline action; to write the nodes still, as they show, choose Frame Range: Scene or Custom":
-        "ни одно действие не анимирует {name} (действие шкалы времени удалено или не назначено), поэтому диапазон "
+        "ни одно действие не анимирует {name} (действие временной шкалы удалено или не назначено), поэтому диапазон "
         "кадров «Действие» — один кадр 0, а дорожки модели и контроллер проигрывают кадры 0..{last}: отмените "
-        "удаление (Ctrl+Z) или назначьте действие шкалы времени; чтобы записать узлы неподвижными, как они "
+        "удаление (Ctrl+Z) или назначьте действие временной шкалы; чтобы записать узлы неподвижными, как они "
         "показаны, выберите Диапазон кадров: Сцена или Свой",
     "no action animates {name} (its timeline action was deleted or unassigned): its nodes are written still, as "
     "they show now; undo the deletion (Ctrl+Z) or assign the timeline action to keep the animation":
-        "ни одно действие не анимирует {name} (действие шкалы времени удалено или не назначено): его узлы "
-        "записаны неподвижными, как показаны сейчас; отмените удаление (Ctrl+Z) или назначьте действие шкалы "
-        "времени, чтобы сохранить анимацию",
+        "ни одно действие не анимирует {name} (действие временной шкалы удалено или не назначено): его узлы "
+        "записаны неподвижными, как показаны сейчас; отмените удаление (Ctrl+Z) или назначьте действие временной "
+        "шкалы, чтобы сохранить анимацию",
     "the timeline action of {name} was deleted: the node(s) are written still, as they show now, without their "
     "animation":
-        "действие шкалы времени {name} удалено: узлы записаны неподвижными, как показаны сейчас, без анимации",
+        "действие временной шкалы {name} удалено: узлы записаны неподвижными, как показаны сейчас, без анимации",
     "the exported frames 0..{end} end before the model's frame count {count}, and nodes left unchanged keep their "
     "tracks: the frame count is kept (the rewritten nodes hold their last exported pose after it)":
         "экспортируемые кадры 0..{end} кончаются раньше числа кадров модели {count}, а неизменённые узлы сохраняют "
