@@ -353,12 +353,16 @@ def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def write_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
-    """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set)."""
+    """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set), ``frames`` increasing.
+
+    Not ``fcurve.update()``: it also merges keys less than 0.01 frame apart (keeping the later one), and a
+    track may hold keys that close (fractional key times): KEYS would show the wrong key at the earlier
+    time and the unedited export would no longer find the import's curves."""
     points = fcurve.keyframe_points
     points.add(len(frames))
     points.foreach_set("co", _key_co(frames, values))
     points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
-    fcurve.update()
+    points.handles_recalc()
 
 
 # --------------------------------------------------------------------- scene
