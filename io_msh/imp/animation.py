@@ -172,6 +172,23 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
     return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
 
 
+def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[np.ndarray, np.ndarray],
+            actual: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
+    """A bone's pose-basis values made relative to the rest Blender holds instead of the rest they were
+    planned against: ``intended`` and ``actual`` are (Blender quaternion (4,), location (3,)) of the rest
+    relative to the parent's rest; ``location`` (..., 3), ``rotation`` (..., 4) or None.
+
+    Blender keeps a bone's rest as head, tail and roll and makes its matrix from them in float32, which near
+    a half turn (the bone's axis near -Y) is off by up to 3e-5 (docs/format-notes.md, rotations). The local
+    pose is rest @ basis, so basis' = actual^-1 @ intended @ basis: a constant linear map of the channel
+    values, which keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
+    inverse = C.conjugate(actual[0])
+    moved = C.rotate(inverse, C.rotate(intended[0], location) + (intended[1] - actual[1]))
+    if rotation is None:
+        return moved, None
+    return moved, C.multiply(C.multiply(inverse, intended[0]), rotation)
+
+
 def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:
     """Per node and channel (nodes, 1, 7)."""
     scale = np.maximum(1.0, np.abs(location).max(axis=(1, 2)))[:, None, None] if tolerance.relative else \

@@ -15,14 +15,16 @@ from mathutils import Matrix
 
 from ...core.msh import streams as S
 from ..com import compat
+from ..com import conversion as C
 from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
+from .animation import rebased
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .material_animation import animate_materials, material_actions
 from .materials import build_material
-from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
+from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan, NodePlan
 
 
 class Created:
@@ -67,6 +69,9 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
         _leave_edit_modes(context)
         roots = [_build_root(context, plan, root_matrix, created) for plan in plans]
         bones = _build_bones([(plan, root) for plan, root in zip(plans, roots) if root.type == "ARMATURE"])
+        for plan, root in zip(plans, roots):
+            if root.type == "ARMATURE":
+                plan.channels = on_bone_rests(plan.nodes, plan.channels, plan.controller, root, bones[root.name])
         for i, (plan, root) in enumerate(zip(plans, roots)):
             node_objects = bones[root.name] if root.type == "ARMATURE" else _build_empties(context, plan, root,
                                                                                             created)
@@ -169,6 +174,54 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
                 bone[P.NAME] = node.original_name or node.name
             root.pose.bones[name].rotation_mode = "QUATERNION"
     return names
+
+
+REST_ROUNDING = 1e-6  # a bone rest this close to the node's (float32 rounding) needs no key of its own
+
+
+def bone_rests(root: bpy.types.Object, names: list[str], nodes: list[NodePlan]) -> tuple[np.ndarray, np.ndarray]:
+    """The rests Blender holds for the nodes' bones (``names`` by node), relative to the parent's rest: (nodes, 4)
+    Blender quaternions and (nodes, 3) locations, from the bones' float32 matrices."""
+    bones = root.data.bones
+    flat = np.empty(len(bones) * 16, np.float32)
+    bones.foreach_get("matrix_local", flat)
+    world = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[bones.find(n) for n in names]].astype(np.float64)
+    local = world.copy()
+    children = [i for i, n in enumerate(nodes) if n.parent is not None]
+    if children:
+        local[children] = C.affine_inverse(world[[nodes[i].parent for i in children]]) @ world[children]
+    file_rot, location = C.local_poses(local)
+    return C.blender_quaternions(file_rot), location
+
+
+def on_bone_rests(nodes: list[NodePlan], channels: list[ChannelPlan], controller, root: bpy.types.Object,
+                  names: list[str]) -> list[ChannelPlan]:
+    """The planned pose-bone values (channels, and the controller's clips and sliders, changed in place) made
+    relative to the rests Blender made of the nodes' rest matrices (``animation.rebased``); a node without
+    keys whose bone rest is off by more than float32 rounding gets one key holding its rest. Returns the
+    channels."""
+    rot, loc = bone_rests(root, names, nodes)
+    shift = {n.index: ((n.rest_rotation, n.rest_location), (rot[i], loc[i])) for i, n in enumerate(nodes)}
+    for channel in channels:
+        channel.location, channel.rotation = rebased(channel.location, channel.rotation, *shift[channel.node])
+    keyed = {c.node for c in channels}
+    for node in nodes:
+        if node.index in keyed:
+            continue
+        location, rotation = rebased(np.zeros((1, 3)), np.array([[1.0, 0, 0, 0]]), *shift[node.index])
+        off = max(np.abs(rotation - [1.0, 0, 0, 0]).max(),
+                  np.abs(location).max() / max(1.0, float(np.abs(node.rest_location).max())))
+        if off > REST_ROUNDING:
+            channels.append(ChannelPlan(node.index, np.zeros(1), location, rotation))
+    if controller is not None:
+        for clip in controller.clips:
+            for keys in clip.nodes:
+                keys.location, keys.rotation = rebased(keys.location, keys.rotation, *shift[keys.node])
+            if clip.root is not None:
+                clip.root = rebased(clip.root, None, *shift[0])[0]
+        for slider in controller.sliders:
+            slider.location, slider.rotation = rebased(slider.location, slider.rotation, *shift[slider.node])
+    return sorted(channels, key=lambda c: c.node)
 
 
 @contextmanager
