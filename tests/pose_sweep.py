@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.animation.keys import Tolerance
-from core.animation.pose import pose_matrix, world_matrices
+from core.animation.pose import world_matrices
 from core.animation.sampler import AnimationData, world_matrices_at
 from core.animation.tracks import Animation, Track, canonical_words, read_animation
 from core.authoring.build import ModelDef, NodeDef, Part, build_model
@@ -211,11 +211,21 @@ def shown_worlds(bpy, root) -> np.ndarray:
         flat = np.empty(len(bones) * 16, np.float32)
         bones.foreach_get("matrix", flat)
         order = np.argsort([root.data.bones[b.name]["msh_node_index"] for b in bones])
-        return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
+        shown = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
+        # A bone turned from its node (msh_bone_frame) shows the node @ that turn: the node's parts sit on the node.
+        turns = [root.data.bones[bones[int(i)].name].get("msh_bone_frame", (1.0, 0, 0, 0)) for i in order]
+        return shown @ np.array([_untwist(t) for t in turns])
     empties = sorted((o for o in root.children_recursive if o.type == "EMPTY" and "msh_node_index" in o),
                      key=lambda o: o["msh_node_index"])
     inverse = np.linalg.inv(np.array(root.matrix_world))
     return np.array([inverse @ np.array(o.matrix_world) for o in empties])
+
+
+def _untwist(turn) -> np.ndarray:
+    w, x, y, z = np.asarray(turn, np.float64)
+    m = np.eye(4)
+    m[:3, :3] = _matrices(np.array([w, x, y, z]), np.zeros(3))[:3, :3]  # file-order layout: the transpose
+    return m
 
 
 def evaluate(bpy, frame: int) -> None:
@@ -275,7 +285,3 @@ def bound(model: Model, floor: float, animation: str) -> float:
 
 def frames_of(model: Model) -> np.ndarray:
     return np.arange(model.frame_count + 2, dtype=np.float64)
-
-
-__all__ = ["SweepModel", "draw_model", "model_bytes", "reference", "bound", "float32_floor", "worst_error",
-           "frames_of", "shown_worlds", "pose_matrix"]

@@ -53,6 +53,40 @@ def _matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
     return np.where(q[..., :1] < 0, -q, q)
 
 
+# ---------------------------------------------------------------- bone frames
+# Blender keeps a bone's rest as head, tail and roll, relative to its parent bone, and makes its matrix from them
+# in float32 (vec_roll_to_mat3). Where the bone's Y axis (head to tail) points near -Y, of the armature or of the
+# parent bone, that matrix comes out off by up to 5e-5 and not even a rotation: 1 + y loses its digits. A node
+# whose rest points so gets a bone turned by one of these quarter or half turns ("bone frame": bone = node @
+# frame), which puts another of the node's axes along the bone; the importer and the export take it out again.
+FRAME_CANDIDATES = np.array([
+    [1.0, 0, 0, 0],
+    [np.sqrt(0.5), np.sqrt(0.5), 0, 0], [np.sqrt(0.5), -np.sqrt(0.5), 0, 0],  # Y to +Z, -Z
+    [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], [np.sqrt(0.5), 0, 0, -np.sqrt(0.5)],  # Y to -X, +X
+    [0.0, 1, 0, 0],                                                           # Y to -Y
+])
+SAFE_FROM_MINUS_Y = 0.25  # 1 + y of a bone's axis: above this vec_roll_to_mat3 loses at most ~3e-7
+
+
+def bone_frames(rest_world: np.ndarray, parents: list[int | None]) -> np.ndarray:
+    """(nodes, 4) Blender quaternions: each node's bone frame (FRAME_CANDIDATES), the identity wherever the
+    node's own Y axis is safe both in the armature and in its parent's bone; parents first. ``rest_world``
+    (nodes, 4) the nodes' rest rotations relative to the root (Blender quaternions)."""
+    frames = np.tile(FRAME_CANDIDATES[0], (len(parents), 1))
+    bone_world = np.array(rest_world, np.float64)
+    axis = np.array([0.0, 1.0, 0.0])
+    for i, parent in enumerate(parents):
+        turned = multiply(rest_world[i], FRAME_CANDIDATES)           # the candidate bones in the armature
+        safety = 1 + rotate(turned, axis)[:, 1]
+        if parent is not None:
+            in_parent = multiply(conjugate(bone_world[parent]), turned)
+            safety = np.minimum(safety, 1 + rotate(in_parent, axis)[:, 1])
+        best = 0 if safety[0] >= SAFE_FROM_MINUS_Y else int(np.argmax(safety))
+        frames[i] = FRAME_CANDIDATES[best]
+        bone_world[i] = turned[best]
+    return frames
+
+
 def blender_uvs(uv: np.ndarray) -> np.ndarray:
     out = np.array(uv, np.float64)
     out[..., 1] = 1.0 - out[..., 1]

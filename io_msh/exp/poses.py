@@ -102,6 +102,10 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
         root.data.bones.foreach_get("matrix_local", flat)
         rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[root.data.bones.find(n.handle) for n in nodes]]
         offsets = local_matrices(rest[:, None].astype(np.float64), nodes)[:, 0]  # each bone's rest in its parent's
+        untwist = frame_inverses(root, nodes)  # a bone's matrix is its node's @ its frame: back to the nodes'
+        twist = np.swapaxes(untwist, -1, -2)
+        offsets = np.array([offsets[i] if n.parent is None else twist[n.parent] @ offsets[i]
+                            for i, n in enumerate(nodes)])
     else:
         objects = [bpy.data.objects[n.handle] for n in nodes]
         parents = [root if n.parent is None else objects[n.parent] for n in nodes]
@@ -109,6 +113,7 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
             return None
         static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
         offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
+        untwist = None
 
     def poses(frames, nodes=None) -> np.ndarray:
         """(len(nodes), len(frames), 4, 4); ``nodes`` positions in the node list, default all. Each node's
@@ -123,10 +128,20 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
             values[path][row[node], :, index] = curve_values
         basis = C.matrices(values["rotation_quaternion"], values["location"])
         basis[..., :3, :3] *= values["scale"][..., None, :]
-        return offsets[chosen][:, None] @ basis
+        local = offsets[chosen][:, None] @ basis
+        return local if untwist is None else local @ untwist[chosen][:, None]
     # Quaternions are normalised: only scale curves can make a node's matrix other than a rotation at some frame.
     poses.scale_curves = any(path == "scale" for _node, path, _index in channels)
     return poses
+
+
+def frame_inverses(root, nodes: list[SceneNode]) -> np.ndarray:
+    """(nodes, 4, 4) the inverse of each bone's frame (io_msh.com.conversion.bone_frames): a bone's matrix
+    times it is its node's."""
+    bones = root.data.bones
+    turns = np.array([P.bone_frame(bones[n.handle]) for n in nodes]).reshape(-1, 4)
+    out = C.matrices(C.conjugate(turns), np.zeros((len(nodes), 3)))
+    return out
 
 
 def same_pose(a: np.ndarray, b: np.ndarray) -> bool:

@@ -24,6 +24,7 @@ from .meshes import read_meshes
 from .poses import (
     curve_poses,
     curves_as_imported,
+    frame_inverses,
     local_matrices,
     moved_by_more_than_curves,
     same_pose,
@@ -214,12 +215,13 @@ def _world_reader(root, nodes: list[SceneNode], mode: str, depsgraph):
     """A function giving each node's evaluated matrix relative to the root object, at the current frame."""
     if mode == "ARMATURE":
         order = [root.pose.bones.find(n.handle) for n in nodes]
+        untwist = frame_inverses(root, nodes)
 
         def read() -> np.ndarray:
             bones = root.evaluated_get(depsgraph).pose.bones
             flat = np.empty(len(bones) * 16, np.float32)
             bones.foreach_get("matrix", flat)  # each matrix column by column
-            return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
+            return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64) @ untwist
         return read
     objects = [bpy.data.objects[n.handle] for n in nodes]
 

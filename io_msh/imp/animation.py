@@ -172,21 +172,28 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
     return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
 
 
-def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[np.ndarray, np.ndarray],
-            actual: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
-    """A bone's pose-basis values made relative to the rest Blender holds instead of the rest they were
-    planned against: ``intended`` and ``actual`` are (Blender quaternion (4,), location (3,)) of the rest
-    relative to the parent's rest; ``location`` (..., 3), ``rotation`` (..., 4) or None.
+IDENTITY = np.array([1.0, 0, 0, 0])
 
-    Blender keeps a bone's rest as head, tail and roll and makes its matrix from them in float32, which near
-    a half turn (the bone's axis near -Y) is off by up to 3e-5 (docs/format-notes.md, rotations). The local
-    pose is rest @ basis, so basis' = actual^-1 @ intended @ basis: a constant linear map of the channel
-    values, which keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
+
+def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[np.ndarray, np.ndarray],
+            actual: tuple[np.ndarray, np.ndarray], parent_frame: np.ndarray = IDENTITY,
+            frame: np.ndarray = IDENTITY) -> tuple[np.ndarray, np.ndarray | None]:
+    """A bone's pose-basis values planned against its node's rest (``intended``: the rest's Blender quaternion
+    (4,) and location (3,) relative to the parent node) made relative to the rest Blender holds for the bone
+    (``actual``: relative to the parent bone), the node's bone turned by ``frame`` and its parent's by
+    ``parent_frame`` (conversion.bone_frames); ``location`` (..., 3), ``rotation`` (..., 4) or None.
+
+    Blender makes a bone's rest matrix from head, tail and roll in float32, a little off the node's rest. The
+    pose Blender shows is parent bone @ actual @ basis, and must be the parent node @ local @ frame, so basis' =
+    actual^-1 @ parent_frame^-1 @ intended @ basis @ frame: a constant linear map of the channel values, which
+    keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
     inverse = C.conjugate(actual[0])
-    moved = C.rotate(inverse, C.rotate(intended[0], location) + (intended[1] - actual[1]))
+    local = C.rotate(C.conjugate(parent_frame), C.rotate(intended[0], location) + intended[1])
+    moved = C.rotate(inverse, local - actual[1])
     if rotation is None:
         return moved, None
-    return moved, C.multiply(C.multiply(inverse, intended[0]), rotation)
+    before = C.multiply(inverse, C.multiply(C.conjugate(parent_frame), intended[0]))
+    return moved, C.multiply(C.multiply(before, rotation), frame)
 
 
 def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Matrix, Quaternion
 
 from ...core.msh import streams as S
 from ..com import compat
@@ -156,20 +156,24 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
         for plan, root in models:
             edit_bones = root.data.edit_bones
             bones = []
-            for node in plan.nodes:
+            turns = node_bone_frames(plan.nodes)
+            for node, turn in zip(plan.nodes, turns):
                 bone = edit_bones.new(node.name)
                 bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
-                bone.matrix = Matrix(node.rest_world.tolist())
+                bone.matrix = Matrix(node.rest_world.tolist()) @ Quaternion(turn.tolist()).to_matrix().to_4x4()
                 if node.parent is not None:
                     bone.parent = bones[node.parent]
                 bones.append(bone)
             names[root.name] = [b.name for b in bones]
     for plan, root in models:
+        turns = node_bone_frames(plan.nodes)
         for node, name in zip(plan.nodes, names[root.name]):
             bone = root.data.bones[name]
             bone[P.NODE_INDEX] = node.index
             _node_flags(bone, node.flags)
             bone[P.IMPORTED_NAME] = name
+            if (turns[node.index] != C.FRAME_CANDIDATES[0]).any():
+                bone[P.BONE_FRAME] = turns[node.index].tolist()
             if node.original_name is not None or name != node.name:
                 bone[P.NAME] = node.original_name or node.name
             root.pose.bones[name].rotation_mode = "QUATERNION"
@@ -179,8 +183,23 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
 REST_ROUNDING = 1e-6  # a bone rest this close to the node's (float32 rounding) needs no key of its own
 
 
+def node_bone_frames(nodes: list[NodePlan]) -> np.ndarray:
+    """(nodes, 4) each node's bone frame (conversion.bone_frames) from the nodes' rests."""
+    world = np.zeros((len(nodes), 4))
+    for i, node in enumerate(nodes):  # parents first
+        world[i] = node.rest_rotation if node.parent is None else C.multiply(world[node.parent], node.rest_rotation)
+    return C.bone_frames(world, [n.parent for n in nodes])
+
+
+def bone_child_inverse(bone) -> Matrix:
+    """matrix_parent_inverse of an object on a bone that sits on the bone's node: a bone parent places children
+    at the bone's tail and in the bone's frame; back to the head, and to the node's frame."""
+    turn = Quaternion(P.bone_frame(bone)).conjugated().to_matrix().to_4x4()
+    return Matrix.Translation((0.0, -bone.length, 0.0)) @ turn
+
+
 def bone_rests(root: bpy.types.Object, names: list[str], nodes: list[NodePlan]) -> tuple[np.ndarray, np.ndarray]:
-    """The rests Blender holds for the nodes' bones (``names`` by node), relative to the parent's rest: (nodes, 4)
+    """The rests Blender holds for the nodes' bones (``names`` by node), relative to the parent bone: (nodes, 4)
     Blender quaternions and (nodes, 3) locations, from the bones' float32 matrices."""
     bones = root.data.bones
     flat = np.empty(len(bones) * 16, np.float32)
@@ -197,11 +216,14 @@ def bone_rests(root: bpy.types.Object, names: list[str], nodes: list[NodePlan]) 
 def on_bone_rests(nodes: list[NodePlan], channels: list[ChannelPlan], controller, root: bpy.types.Object,
                   names: list[str]) -> list[ChannelPlan]:
     """The planned pose-bone values (channels, and the controller's clips and sliders, changed in place) made
-    relative to the rests Blender made of the nodes' rest matrices (``animation.rebased``); a node without
-    keys whose bone rest is off by more than float32 rounding gets one key holding its rest. Returns the
-    channels."""
+    relative to the bones as Blender holds them (``animation.rebased``: their frames, and the rests Blender made
+    of the rest matrices); a node without keys whose bone shows it off by more than float32 rounding gets one
+    key holding its rest. Returns the channels."""
     rot, loc = bone_rests(root, names, nodes)
-    shift = {n.index: ((n.rest_rotation, n.rest_location), (rot[i], loc[i])) for i, n in enumerate(nodes)}
+    turns = np.array([P.bone_frame(root.data.bones[n]) for n in names])
+    shift = {n.index: ((n.rest_rotation, n.rest_location), (rot[i], loc[i]),
+                       turns[n.parent] if n.parent is not None else C.FRAME_CANDIDATES[0], turns[i])
+             for i, n in enumerate(nodes)}
     for channel in channels:
         channel.location, channel.rotation = rebased(channel.location, channel.rotation, *shift[channel.node])
     keyed = {c.node for c in channels}
@@ -346,8 +368,7 @@ def _attach(obj, root, node_objects, node: int, mode: str) -> None:
     obj.parent = root
     obj.parent_type = "BONE"
     obj.parent_bone = bone.name
-    # A bone parent places children at the bone's tail; move them back to its head.
-    obj.matrix_parent_inverse = Matrix.Translation((0.0, -bone.length, 0.0))
+    obj.matrix_parent_inverse = bone_child_inverse(bone)
 
 
 # --------------------------------------------------------------------- animation

@@ -10,7 +10,7 @@ from mathutils import Matrix, Vector
 
 from ..com import compat
 from ..com import props as P
-from .build import import_plans, remove_models, write_keys
+from .build import bone_child_inverse, import_plans, remove_models, write_keys
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
 
@@ -183,7 +183,7 @@ def _point(collection, roots, component: int, point: PointPlan) -> None:
     obj.empty_display_size = length if length > 0 else 0.1
     if owner_root.type == "ARMATURE":
         obj.parent, obj.parent_type, obj.parent_bone = owner_root, "BONE", handle.name
-        obj.matrix_parent_inverse = Matrix.Translation((0.0, -handle.length, 0.0))
+        obj.matrix_parent_inverse = bone_child_inverse(handle)
     else:
         obj.parent = handle
     obj.location = point.position.tolist()
