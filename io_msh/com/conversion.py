@@ -180,12 +180,14 @@ def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
 
 # MSH nodes have no scale (io_msh.exp.plan.bake_node_scale)
 SCALE_TOLERANCE = 1e-5  # below this a node's matrix counts as unscaled (float32 matrices round near 1e-7)
+# Each level of a chain composes one more float32 matrix product: the rounding a node's matrix relative to the
+# root may show grows with its depth, and the tolerance with it (a node at depth d: (1 + d) * SCALE_TOLERANCE).
 
 
 def has_scale(local: np.ndarray, parents: list[int | None]) -> bool:
     """Whether any node's matrix relative to the root (from (nodes, frames, 4, 4) ``local`` matrices, parents
     first) is not a rotation: scaled, mirrored or sheared."""
-    return bool(scaled_nodes(node_worlds(local, parents)).any())
+    return bool(scaled_nodes(node_worlds(local, parents), parents).any())
 
 
 def node_worlds(local: np.ndarray, parents: list[int | None]) -> np.ndarray:
@@ -197,10 +199,26 @@ def node_worlds(local: np.ndarray, parents: list[int | None]) -> np.ndarray:
     return world
 
 
-def scaled_nodes(world: np.ndarray) -> np.ndarray:
-    """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared)."""
+def chain_depths(parents: list[int | None]) -> np.ndarray:
+    """Per node (parents first): how many parents it has above it."""
+    depth = np.zeros(len(parents), np.int64)
+    for i, parent in enumerate(parents):
+        if parent is not None:
+            depth[i] = depth[parent] + 1
+    return depth
+
+
+def scale_tolerances(parents: list[int | None]) -> np.ndarray:
+    """Per node: how far its matrix relative to the root may stray from a rotation by float32 rounding alone."""
+    return SCALE_TOLERANCE * (1 + chain_depths(parents))
+
+
+def scaled_nodes(world: np.ndarray, parents: list[int | None]) -> np.ndarray:
+    """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared) by more than
+    the rounding of its chain (``scale_tolerances``)."""
     basis = world[..., :3, :3]
     gram = np.swapaxes(basis, -1, -2) @ basis
+    deviation = np.abs(gram - np.eye(3)).max(axis=(-1, -2)).reshape(len(world), -1).max(axis=1)
     # A pure reflection (scale -1, 1, 1) keeps the Gram matrix the identity: only its determinant tells.
-    bad = (np.abs(gram - np.eye(3)) > 2 * SCALE_TOLERANCE).any(axis=(-1, -2)) | (np.linalg.det(basis) < 0)
-    return bad.reshape(len(world), -1).any(axis=1)
+    mirrored = (np.linalg.det(basis) < 0).reshape(len(world), -1).any(axis=1)
+    return (deviation > 2 * scale_tolerances(parents)) | mirrored

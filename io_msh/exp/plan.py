@@ -160,9 +160,11 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
     decomposition), the nodes keep the rotations and positions, and the scale goes into the geometry of
     their parts. Refused, naming the node, where that cannot show the same: a node with parts whose scale
     changes over the frames, or a mirrored node. Changes ``scene`` in place; returns the warning."""
+    if not scene.scale_set:  # nothing the user sets scales a node: what differs from a rotation is rounding
+        return []
     parents = [n.parent for n in scene.nodes]
     world = C.node_worlds(scene.local_matrices, parents)
-    scaled = C.scaled_nodes(world)
+    scaled = C.scaled_nodes(world, parents)
     if not scaled.any():
         return []
     basis = world[..., :3, :3]
@@ -176,7 +178,7 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
             raise FormatError.single("scene", None, f"node {name!r} is mirrored (a negative scale); MSH nodes have "
                                                     "no scale and a mirrored part would show its faces inside "
                                                     "out: apply or remove the negative scale")
-        if i in with_parts and np.abs(stretch[i] - stretch[i, :1]).max() > C.SCALE_TOLERANCE:
+        if i in with_parts and np.abs(stretch[i] - stretch[i, :1]).max() > C.scale_tolerances(parents)[i]:
             raise FormatError.single("scene", None, f"node {name!r} has parts and a scale that changes over the "
                                                     "frames; MSH nodes have no scale and parts do not deform: "
                                                     "remove the scale animation")
