@@ -2,13 +2,13 @@
 compared with the core sampler at every integer frame and exported untouched.
 
 Shared by tests/test_pose_sweep.py (a fixed seed, a small budget) and benchmarks/pose_soak.py (the long soak).
-Importing this module imports bpy (through blender_env).
-
 The bound: Blender keeps every matrix in float32, so even Empties set straight to the sampler's exact local
 poses show the world pose off by some rounding that grows with the chain (``float32_floor``). An import must
-stay within ``FLOOR_FACTOR`` times that floor (plus a few float32 steps of the model's size, for a floor
-that happens to be tiny); KEYS is compared with the keys it promises (linear between them, as Blender
-interpolates), FAITHFUL and EDITING with the runtime (EDITING within the export's key tolerance).
+stay within ``FLOOR_FACTOR`` (KEYS) or ``FAITHFUL_FACTOR`` (FAITHFUL drops keys within two float32 steps)
+times that floor (plus a few float32 steps of the model's size, for a floor that happens to be tiny). KEYS
+is compared with the keys it promises (linear between them, as Blender interpolates), FAITHFUL and EDITING
+with the runtime (EDITING within the export's key tolerance). Importing this module does not import bpy: the
+functions take it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from core.authoring.synth import box, box_uvs
 from core.msh import streams as S
 from core.msh.model import Model
 
-FLOOR_FACTOR = 2.5
+FLOOR_FACTOR = 2.5       # KEYS: the keys as they are
+FAITHFUL_FACTOR = 4.0    # FAITHFUL (and EDITING's float32 part): keys dropped within two float32 steps per channel
 F32_STEP = 2.0 ** -23
 
 
@@ -280,8 +281,38 @@ def _quaternions_of(r: np.ndarray) -> np.ndarray:
 
 def bound(model: Model, floor: float, animation: str) -> float:
     size = float(np.abs(world_extent(model)).max()) + 1.0
-    return FLOOR_FACTOR * max(floor, 8 * F32_STEP * size) + allowance(model, animation)
+    factor = FLOOR_FACTOR if animation == "KEYS" else FAITHFUL_FACTOR
+    return factor * max(floor, 8 * F32_STEP * size) + allowance(model, animation)
 
 
 def frames_of(model: Model) -> np.ndarray:
     return np.arange(model.frame_count + 2, dtype=np.float64)
+
+
+def measure(blender, folder, data: bytes, animations=("FAITHFUL", "EDITING", "KEYS"),
+            node_modes=("ARMATURE", "EMPTIES")) -> dict:
+    """Per (animation, node mode): (worst world-pose error at every integer frame, its bound, the float32 floor,
+    whether the untouched export wrote the file's bytes). An operator that fails raises."""
+    bpy = blender.bpy
+    model = Model.parse(data)
+    frames = frames_of(model)
+    path = folder / "sweep.msh"
+    path.write_bytes(data)
+    out = folder / "out.msh"
+    measured = {}
+    for animation in animations:
+        expected = reference(model, animation, frames)
+        blender.clean_scene()
+        floor = float32_floor(bpy, model, expected, frames)
+        limit = bound(model, floor, animation)
+        for node_mode in node_modes:
+            blender.clean_scene()
+            result = bpy.ops.import_scene.parkan_msh(filepath=str(path), node_mode=node_mode, animation=animation)
+            assert result == {"FINISHED"}, f"import {node_mode} {animation}: {result}"
+            (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+            error = worst_error(bpy, root, expected, frames)
+            result = bpy.ops.export_scene.parkan_msh(filepath=str(out))
+            assert result == {"FINISHED"}, f"export {node_mode} {animation}: {result}"
+            measured[(animation, node_mode)] = (error, limit, floor, out.read_bytes() == data)
+    blender.clean_scene()
+    return measured

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Vector
+from mathutils import Matrix, Quaternion, Vector
 
 from ..com import compat
 from ..com import props as P
@@ -127,6 +127,8 @@ def _mount(roots, part: PartPlan, actions: list) -> None:
     else:
         constraint.target = host
     constraint.inverse_matrix = Matrix()
+    if constraint.subtarget:  # a bone turned from its node (msh_bone_frame): follow the node
+        constraint.inverse_matrix = Quaternion(P.bone_frame(socket)).conjugated().to_matrix().to_4x4()
     mount.rotation_mode = "QUATERNION"
     if part.root_inverse is not None:
         mount.matrix_basis = Matrix(part.root_inverse[0].tolist())
