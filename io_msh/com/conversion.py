@@ -72,19 +72,19 @@ def bone_frames(rest_world: np.ndarray, parents: list[int | None]) -> np.ndarray
     """(nodes, 4) Blender quaternions: each node's bone frame (FRAME_CANDIDATES), the identity wherever the
     node's own Y axis is safe both in the armature and in its parent's bone; parents first. ``rest_world``
     (nodes, 4) the nodes' rest rotations relative to the root (Blender quaternions)."""
-    frames = np.tile(FRAME_CANDIDATES[0], (len(parents), 1))
-    bone_world = np.array(rest_world, np.float64)
-    axis = np.array([0.0, 1.0, 0.0])
+    world = matrices(rest_world, np.zeros((len(parents), 3)))[:, :3, :3]
+    turns = matrices(FRAME_CANDIDATES, np.zeros((len(FRAME_CANDIDATES), 3)))[:, :3, :3]
+    axes = turns[:, :, 1]                        # each candidate's bone axis in the node: (6, 3)
+    chosen = np.zeros(len(parents), np.int64)
+    bone_world = np.empty_like(world)
     for i, parent in enumerate(parents):
-        turned = multiply(rest_world[i], FRAME_CANDIDATES)           # the candidate bones in the armature
-        safety = 1 + rotate(turned, axis)[:, 1]
+        along = axes @ world[i].T                 # the candidates' bone axes in the armature
+        safety = 1 + along[:, 1]
         if parent is not None:
-            in_parent = multiply(conjugate(bone_world[parent]), turned)
-            safety = np.minimum(safety, 1 + rotate(in_parent, axis)[:, 1])
-        best = 0 if safety[0] >= SAFE_FROM_MINUS_Y else int(np.argmax(safety))
-        frames[i] = FRAME_CANDIDATES[best]
-        bone_world[i] = turned[best]
-    return frames
+            safety = np.minimum(safety, 1 + (along @ bone_world[parent])[:, 1])  # in the parent bone
+        chosen[i] = 0 if safety[0] >= SAFE_FROM_MINUS_Y else int(np.argmax(safety))
+        bone_world[i] = world[i] @ turns[chosen[i]]
+    return FRAME_CANDIDATES[chosen]
 
 
 def blender_uvs(uv: np.ndarray) -> np.ndarray:

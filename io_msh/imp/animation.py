@@ -187,13 +187,29 @@ def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[n
     pose Blender shows is parent bone @ actual @ basis, and must be the parent node @ local @ frame, so basis' =
     actual^-1 @ parent_frame^-1 @ intended @ basis @ frame: a constant linear map of the channel values, which
     keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
-    inverse = C.conjugate(actual[0])
-    local = C.rotate(C.conjugate(parent_frame), C.rotate(intended[0], location) + intended[1])
-    moved = C.rotate(inverse, local - actual[1])
+    turn = _rotation(actual[0]).T @ _rotation(parent_frame).T
+    moved = np.asarray(location, np.float64) @ (turn @ _rotation(intended[0])).T + turn @ intended[1] \
+        - _rotation(actual[0]).T @ actual[1]
     if rotation is None:
         return moved, None
-    before = C.multiply(inverse, C.multiply(C.conjugate(parent_frame), intended[0]))
-    return moved, C.multiply(C.multiply(before, rotation), frame)
+    before = C.multiply(C.conjugate(actual[0]), C.multiply(C.conjugate(parent_frame), intended[0]))
+    return moved, np.asarray(rotation, np.float64) @ (_left(before) @ _right(frame)).T
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    return C.matrices(q, np.zeros(3))[:3, :3]
+
+
+def _left(a: np.ndarray) -> np.ndarray:
+    """The 4x4 matrix of q -> a * q (Hamilton product, (w, x, y, z))."""
+    w, x, y, z = a
+    return np.array([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
+
+
+def _right(b: np.ndarray) -> np.ndarray:
+    """The 4x4 matrix of q -> q * b."""
+    w, x, y, z = b
+    return np.array([[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]])
 
 
 def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:

@@ -152,12 +152,12 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
     """Bones whose rest matrices are the nodes' rest poses, for every armature in one edit-mode session;
     returns each armature object's bone names by node index."""
     names = {}
+    frames = {root.name: node_bone_frames(plan.nodes) for plan, root in models}
     with _edit_mode([root for _plan, root in models]):
         for plan, root in models:
             edit_bones = root.data.edit_bones
             bones = []
-            turns = node_bone_frames(plan.nodes)
-            for node, turn in zip(plan.nodes, turns):
+            for node, turn in zip(plan.nodes, frames[root.name]):
                 bone = edit_bones.new(node.name)
                 bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
                 bone.matrix = Matrix(node.rest_world.tolist()) @ Quaternion(turn.tolist()).to_matrix().to_4x4()
@@ -166,7 +166,7 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
                 bones.append(bone)
             names[root.name] = [b.name for b in bones]
     for plan, root in models:
-        turns = node_bone_frames(plan.nodes)
+        turns = frames[root.name]
         for node, name in zip(plan.nodes, names[root.name]):
             bone = root.data.bones[name]
             bone[P.NODE_INDEX] = node.index
