@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pose_sweep import SweepModel, draw_model, measure, model_bytes
+from pose_sweep import SweepModel, draw_model, measure, model_bytes, shown_worlds
 from test_export import export_file, import_file, write
+
+from core.animation.sampler import AnimationData, world_matrices_at
+from core.msh.model import Model
 
 NODE_MODES = ("ARMATURE", "EMPTIES")
 ANIMATIONS = ("FAITHFUL", "EDITING", "KEYS")
@@ -131,3 +134,36 @@ def test_scale_tolerance_grows_with_the_chain(blender):
     assert not conversion.scaled_nodes(world, parents).any()
     world[40, 0, 0, 0] = 1.01  # a scale the user set
     assert conversion.scaled_nodes(world, parents).tolist() == [i == 40 for i in range(64)]
+
+
+@pytest.mark.parametrize("stepped", [False, True])
+def test_an_edited_turned_bone_exports_the_pose_it_shows(blender, tmp_path, stepped):
+    """A bone turned from its node (msh_bone_frame): an edit of its keys exports the pose Blender shows, read
+    from the F-curves or (a constraint without influence) stepped through the frames."""
+    bpy = blender.bpy
+    data = half_turn_model(3, (0, 0, 1))
+    (root,) = import_file(bpy, write(tmp_path, "turned.msh", data), node_mode="ARMATURE")
+    turned = [b for b in root.data.bones if "msh_bone_frame" in b]
+    assert [b["msh_node_index"] for b in turned] == [1]
+    fcurves = [c for c in blender.ext.io_msh.com.compat.assigned_fcurves(root) if turned[0].name in c.data_path]
+    for curve in fcurves:
+        if curve.data_path.endswith("location"):
+            for point in curve.keyframe_points:
+                point.co.y += 0.3
+                point.handle_left.y += 0.3
+                point.handle_right.y += 0.3
+    if stepped:
+        root.pose.bones[0].constraints.new("COPY_LOCATION").influence = 0.0
+    model = Model.parse(data)
+    frames = np.arange(model.frame_count + 2, dtype=np.float64)
+    shown = []
+    for frame in frames:
+        bpy.context.scene.frame_set(int(frame))
+        shown.append(shown_worlds(bpy, root))
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    written = Model.parse(out.read_bytes())
+    game = world_matrices_at(AnimationData.from_model(written), frames, normalize=True)
+    assert np.abs(np.stack(shown, axis=1) - game).max() < 1e-4
+    assert np.abs(game[1, :, :3, 3] - world_matrices_at(AnimationData.from_model(model), frames,
+                                                          normalize=True)[1, :, :3, 3]).max() > 0.1
