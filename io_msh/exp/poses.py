@@ -140,8 +140,7 @@ def frame_inverses(root, nodes: list[SceneNode]) -> np.ndarray:
     times it is its node's."""
     bones = root.data.bones
     turns = np.array([P.bone_frame(bones[n.handle]) for n in nodes]).reshape(-1, 4)
-    out = C.matrices(C.conjugate(turns), np.zeros((len(nodes), 3)))
-    return out
+    return C.matrices(C.conjugate(turns), np.zeros((len(nodes), 3)))
 
 
 def same_pose(a: np.ndarray, b: np.ndarray) -> bool:
