@@ -87,7 +87,9 @@ def draw_model(rng: np.random.Generator, nodes: int, depth: int, frame_count: in
             inner = np.sort(rng.uniform(0, frame_count - 1, count - 2)) if fractional else \
                 np.sort(rng.choice(np.arange(1, frame_count - 1), min(count - 2, frame_count - 2), replace=False)) \
                 if frame_count > 2 else np.zeros(0)
-            t = np.unique(np.concatenate([[0.0], inner, [frame_count - 1.0]]).astype(np.float32)).astype(np.float64)
+            first = rng.uniform(0, min(2.0, frame_count - 1.0)) if fractional and rng.random() < 0.3 else 0.0
+            inner = inner[inner > first]  # a track may start after frame 0: those frames show its fallback key
+            t = np.unique(np.concatenate([[first], inner, [frame_count - 1.0]]).astype(np.float32)).astype(np.float64)
             count = len(t)
         times.append(t)
         rotations.append(quaternions(count, kinds[i % len(kinds)], rng))

@@ -10,6 +10,7 @@ from pose_sweep import SweepModel, draw_model, measure, model_bytes, shown_world
 from test_export import export_file, import_file, write
 
 from core.animation.sampler import AnimationData, world_matrices_at
+from core.animation.tracks import read_animation
 from core.msh.model import Model
 
 NODE_MODES = ("ARMATURE", "EMPTIES")
@@ -167,3 +168,28 @@ def test_an_edited_turned_bone_exports_the_pose_it_shows(blender, tmp_path, step
     assert np.abs(np.stack(shown, axis=1) - game).max() < 1e-4
     assert np.abs(game[1, :, :3, 3] - world_matrices_at(AnimationData.from_model(model), frames,
                                                           normalize=True)[1, :, :3, 3]).max() > 0.1
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+def test_a_keys_import_of_a_track_starting_after_frame_0_keeps_it(blender, tmp_path, node_mode):
+    """A track whose first key is at 2.3: the runtime shows its fallback key at frames 0-2, KEYS its first key.
+    Before: the export compared frame 0 with the runtime, took the node for edited and rewrote its track, both
+    untouched and when another node was edited."""
+    bpy = blender.bpy
+    times = np.array([2.3, 3.5, 7.25])
+    rotations = np.array([[0.99, 0, 0, 0.14], [0.82, 0, 0, 0.57], [0.54, 0, 0, 0.84]])
+    positions = np.array([[0, 0, 0], [1.0, 0, 0], [0, 2.0, 0]])
+    data = model_bytes(SweepModel([None, 0], [np.array([0.0, 7.0]), times], [rotations[:2], rotations],
+                                  [positions[:2], positions], [0, 1], 8))
+    check_model(blender, tmp_path, data, animations=("KEYS",), node_modes=(node_mode,))
+    blender.clean_scene()
+    (root,) = import_file(bpy, write(tmp_path, "late.msh", data), node_mode=node_mode, animation="KEYS")
+    holder = root if node_mode == "ARMATURE" else next(o for o in root.children if o.get("msh_node_index") == 0)
+    curve = next(c for c in blender.ext.io_msh.com.compat.assigned_fcurves(holder)
+                 if c.data_path.endswith("location") and (node_mode != "ARMATURE" or '"node0"' in c.data_path))
+    curve.keyframe_points[1].co.y += 0.25
+    out = tmp_path / "edited.msh"
+    export_file(bpy, out)
+    before, after = read_animation(Model.parse(data)).tracks, read_animation(Model.parse(out.read_bytes())).tracks
+    assert not np.array_equal(before[0].pos, after[0].pos)
+    assert all(np.array_equal(getattr(before[1], f), getattr(after[1], f)) for f in ("times", "pos", "rot"))

@@ -32,7 +32,7 @@ from .frames import Held, Poses, blocks, hold_every_frame
 from .game_fields import area_warnings, write_flags
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
-from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime, same_in_blocks
+from .unedited import SAME_POSITION, SAME_ROTATION, same_as_imported, same_in_blocks
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
@@ -213,12 +213,13 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Pos
     if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
         same_position = max(same_position, options.tolerance.position)
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
-    # A node whose curves are the import's and whose first frame is the runtime's keeps its track, even
+    # A node whose curves are the import's and whose first frame is the import's keeps its track, even
     # where its curves do not reproduce the runtime at every frame (KEYS of a non-canonical map).
     same = np.zeros(len(scene.nodes), bool)
     if scene.curves_as_imported:
         same[sorted(scene.curves_as_imported)] = True
-        same &= same_as_runtime(source, *poses.at(None, slice(0, 1)), times[:1], same_position, same_rotation)
+        same &= same_as_imported(source, *poses.at(None, slice(0, 1)), times[:1], scene.animation_mode,
+                                 same_position, same_rotation)
     rest = np.flatnonzero(~same)
     split = blocks(len(rest), len(times))
     if len(split) == 1:

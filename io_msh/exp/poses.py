@@ -13,7 +13,7 @@ from ..com import props as P
 from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints
 from .fcurves import evaluate, reproducible
 from .scene_model import SceneNode
-from .unedited import same_as_runtime
+from .unedited import same_as_imported
 
 
 def local_matrices(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
@@ -29,8 +29,8 @@ def local_matrices(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
 def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curves: list, first_local: np.ndarray,
                  frame: float) -> bool:
     """For nodes nothing but their curves moves: whether they show the source's runtime pose at every frame
-    without stepping through them (the importer's curves unchanged, and the first frame's pose the
-    runtime's)."""
+    without stepping through them (the importer's curves unchanged, and the first frame's pose the one the
+    import showed: the runtime's, or for KEYS the keys', unedited.same_as_imported)."""
     stored = stored_fingerprints(root)
     if source is None or stored is None:
         return False
@@ -42,7 +42,8 @@ def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curve
     parents = [None if p == S.NO_INDEX else int(p) for p in model.nodes["parent"]]
     if [n.parent for n in nodes] != parents:
         return False
-    return bool(same_as_runtime(model, *C.local_poses(first_local), np.array([frame])).all())
+    return bool(same_as_imported(model, *C.local_poses(first_local), np.array([frame]),
+                                 root.get(P.ANIMATION_MODE)).all())
 
 
 def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:
