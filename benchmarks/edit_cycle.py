@@ -2,6 +2,7 @@
 
 - import: a model of 60 nodes, every one keyed at every one of 1000 frames (dense), through our importer
   (FAITHFUL, the default) and, as .glb written once by Blender's glTF exporter, through the glTF importer;
+- export untouched: the default import (an Armature, FAITHFUL) written back, which must give the file's bytes;
 - export after every node was edited: a KEYS import, one key of every node moved, so that no node takes
   the unedited path, through our exporter (Reduced keys, the default) and through the glTF exporter.
 
@@ -74,6 +75,13 @@ def main() -> None:
                        blender_env.clean_scene)
     gltf_import = best(lambda: bpy.ops.import_scene.gltf(filepath=str(glb)), args.repeat, blender_env.clean_scene)
 
+    # export untouched: the import with the defaults (an Armature, FAITHFUL) written back as it was
+    bpy.ops.import_scene.parkan_msh(filepath=str(msh))
+    untouched = folder / "untouched.msh"
+    ours_untouched = best(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(untouched)), args.repeat)
+    identical = untouched.read_bytes() == msh.read_bytes()
+    blender_env.clean_scene()
+
     # export after every node was edited
     bpy.ops.import_scene.parkan_msh(filepath=str(msh), animation="KEYS")
     root = next(o for o in bpy.data.objects if "msh_model" in o)
@@ -90,6 +98,7 @@ def main() -> None:
           f"frame ({len(model.keys)} keys); best of {args.repeat}")
     print(f"import  ours (FAITHFUL)            {ours_import:7.3f} s")
     print(f"import  Blender glTF importer      {gltf_import:7.3f} s")
+    print(f"export  ours, untouched            {ours_untouched:7.3f} s  (byte for byte: {identical})")
     print(f"export  ours, every node edited    {ours_export:7.3f} s  ({moved} curves moved; file changed: {edited})")
     print(f"export  Blender glTF exporter      {gltf_export:7.3f} s")
     print(f"ratio import ours/glTF: {ours_import / gltf_import:.2f} (goal <= 0.4)")

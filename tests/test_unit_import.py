@@ -29,12 +29,22 @@ def import_unit(bpy, path, **options):
     return {o["msh_unit_component"]: o for o in bpy.data.objects if "msh_model" in o and "msh_unit_component" in o}
 
 
+def turn_inverse(q) -> np.ndarray:
+    """The 4x4 inverse of a bone's turn from its node (a Blender quaternion)."""
+    w, x, y, z = np.asarray(q, np.float64)
+    m = np.eye(4)
+    m[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                 [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                 [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    return m.T
+
+
 def node_worlds(root) -> dict[int, np.ndarray]:
     """Each node's world matrix as Blender evaluates it."""
-    if root.type == "ARMATURE":
+    if root.type == "ARMATURE":  # a bone turned from its node (msh_bone_frame) shows the node @ that turn
         world = np.array(root.matrix_world)
         return {int(root.data.bones[pb.name]["msh_node_index"]): world @ np.array(pb.matrix)
-                for pb in root.pose.bones}
+                @ turn_inverse(root.data.bones[pb.name].get("msh_bone_frame", (1, 0, 0, 0))) for pb in root.pose.bones}
     return {int(o["msh_node_index"]): np.array(o.matrix_world) for o in root.children_recursive
             if o.type == "EMPTY" and "msh_node_index" in o}
 

@@ -53,6 +53,40 @@ def _matrix_to_quaternion(r: np.ndarray) -> np.ndarray:
     return np.where(q[..., :1] < 0, -q, q)
 
 
+# ---------------------------------------------------------------- bone frames
+# Blender keeps a bone's rest as head, tail and roll, relative to its parent bone, and makes its matrix from them
+# in float32 (vec_roll_to_mat3). Where the bone's Y axis (head to tail) points near -Y, of the armature or of the
+# parent bone, that matrix comes out off by up to 5e-5 and not even a rotation: 1 + y loses its digits. A node
+# whose rest points so gets a bone turned by one of these quarter or half turns ("bone frame": bone = node @
+# frame), which puts another of the node's axes along the bone; the importer and the export take it out again.
+FRAME_CANDIDATES = np.array([
+    [1.0, 0, 0, 0],
+    [np.sqrt(0.5), np.sqrt(0.5), 0, 0], [np.sqrt(0.5), -np.sqrt(0.5), 0, 0],  # Y to +Z, -Z
+    [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], [np.sqrt(0.5), 0, 0, -np.sqrt(0.5)],  # Y to -X, +X
+    [0.0, 1, 0, 0],                                                           # Y to -Y
+])
+SAFE_FROM_MINUS_Y = 0.25  # 1 + y of a bone's axis: above this vec_roll_to_mat3 loses at most ~3e-7
+
+
+def bone_frames(rest_world: np.ndarray, parents: list[int | None]) -> np.ndarray:
+    """(nodes, 4) Blender quaternions: each node's bone frame (FRAME_CANDIDATES), the identity wherever the
+    node's own Y axis is safe both in the armature and in its parent's bone; parents first. ``rest_world``
+    (nodes, 4) the nodes' rest rotations relative to the root (Blender quaternions)."""
+    world = matrices(rest_world, np.zeros((len(parents), 3)))[:, :3, :3]
+    turns = matrices(FRAME_CANDIDATES, np.zeros((len(FRAME_CANDIDATES), 3)))[:, :3, :3]
+    axes = turns[:, :, 1]                        # each candidate's bone axis in the node: (6, 3)
+    chosen = np.zeros(len(parents), np.int64)
+    bone_world = np.empty_like(world)
+    for i, parent in enumerate(parents):
+        along = axes @ world[i].T                 # the candidates' bone axes in the armature
+        safety = 1 + along[:, 1]
+        if parent is not None:
+            safety = np.minimum(safety, 1 + (along @ bone_world[parent])[:, 1])  # in the parent bone
+        chosen[i] = 0 if safety[0] >= SAFE_FROM_MINUS_Y else int(np.argmax(safety))
+        bone_world[i] = world[i] @ turns[chosen[i]]
+    return FRAME_CANDIDATES[chosen]
+
+
 def blender_uvs(uv: np.ndarray) -> np.ndarray:
     out = np.array(uv, np.float64)
     out[..., 1] = 1.0 - out[..., 1]
@@ -146,12 +180,14 @@ def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
 
 # MSH nodes have no scale (io_msh.exp.plan.bake_node_scale)
 SCALE_TOLERANCE = 1e-5  # below this a node's matrix counts as unscaled (float32 matrices round near 1e-7)
+# Each level of a chain composes one more float32 matrix product: the rounding a node's matrix relative to the
+# root may show grows with its depth, and the tolerance with it (a node at depth d: (1 + d) * SCALE_TOLERANCE).
 
 
 def has_scale(local: np.ndarray, parents: list[int | None]) -> bool:
     """Whether any node's matrix relative to the root (from (nodes, frames, 4, 4) ``local`` matrices, parents
     first) is not a rotation: scaled, mirrored or sheared."""
-    return bool(scaled_nodes(node_worlds(local, parents)).any())
+    return bool(scaled_nodes(node_worlds(local, parents), parents).any())
 
 
 def node_worlds(local: np.ndarray, parents: list[int | None]) -> np.ndarray:
@@ -163,10 +199,26 @@ def node_worlds(local: np.ndarray, parents: list[int | None]) -> np.ndarray:
     return world
 
 
-def scaled_nodes(world: np.ndarray) -> np.ndarray:
-    """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared)."""
+def chain_depths(parents: list[int | None]) -> np.ndarray:
+    """Per node (parents first): how many parents it has above it."""
+    depth = np.zeros(len(parents), np.int64)
+    for i, parent in enumerate(parents):
+        if parent is not None:
+            depth[i] = depth[parent] + 1
+    return depth
+
+
+def scale_tolerances(parents: list[int | None]) -> np.ndarray:
+    """Per node: how far its matrix relative to the root may stray from a rotation by float32 rounding alone."""
+    return SCALE_TOLERANCE * (1 + chain_depths(parents))
+
+
+def scaled_nodes(world: np.ndarray, parents: list[int | None]) -> np.ndarray:
+    """Per node, whether its matrix at any frame is not a rotation (scaled, mirrored or sheared) by more than
+    the rounding of its chain (``scale_tolerances``)."""
     basis = world[..., :3, :3]
     gram = np.swapaxes(basis, -1, -2) @ basis
+    deviation = np.abs(gram - np.eye(3)).max(axis=(-1, -2)).reshape(len(world), -1).max(axis=1)
     # A pure reflection (scale -1, 1, 1) keeps the Gram matrix the identity: only its determinant tells.
-    bad = (np.abs(gram - np.eye(3)) > 2 * SCALE_TOLERANCE).any(axis=(-1, -2)) | (np.linalg.det(basis) < 0)
-    return bad.reshape(len(world), -1).any(axis=1)
+    mirrored = (np.linalg.det(basis) < 0).reshape(len(world), -1).any(axis=1)
+    return (deviation > 2 * scale_tolerances(parents)) | mirrored

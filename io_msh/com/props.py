@@ -21,6 +21,7 @@ NODE_INDEX = "msh_node_index"  # on every node's Empty or Bone, and on every mes
 IMPORTED_NAME = "msh_imported_name"  # on every node's Empty or Bone: its Blender name at import (else: renamed)
 CONTROL_POINT = "msh_cpt"      # on a unit's control-point Empties: the point's index in its part's .cpt (not a node)
 PATH_NAME = "msh_path_name"    # on a bone renamed since the import: the name its model's actions' paths now use
+BONE_FRAME = "msh_bone_frame"  # on a bone turned from its node (io_msh.com.conversion.bone_frames): that turn
 NAME = "msh_name"              # where Blender had to shorten or de-duplicate the node's name
 SLOT = "msh_slot"              # on mesh objects and slot collections: the slot position a * 5 + b
 MATERIAL = "msh_material"      # on materials: the WEAR row of the batch material (batch +4, low byte)
@@ -41,6 +42,11 @@ TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of
 STATE = "msh_state"            # on the root object: 'msh_state <index> <field>', a value of a state a clip plays
 STATE_FIELDS = ("frames A", "frames B", "step ms")  # the fields: float[2], float[2], float (the export writes edits)
 STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the controller was and those values as read
+
+
+def bone_frame(bone) -> tuple[float, ...]:
+    """The bone's frame relative to its node (a Blender quaternion): the identity unless the import turned it."""
+    return tuple(float(v) for v in bone.get(BONE_FRAME, (1.0, 0.0, 0.0, 0.0)))
 
 
 def state_property(index: int, field: str) -> str:

@@ -16,7 +16,7 @@ from ...core.errors import FormatError, printable
 from ...core.msh.model import Model
 from ..com import props as P
 from ..com.hierarchy import descendants
-from ..imp.build import Created
+from ..imp.build import Created, on_bone_rests
 from ..imp.clip_actions import (
     assign,
     build_clips,
@@ -57,10 +57,13 @@ def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
                             root_motion=str(kept.get("root_motion", "IN_PLACE")),
                             frame_rate=float(kept.get("frame_rate", 24.0)))
     node_objects, holders = _node_objects(root, mode, model.node_count)
+    nodes = _plan_nodes(model, options)
     plan = SimpleNamespace(controller=plan_clips(controller, FoundController(data, where, imported.file,
                                                                              imported.entry),
-                                                 model, _plan_nodes(model, options), options),
+                                                 model, nodes, options),
                            options=options, frame_count=model.frame_count)
+    if mode == "ARMATURE":  # in the bones' terms, as the import wrote its clips
+        on_bone_rests(nodes, [], plan.controller, root, node_objects)
     shown = _shown_clip(root, holders)
     _remove_clips(root, holders)
     created = Created()

@@ -68,7 +68,7 @@ def hold_every_frame(scene: SceneModel) -> None:
     if scene.poses is None:
         return
     parents = [n.parent for n in scene.nodes]
-    if scene.poses.scale_curves or C.has_scale(scene.local_matrices[:, :1], parents):
+    if scene.poses.scale_curves or (scene.scale_set and C.has_scale(scene.local_matrices[:, :1], parents)):
         check_held(len(scene.nodes), len(scene.frames), "a node's scale is keyed or set (MSH nodes have no scale: "
                                                         "it is baked from every frame of every node)",
                    "remove the scale or its keys")

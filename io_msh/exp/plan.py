@@ -32,7 +32,7 @@ from .frames import Held, Poses, blocks, hold_every_frame
 from .game_fields import area_warnings, write_flags
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
-from .unedited import SAME_POSITION, SAME_ROTATION, same_as_runtime, same_in_blocks
+from .unedited import SAME_POSITION, SAME_ROTATION, same_as_imported, same_in_blocks
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
@@ -176,9 +176,11 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
     decomposition), the nodes keep the rotations and positions, and the scale goes into the geometry of
     their parts. Refused, naming the node, where that cannot show the same: a node with parts whose scale
     changes over the frames, or a mirrored node. Changes ``scene`` in place; returns the warning."""
+    if not scene.scale_set:  # nothing the user sets scales a node: what differs from a rotation is rounding
+        return []
     parents = [n.parent for n in scene.nodes]
     world = C.node_worlds(scene.local_matrices, parents)
-    scaled = C.scaled_nodes(world)
+    scaled = C.scaled_nodes(world, parents)
     if not scaled.any():
         return []
     basis = world[..., :3, :3]
@@ -192,7 +194,7 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
             raise FormatError.single("scene", None, f"node {name!r} is mirrored (a negative scale); MSH nodes have "
                                                     "no scale and a mirrored part would show its faces inside "
                                                     "out: apply or remove the negative scale")
-        if i in with_parts and np.abs(stretch[i] - stretch[i, :1]).max() > C.SCALE_TOLERANCE:
+        if i in with_parts and np.abs(stretch[i] - stretch[i, :1]).max() > C.scale_tolerances(parents)[i]:
             raise FormatError.single("scene", None, f"node {name!r} has parts and a scale that changes over the "
                                                     "frames; MSH nodes have no scale and parts do not deform: "
                                                     "remove the scale animation")
@@ -227,12 +229,13 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Pos
     if scene.animation_mode == "EDITING":  # its curves are within the key tolerance of the runtime
         same_position = max(same_position, options.tolerance.position)
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
-    # A node whose curves are the import's and whose first frame is the runtime's keeps its track, even
+    # A node whose curves are the import's and whose first frame is the import's keeps its track, even
     # where its curves do not reproduce the runtime at every frame (KEYS of a non-canonical map).
     same = np.zeros(len(scene.nodes), bool)
     if scene.curves_as_imported:
         same[sorted(scene.curves_as_imported)] = True
-        same &= same_as_runtime(source, *poses.at(None, slice(0, 1)), times[:1], same_position, same_rotation)
+        same &= same_as_imported(source, *poses.at(None, slice(0, 1)), times[:1], scene.animation_mode,
+                                 same_position, same_rotation)
     rest = np.flatnonzero(~same)
     split = blocks(len(rest), len(times))
     if len(split) == 1:

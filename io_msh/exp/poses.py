@@ -13,7 +13,7 @@ from ..com import props as P
 from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints
 from .fcurves import evaluate, reproducible
 from .scene_model import SceneNode
-from .unedited import same_as_runtime
+from .unedited import same_as_imported
 
 
 def local_matrices(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
@@ -29,8 +29,8 @@ def local_matrices(world: np.ndarray, nodes: list[SceneNode]) -> np.ndarray:
 def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curves: list, first_local: np.ndarray,
                  frame: float) -> bool:
     """For nodes nothing but their curves moves: whether they show the source's runtime pose at every frame
-    without stepping through them (the importer's curves unchanged, and the first frame's pose the
-    runtime's)."""
+    without stepping through them (the importer's curves unchanged, and the first frame's pose the one the
+    import showed: the runtime's, or for KEYS the keys', unedited.same_as_imported)."""
     stored = stored_fingerprints(root)
     if source is None or stored is None:
         return False
@@ -42,7 +42,8 @@ def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curve
     parents = [None if p == S.NO_INDEX else int(p) for p in model.nodes["parent"]]
     if [n.parent for n in nodes] != parents:
         return False
-    return bool(same_as_runtime(model, *C.local_poses(first_local), np.array([frame])).all())
+    return bool(same_as_imported(model, *C.local_poses(first_local), np.array([frame]),
+                                 root.get(P.ANIMATION_MODE)).all())
 
 
 def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:
@@ -102,6 +103,10 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
         root.data.bones.foreach_get("matrix_local", flat)
         rest = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[root.data.bones.find(n.handle) for n in nodes]]
         offsets = local_matrices(rest[:, None].astype(np.float64), nodes)[:, 0]  # each bone's rest in its parent's
+        untwist = frame_inverses(root, nodes)  # a bone's matrix is its node's @ its frame: back to the nodes'
+        twist = np.swapaxes(untwist, -1, -2)
+        offsets = np.array([offsets[i] if n.parent is None else twist[n.parent] @ offsets[i]
+                            for i, n in enumerate(nodes)])
     else:
         objects = [bpy.data.objects[n.handle] for n in nodes]
         parents = [root if n.parent is None else objects[n.parent] for n in nodes]
@@ -109,6 +114,7 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
             return None
         static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
         offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
+        untwist = None
 
     def poses(frames, nodes=None) -> np.ndarray:
         """(len(nodes), len(frames), 4, 4); ``nodes`` positions in the node list, default all. Each node's
@@ -123,10 +129,19 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
             values[path][row[node], :, index] = curve_values
         basis = C.matrices(values["rotation_quaternion"], values["location"])
         basis[..., :3, :3] *= values["scale"][..., None, :]
-        return offsets[chosen][:, None] @ basis
+        local = offsets[chosen][:, None] @ basis
+        return local if untwist is None else local @ untwist[chosen][:, None]
     # Quaternions are normalised: only scale curves can make a node's matrix other than a rotation at some frame.
     poses.scale_curves = any(path == "scale" for _node, path, _index in channels)
     return poses
+
+
+def frame_inverses(root, nodes: list[SceneNode]) -> np.ndarray:
+    """(nodes, 4, 4) the inverse of each bone's frame (io_msh.com.conversion.bone_frames): a bone's matrix
+    times it is its node's."""
+    bones = root.data.bones
+    turns = np.array([P.bone_frame(bones[n.handle]) for n in nodes]).reshape(-1, 4)
+    return C.matrices(C.conjugate(turns), np.zeros((len(nodes), 3)))
 
 
 def same_pose(a: np.ndarray, b: np.ndarray) -> bool:

@@ -24,6 +24,7 @@ from .meshes import read_meshes
 from .poses import (
     curve_poses,
     curves_as_imported,
+    frame_inverses,
     local_matrices,
     moved_by_more_than_curves,
     same_pose,
@@ -83,8 +84,9 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         curves = read_curves(root) if curves is None else curves
         local = local_matrices(shown[:, None], nodes)
         moved = moved_by_more_than_curves(root, nodes, mode)
+        scaled = moved or scale_set(root, nodes, mode, curves)
         # A scaled node is exported as it shows (export_plan.bake_node_scale): every frame is needed.
-        as_imported = not moved and not C.has_scale(local, [n.parent for n in nodes]) \
+        as_imported = not moved and not (scaled and C.has_scale(local, [n.parent for n in nodes])) \
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
         from_curves = None if as_imported or moved else curve_poses(root, nodes, mode, curves)
         untouched: set[int] = set()
@@ -115,7 +117,34 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE), warnings, untouched, poses)
+        root.get(P.ANIMATION_MODE), warnings, untouched, poses, scaled)
+
+
+SET_SCALE = 1e-6  # a scale value (float32) this close to 1 is 1
+
+
+def scale_set(root, nodes: list[SceneNode], mode: str, curves: list[Curve]) -> bool:
+    """Whether something the user sets scales a node relative to the root: a scale or delta scale channel of a
+    node other than 1, keyed or not, or (Empties) a parent inverse that is not a rotation. Judged on the
+    values the user sets, not on the float32 matrices, whose rounding grows down a chain (issue 28)."""
+    handles = {n.handle for n in nodes}
+    if any(c.handle in handles and c.path.lstrip(".") in ("scale", "delta_scale") for c in curves):
+        return True
+    if mode == "ARMATURE":
+        bones = root.pose.bones
+        flat = np.empty(len(bones) * 3, np.float32)
+        bones.foreach_get("scale", flat)
+        return bool(np.abs(flat - 1).max(initial=0) > SET_SCALE)
+    objects = [bpy.data.objects[n.handle] for n in nodes]
+    allowed = {root.name, *(o.name for o in objects)}
+    if any(o.parent is None or o.parent.name not in allowed for o in objects):
+        return True  # an object between two nodes may be scaled: judged on the matrices
+    values = np.array([[*o.scale, *o.delta_scale] for o in objects], np.float64).reshape(-1, 6)
+    inverse = np.array([np.array(o.matrix_parent_inverse)[:3, :3] for o in objects]).reshape(-1, 3, 3)
+    gram = np.swapaxes(inverse, -1, -2) @ inverse
+    return bool(np.abs(values - 1).max(initial=0) > SET_SCALE
+                or np.abs(gram - np.eye(3)).max(initial=0) > 2 * C.SCALE_TOLERANCE
+                or (np.linalg.det(inverse) < 0).any())
 
 
 def _set_frame(scene, frame: float) -> None:
@@ -214,12 +243,13 @@ def _world_reader(root, nodes: list[SceneNode], mode: str, depsgraph):
     """A function giving each node's evaluated matrix relative to the root object, at the current frame."""
     if mode == "ARMATURE":
         order = [root.pose.bones.find(n.handle) for n in nodes]
+        untwist = frame_inverses(root, nodes)
 
         def read() -> np.ndarray:
             bones = root.evaluated_get(depsgraph).pose.bones
             flat = np.empty(len(bones) * 16, np.float32)
             bones.foreach_get("matrix", flat)  # each matrix column by column
-            return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64)
+            return flat.reshape(-1, 4, 4).transpose(0, 2, 1)[order].astype(np.float64) @ untwist
         return read
     objects = [bpy.data.objects[n.handle] for n in nodes]
 

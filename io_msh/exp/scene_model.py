@@ -91,3 +91,7 @@ class SceneModel:
     # local matrices of any nodes at any frames, and ``local_matrices`` hold the first frame only, so that the
     # export evaluates only the nodes and frames it needs, a bounded block at a time (io_msh.exp.frames).
     poses: Callable[..., np.ndarray] | None = None
+    # Whether something the user sets may scale a node (a scale channel or key other than 1, an Empty's parent
+    # inverse that is not a rotation, or anything but F-curves moving the nodes); when not, the matrices'
+    # departure from rotations is float32 rounding and no node counts as scaled (io_msh.exp.readback.scale_set).
+    scale_set: bool = True

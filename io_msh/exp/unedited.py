@@ -9,6 +9,7 @@ import numpy as np
 
 from ...core.animation.keys import rotation_error
 from ...core.animation.sampler import AnimationData, sample
+from ...core.animation.tracks import read_animation
 from ...core.msh.model import Model
 
 SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
@@ -22,6 +23,40 @@ def same_as_runtime(source: Model, rot: np.ndarray, pos: np.ndarray, times: np.n
     i being the source's node i, equal the runtime's pose at ``times`` (msh-animation.md section 3) within
     the tolerances."""
     return _within(_deviation(AnimationData.from_model(source), rot, pos, times, None), same_position, same_rotation)
+
+
+def same_as_imported(source: Model, rot: np.ndarray, pos: np.ndarray, times: np.ndarray, animation: str | None,
+                      same_position: float = SAME_POSITION, same_rotation: float = SAME_ROTATION) -> np.ndarray:
+    """``same_as_runtime``, or for a KEYS import (``animation``) whether the poses are the ones its keys show:
+    a KEYS import shows each key at its own time, linear between, and before a track's first key that key,
+    where the runtime may show another (a first key after frame 0, whose frames show the fallback key; a
+    non-canonical map)."""
+    if animation != "KEYS":
+        return same_as_runtime(source, rot, pos, times, same_position, same_rotation)
+    keys_rot, keys_pos = keys_poses(source, np.asarray(times, np.float64))
+    worst = np.stack([np.abs(pos - keys_pos).max(axis=(1, 2), initial=0),
+                      np.abs(keys_pos).max(axis=(1, 2), initial=0),
+                      rotation_error(rot, keys_rot).max(axis=1, initial=0)])
+    return _within(worst, same_position, same_rotation)
+
+
+def keys_poses(source: Model, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, times, 4) file-order unit quaternions and (nodes, times, 3) positions a KEYS import shows: each
+    mapped node's keys linear between them (quaternions sign-continuous, normalised, as Blender shows them),
+    a node without a map its first key."""
+    tracks = read_animation(source).tracks
+    rot = np.zeros((len(tracks), len(times), 4))
+    pos = np.zeros((len(tracks), len(times), 3))
+    for i, track in enumerate(tracks):
+        count = len(track) if track.has_map else 1
+        at = track.times[:count].astype(np.float64)
+        q = track.rotations[:count].astype(np.float64)
+        flips = np.concatenate([[False], (q[1:] * q[:-1]).sum(-1) < 0])
+        q *= np.where(np.cumsum(flips) % 2 == 1, -1.0, 1.0)[:, None]
+        rot[i] = np.stack([np.interp(times, at, q[:, c]) for c in range(4)], -1)
+        pos[i] = np.stack([np.interp(times, at, track.pos[:count, c].astype(np.float64)) for c in range(3)], -1)
+    length = np.linalg.norm(rot, axis=-1, keepdims=True)
+    return rot / np.where(length > 0, length, 1), pos
 
 
 def same_in_blocks(source: Model, poses_at, nodes: np.ndarray, times: np.ndarray, blocks: list[slice],

@@ -172,6 +172,46 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
     return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
 
 
+IDENTITY = np.array([1.0, 0, 0, 0])
+
+
+def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[np.ndarray, np.ndarray],
+            actual: tuple[np.ndarray, np.ndarray], parent_frame: np.ndarray = IDENTITY,
+            frame: np.ndarray = IDENTITY) -> tuple[np.ndarray, np.ndarray | None]:
+    """A bone's pose-basis values planned against its node's rest (``intended``: the rest's Blender quaternion
+    (4,) and location (3,) relative to the parent node) made relative to the rest Blender holds for the bone
+    (``actual``: relative to the parent bone), the node's bone turned by ``frame`` and its parent's by
+    ``parent_frame`` (conversion.bone_frames); ``location`` (..., 3), ``rotation`` (..., 4) or None.
+
+    Blender makes a bone's rest matrix from head, tail and roll in float32, a little off the node's rest. The
+    pose Blender shows is parent bone @ actual @ basis, and must be the parent node @ local @ frame, so basis' =
+    actual^-1 @ parent_frame^-1 @ intended @ basis @ frame: a constant linear map of the channel values, which
+    keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
+    turn = _rotation(actual[0]).T @ _rotation(parent_frame).T
+    moved = np.asarray(location, np.float64) @ (turn @ _rotation(intended[0])).T + turn @ intended[1] \
+        - _rotation(actual[0]).T @ actual[1]
+    if rotation is None:
+        return moved, None
+    before = C.multiply(C.conjugate(actual[0]), C.multiply(C.conjugate(parent_frame), intended[0]))
+    return moved, np.asarray(rotation, np.float64) @ (_left(before) @ _right(frame)).T
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    return C.matrices(q, np.zeros(3))[:3, :3]
+
+
+def _left(a: np.ndarray) -> np.ndarray:
+    """The 4x4 matrix of q -> a * q (Hamilton product, (w, x, y, z))."""
+    w, x, y, z = a
+    return np.array([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
+
+
+def _right(b: np.ndarray) -> np.ndarray:
+    """The 4x4 matrix of q -> q * b."""
+    w, x, y, z = b
+    return np.array([[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]])
+
+
 def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:
     """Per node and channel (nodes, 1, 7)."""
     scale = np.maximum(1.0, np.abs(location).max(axis=(1, 2)))[:, None, None] if tolerance.relative else \

@@ -11,18 +11,20 @@ from contextlib import contextmanager
 
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Matrix, Quaternion
 
 from ...core.msh import streams as S
 from ..com import compat
+from ..com import conversion as C
 from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import descendants
+from .animation import rebased
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .material_animation import animate_materials, material_actions
 from .materials import build_material
-from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan
+from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan, NodePlan
 
 
 class Created:
@@ -67,6 +69,9 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
         _leave_edit_modes(context)
         roots = [_build_root(context, plan, root_matrix, created) for plan in plans]
         bones = _build_bones([(plan, root) for plan, root in zip(plans, roots) if root.type == "ARMATURE"])
+        for plan, root in zip(plans, roots):
+            if root.type == "ARMATURE":
+                plan.channels = on_bone_rests(plan.nodes, plan.channels, plan.controller, root, bones[root.name])
         for i, (plan, root) in enumerate(zip(plans, roots)):
             node_objects = bones[root.name] if root.type == "ARMATURE" else _build_empties(context, plan, root,
                                                                                             created)
@@ -147,28 +152,98 @@ def _build_bones(models: list[tuple[ModelPlan, bpy.types.Object]]) -> dict[str, 
     """Bones whose rest matrices are the nodes' rest poses, for every armature in one edit-mode session;
     returns each armature object's bone names by node index."""
     names = {}
+    frames = {root.name: node_bone_frames(plan.nodes) for plan, root in models}
     with _edit_mode([root for _plan, root in models]):
         for plan, root in models:
             edit_bones = root.data.edit_bones
             bones = []
-            for node in plan.nodes:
+            for node, turn in zip(plan.nodes, frames[root.name]):
                 bone = edit_bones.new(node.name)
                 bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, node.bone_length, 0.0)
-                bone.matrix = Matrix(node.rest_world.tolist())
+                bone.matrix = Matrix(node.rest_world.tolist()) @ Quaternion(turn.tolist()).to_matrix().to_4x4()
                 if node.parent is not None:
                     bone.parent = bones[node.parent]
                 bones.append(bone)
             names[root.name] = [b.name for b in bones]
     for plan, root in models:
+        turns = frames[root.name]
         for node, name in zip(plan.nodes, names[root.name]):
             bone = root.data.bones[name]
             bone[P.NODE_INDEX] = node.index
             _node_flags(bone, node.flags)
             bone[P.IMPORTED_NAME] = name
+            if (turns[node.index] != C.FRAME_CANDIDATES[0]).any():
+                bone[P.BONE_FRAME] = turns[node.index].tolist()
             if node.original_name is not None or name != node.name:
                 bone[P.NAME] = node.original_name or node.name
             root.pose.bones[name].rotation_mode = "QUATERNION"
     return names
+
+
+REST_ROUNDING = 1e-6  # a bone rest this close to the node's (float32 rounding) needs no key of its own
+
+
+def node_bone_frames(nodes: list[NodePlan]) -> np.ndarray:
+    """(nodes, 4) each node's bone frame (conversion.bone_frames) from the nodes' rests."""
+    world = np.zeros((len(nodes), 4))
+    for i, node in enumerate(nodes):  # parents first
+        world[i] = node.rest_rotation if node.parent is None else C.multiply(world[node.parent], node.rest_rotation)
+    return C.bone_frames(world, [n.parent for n in nodes])
+
+
+def bone_child_inverse(bone) -> Matrix:
+    """matrix_parent_inverse of an object on a bone that sits on the bone's node: a bone parent places children
+    at the bone's tail and in the bone's frame; back to the head, and to the node's frame."""
+    turn = Quaternion(P.bone_frame(bone)).conjugated().to_matrix().to_4x4()
+    return Matrix.Translation((0.0, -bone.length, 0.0)) @ turn
+
+
+def bone_rests(root: bpy.types.Object, names: list[str], nodes: list[NodePlan]) -> tuple[np.ndarray, np.ndarray]:
+    """The rests Blender holds for the nodes' bones (``names`` by node), relative to the parent bone: (nodes, 4)
+    Blender quaternions and (nodes, 3) locations, from the bones' float32 matrices."""
+    bones = root.data.bones
+    flat = np.empty(len(bones) * 16, np.float32)
+    bones.foreach_get("matrix_local", flat)
+    world = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[[bones.find(n) for n in names]].astype(np.float64)
+    local = world.copy()
+    children = [i for i, n in enumerate(nodes) if n.parent is not None]
+    if children:
+        local[children] = C.affine_inverse(world[[nodes[i].parent for i in children]]) @ world[children]
+    file_rot, location = C.local_poses(local)
+    return C.blender_quaternions(file_rot), location
+
+
+def on_bone_rests(nodes: list[NodePlan], channels: list[ChannelPlan], controller, root: bpy.types.Object,
+                  names: list[str]) -> list[ChannelPlan]:
+    """The planned pose-bone values (channels, and the controller's clips and sliders, changed in place) made
+    relative to the bones as Blender holds them (``animation.rebased``: their frames, and the rests Blender made
+    of the rest matrices); a node without keys whose bone shows it off by more than float32 rounding gets one
+    key holding its rest. Returns the channels."""
+    rot, loc = bone_rests(root, names, nodes)
+    turns = np.array([P.bone_frame(root.data.bones[n]) for n in names])
+    shift = {n.index: ((n.rest_rotation, n.rest_location), (rot[i], loc[i]),
+                       turns[n.parent] if n.parent is not None else C.FRAME_CANDIDATES[0], turns[i])
+             for i, n in enumerate(nodes)}
+    for channel in channels:
+        channel.location, channel.rotation = rebased(channel.location, channel.rotation, *shift[channel.node])
+    keyed = {c.node for c in channels}
+    for node in nodes:
+        if node.index in keyed:
+            continue
+        location, rotation = rebased(np.zeros((1, 3)), np.array([[1.0, 0, 0, 0]]), *shift[node.index])
+        off = max(np.abs(rotation - [1.0, 0, 0, 0]).max(),
+                  np.abs(location).max() / max(1.0, float(np.abs(node.rest_location).max())))
+        if off > REST_ROUNDING:
+            channels.append(ChannelPlan(node.index, np.zeros(1), location, rotation))
+    if controller is not None:
+        for clip in controller.clips:
+            for keys in clip.nodes:
+                keys.location, keys.rotation = rebased(keys.location, keys.rotation, *shift[keys.node])
+            if clip.root is not None:
+                clip.root = rebased(clip.root, None, *shift[0])[0]
+        for slider in controller.sliders:
+            slider.location, slider.rotation = rebased(slider.location, slider.rotation, *shift[slider.node])
+    return sorted(channels, key=lambda c: c.node)
 
 
 @contextmanager
@@ -293,8 +368,7 @@ def _attach(obj, root, node_objects, node: int, mode: str) -> None:
     obj.parent = root
     obj.parent_type = "BONE"
     obj.parent_bone = bone.name
-    # A bone parent places children at the bone's tail; move them back to its head.
-    obj.matrix_parent_inverse = Matrix.Translation((0.0, -bone.length, 0.0))
+    obj.matrix_parent_inverse = bone_child_inverse(bone)
 
 
 # --------------------------------------------------------------------- animation
@@ -353,12 +427,16 @@ def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def write_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
-    """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set)."""
+    """All keys of one F-curve at once, linear (keyframe_points.add + foreach_set), ``frames`` increasing.
+
+    Not ``fcurve.update()``: it also merges keys less than 0.01 frame apart (keeping the later one), and a
+    track may hold keys that close (fractional key times): KEYS would show the wrong key at the earlier
+    time and the unedited export would no longer find the import's curves."""
     points = fcurve.keyframe_points
     points.add(len(frames))
     points.foreach_set("co", _key_co(frames, values))
     points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
-    fcurve.update()
+    points.handles_recalc()
 
 
 # --------------------------------------------------------------------- scene

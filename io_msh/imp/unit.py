@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Vector
+from mathutils import Matrix, Quaternion, Vector
 
 from ..com import compat
 from ..com import props as P
-from .build import import_plans, remove_models, write_keys
+from .build import bone_child_inverse, import_plans, remove_models, write_keys
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
 
@@ -129,6 +129,8 @@ def _mount(roots, part: PartPlan, actions: list) -> None:
     else:
         constraint.target = host
     constraint.inverse_matrix = Matrix()
+    if constraint.subtarget:  # a bone turned from its node (msh_bone_frame): follow the node
+        constraint.inverse_matrix = Quaternion(P.bone_frame(socket)).conjugated().to_matrix().to_4x4()
     mount.rotation_mode = "QUATERNION"
     if part.root_inverse is not None:
         mount.matrix_basis = Matrix(part.root_inverse[0].tolist())
@@ -185,7 +187,7 @@ def _point(collection, roots, component: int, point: PointPlan) -> None:
     obj.empty_display_size = length if length > 0 else 0.1
     if owner_root.type == "ARMATURE":
         obj.parent, obj.parent_type, obj.parent_bone = owner_root, "BONE", handle.name
-        obj.matrix_parent_inverse = Matrix.Translation((0.0, -handle.length, 0.0))
+        obj.matrix_parent_inverse = bone_child_inverse(handle)
     else:
         obj.parent = handle
     obj.location = point.position.tolist()
