@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blender_bench import blender_env, bpy, start_blender, timed
+from blender_bench import blender_env, bpy, run, start_blender, timed
 
 from core.authoring.build import build_model
 from core.authoring.synth import random_model
@@ -106,4 +106,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blender_bench import arguments, blender_env, bpy, start_blender, timed, write_generated
+from blender_bench import arguments, blender_env, bpy, run, start_blender, timed, write_generated
 
 
 def main() -> None:
@@ -42,4 +42,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

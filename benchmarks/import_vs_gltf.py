@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blender_bench import arguments, blender_env, bpy, start_blender, timed, write_generated
+from blender_bench import arguments, blender_env, bpy, run, start_blender, timed, write_generated
 
 
 def main() -> None:
@@ -40,4 +40,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from blender_bench import blender_env, bpy, timed
+from blender_bench import blender_env, bpy, run, timed
 from mathutils import Matrix
 
 from core.authoring.build import build_model
@@ -178,4 +178,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)
