@@ -89,7 +89,7 @@ def main() -> None:
     parser.add_argument("--clips", type=int, default=8)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--step-ms", type=float, default=500.0)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     start_blender()
     module = sys.modules[f"{blender_env.ext.__name__}.io_msh.imp.clips"]
@@ -117,7 +117,7 @@ def main() -> None:
         try:
             with_controller(args.clips, args.step_ms)
             clips = import_time(msh, "ACTIONS", args.rounds)
-            written = written_clip_frames() * args.nodes
+            written = written_clip_frames()
         finally:
             module.step_poses = fast
         ratio = (clips - timeline) / max(written, 1) / per_frame

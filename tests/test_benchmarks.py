@@ -24,6 +24,7 @@ TINY = {
     "export_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
     "import_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
     "load_500.py": ["--models", "3"],
+    "material_import.py": ["--materials", "2", "--period-ms", "200", "--rounds", "1"],
     "sampler_throughput.py": ["--nodes", "3", "--frames", "8", "--scalar", "10"],
     "scale.py": ["--parts", "scene", "gltf_scene", "archive", "export", "--models", "6", "--archive-models", "2",
                  "--export-nodes", "4", "--export-frames", "8", "--repeat", "1"],
