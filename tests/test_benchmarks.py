@@ -23,6 +23,7 @@ TINY = {
     "edit_cycle.py": ["--nodes", "3", "--frames", "8", "--repeat", "1"],
     "export_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
     "import_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
+    "live_check.py": ["--nodes", "3", "--frames", "8"],
     "load_500.py": ["--models", "3"],
     "material_import.py": ["--materials", "2", "--period-ms", "200", "--rounds", "1"],
     "sampler_throughput.py": ["--nodes", "3", "--frames", "8", "--scalar", "10"],
