@@ -134,3 +134,32 @@ def test_the_live_check_lists_every_refusal_the_full_check_lists(blender, tmp_pa
     settle(bpy, panel)
     same_as_full_check(bpy, panel, root.name)
     assert any(REFUSALS[case] in x.message for x in panel.CHECKS.current(root.name).lines if x.level == "ERROR")
+
+
+def test_edits_of_a_model_of_empties_list_what_the_full_check_lists(blender, tmp_path):
+    bpy = blender.bpy
+    panel = _panel(blender)
+    data = build_model(random_model(6, node_count=5, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "empties.msh", data), node_mode="EMPTIES")
+    _select_only(bpy, [root])
+    empties = [o for o in root.children_recursive if o.type == "EMPTY"]
+    moved = next(o for o in empties if o.animation_data and o.animation_data.action)
+    curve = next(c for c in curves_of(moved.animation_data.action) if c.data_path == "location")
+    mesh = next(o for o in root.children_recursive if o.type == "MESH")
+
+    def key_moved():
+        curve.keyframe_points[4].co.y += 0.5
+        curve.update()
+
+    def vertex_moved():
+        mesh.data.vertices[1].co.z += 0.25
+        mesh.data.update()
+
+    def name_too_long():
+        empties[1].name = "e" * 40
+
+    for edit in (key_moved, vertex_moved, name_too_long):
+        edit()
+        settle(bpy, panel)
+        same_as_full_check(bpy, panel, root.name)
+    assert any("MSH node names hold at most 31" in x.message for x in panel.CHECKS.current(root.name).lines)
