@@ -15,15 +15,16 @@ from .scene_model import SceneImage, SceneMaterial, SceneMesh
 from .skin import rigid_parts, strongest_bones
 
 
-def read_mesh(obj, depsgraph) -> tuple[dict[str, np.ndarray], list]:
-    """An object's evaluated mesh as ``read_meshes`` takes it: split (``_split_vertices``), and its slots'
-    materials."""
+def read_mesh(obj, depsgraph) -> tuple[dict[str, np.ndarray], list, tuple]:
+    """An object's mesh as ``read_meshes`` takes it: evaluated and split (``_split_vertices``), its slots'
+    materials, and as stored (``_stored``)."""
     evaluated = obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
     try:
-        return _split_vertices(mesh, obj.name), list(mesh.materials)
+        split, slots = _split_vertices(mesh, obj.name), list(mesh.materials)
     finally:
         evaluated.to_mesh_clear()
+    return split, slots, _stored(obj.data)
 
 
 def read_meshes(depsgraph, root, nodes, mode, node_world, read: dict | None = None
@@ -50,10 +51,9 @@ def read_meshes(depsgraph, root, nodes, mode, node_world, read: dict | None = No
         node = _mesh_node(obj, root, by_handle, mode) if strongest is None else 0
         evaluated = obj.evaluated_get(depsgraph)
         mesh_in_root = root_inverse @ np.array(evaluated.matrix_world)
-        split, slots = read[obj.name] if read and obj.name in read else read_mesh(obj, depsgraph)
+        split, slots, stored = read[obj.name] if read and obj.name in read else read_mesh(obj, depsgraph)
         keys = [key_of(slot) for slot in slots] or [key_of(None)]
         face_keys = np.array(keys)[np.minimum(split["face_slots"], len(keys) - 1)]
-        stored = _stored(obj.data)
         modified = any(m.show_viewport for m in obj.modifiers) or obj.data.shape_keys is not None
         if strongest is None:
             meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_inverse, mesh_in_root, modified))
