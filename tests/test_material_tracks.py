@@ -6,11 +6,16 @@ import pytest
 
 from core.appearance.mat0 import ANIM_KEY, AnimBlock, Material, parse_mat0, phase
 from core.appearance.material_tracks import (
+    GLIDING,
     LOOP,
     ONCE,
     PING_PONG,
     RANDOM,
+    STEPPING,
+    constant,
+    field_steady,
     field_values,
+    shown_textures,
     texture_names,
     timeline,
     timeline_at_fraction,
@@ -158,3 +163,39 @@ def test_key_times_out_of_order_and_bad_tracks():
     far = buoy(keys=[(0, 50, 0), (7, 100, 0)])
     with pytest.raises(FormatError, match="entry 7; the material has 3"):
         field_values(far, timeline(far.animations[0], [25]), "ambient")
+
+
+def drawn_material(rng) -> Material:
+    """Phases whose fields are sometimes shared by every entry, sometimes not; keys out of order, repeated times and
+    unused entries now and then; several textures."""
+    count = int(rng.integers(1, 5))
+    phases = []
+    for i in range(count):
+        record = phase((0.0, 0.0, 0.0, 1.0), ["SUN4.0", "BODY.0", "SUN4.0", ""][int(rng.integers(0, 4))], cell=i % 3)
+        shared = rng.random(18) < 0.6
+        record["p"][:18] = np.where(shared, 7, rng.integers(0, 256, 18))
+        phases.append(record)
+    n = int(rng.integers(1, 6))
+    ends = np.sort(rng.integers(0, 300, n)) if rng.random() < 0.8 else rng.integers(0, 300, n)
+    keys = [(int(rng.integers(0, count)), int(t), 0) for t in ends]
+    material = Material(attr1=4, phases=np.array(phases),
+                        animations=[AnimBlock(int(rng.integers(0, 4)) | int(rng.integers(0, 32)) << 3,
+                                              np.array(keys, ANIM_KEY))])
+    return parse_mat0(material.to_bytes(), material.attr1, material.attr2)
+
+
+def test_linear_constant_checks_give_what_unique_gave():
+    """Issue 32 item 4: ``constant`` is ``len(np.unique(values, axis=0)) == 1``, a steady field's values are
+    constant, and ``shown_textures`` is ``texture_names`` grouped, on drawn materials and times."""
+    rng = np.random.default_rng(32)
+    for _ in range(300):
+        m = drawn_material(rng)
+        tt = timeline(m.animations[0], np.arange(int(rng.integers(1, 700))), random_offset=int(rng.integers(0, 50)))
+        for name in [*GLIDING, *STEPPING]:
+            values = field_values(m, tt, name)
+            assert constant(values) == (len(np.unique(values, axis=0)) == 1)
+            if field_steady(m, tt, name):
+                assert constant(values)
+        names, index = shown_textures(m, tt)
+        assert [names[i] for i in index] == texture_names(m, tt)
+        assert names == list(dict.fromkeys(texture_names(m, tt)))

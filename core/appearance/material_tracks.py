@@ -160,6 +160,40 @@ def texture_names(material: Material, times: TrackTimes) -> list[str]:
     return [names[i] for i in times.entry.tolist()]
 
 
+def shown_textures(material: Material, times: TrackTimes) -> tuple[list[str], np.ndarray]:
+    """``texture_names`` without a name per time: the distinct names in the order they are first shown, and the
+    index into them at each time (``names[index[i]] == texture_names(...)[i]``)."""
+    _check_entries(material, times.entry, times.entry)
+    entries, first, inverse = np.unique(times.entry, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    names = list(dict.fromkeys(material.texture_name(int(e)) for e in entries[order]))
+    slot = {name: i for i, name in enumerate(names)}
+    by_entry = np.array([slot[material.texture_name(int(e))] for e in entries], np.int64)
+    return names, by_entry[inverse.reshape(-1)] if len(entries) else np.zeros(0, np.int64)
+
+
+def field_steady(material: Material, times: TrackTimes, name: str) -> bool:
+    """Whether every entry the field reads at ``times`` (each time's entry and the one it glides to) holds one
+    value, so that ``field_values`` gives that value at every time; without computing them (issue 32 item 4).
+    False says nothing: the values may still be constant (a glide never sampled past its start)."""
+    where = GLIDING[name][1] if name in GLIDING else STEPPING[name]
+    entry, target, _factor = times.field(name)
+    _check_entries(material, entry, target)
+    p = material.phases["p"][:, where]
+    used = np.zeros(len(p), bool)
+    used[entry] = True
+    used[target] = True
+    rows = p[used]
+    return len(rows) > 0 and bool((rows == rows[:1]).all())
+
+
+def constant(values: np.ndarray) -> bool:
+    """Whether every row of ``values`` (times, ...) equals the first: ``len(np.unique(values, axis=0)) == 1`` in
+    one linear pass (issue 32 item 4; the values are bytes as float32, never NaN)."""
+    values = np.asarray(values)
+    return len(values) > 0 and bool((values == values[:1]).all())
+
+
 def _check_entries(material: Material, *entries: np.ndarray) -> None:
     top = max((int(e.max()) for e in entries if len(e)), default=-1)
     if top >= len(material.phases):

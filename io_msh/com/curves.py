@@ -40,16 +40,27 @@ class Curve:
 
 def read_curves(root) -> list[Curve]:
     """Every F-curve that animates the root or a node (a bone, or an Empty below the root)."""
-    curves = []
-    for fcurve, target, owner, path in node_fcurves(root):
-        points = fcurve.keyframe_points
-        co = np.empty(2 * len(points), np.float32)
-        points.foreach_get("co", co)
-        interpolation = np.empty(len(points), np.int32)
-        points.foreach_get("interpolation", interpolation)
-        settings = curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))
-        curves.append(Curve(target, owner, path, fcurve.array_index, co, interpolation, settings))
-    return curves
+    return [read_curve(*where) for where in node_fcurves(root)]
+
+
+def still_read(root, curves: list[Curve]) -> bool:
+    """Whether ``curves`` (read earlier) are still the root's F-curves, one for one (the same holders, paths
+    and key counts): what moves them without a depsgraph update (a bone rename followed) makes them read again."""
+    where = list(node_fcurves(root))
+    return len(where) == len(curves) and all(
+        (c.node, c.handle, c.path, c.index, len(c.co)) == (t, o, p, f.array_index, 2 * len(f.keyframe_points))
+        for c, (f, t, o, p) in zip(curves, where))
+
+
+def read_curve(fcurve, target: int, owner: str, path: str) -> Curve:
+    """One F-curve of ``node_fcurves`` as ``read_curves`` reads it."""
+    points = fcurve.keyframe_points
+    co = np.empty(2 * len(points), np.float32)
+    points.foreach_get("co", co)
+    interpolation = np.empty(len(points), np.int32)
+    points.foreach_get("interpolation", interpolation)
+    settings = curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))
+    return Curve(target, owner, path, fcurve.array_index, co, interpolation, settings)
 
 
 def node_fcurves(root):

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from ...core.errors import FormatError
 from ...core.msh.model import Model
 from ..com import props as P
-from .export import _library_files, plan_export
-from .plan import ExportOptions, refuse_oversized
+from .export import ModelRead, _library_files, _root_in_collection, plan_read, read_model
+from .plan import ExportOptions, ExportResult, refuse_oversized
+from .readback import find_root
 from .scene_model import SceneModel
 from .state_edits import state_edits
 
@@ -43,26 +44,61 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
     """Run the export up to the point where it would write: every refusal it gives is an ERROR line, every
     warning a WARNING line. A part too large for MSH is listed for every such part (the export stops at the
     first)."""
-    options = options or ExportOptions()
-    found: list[CheckLine] = []
+    job = CheckJob(context, options, collection)
+    job.plan()
+    return job.finish()
 
-    def parts_of(scene: SceneModel) -> None:
+
+class CheckJob:
+    """``check_export`` in three parts: the scene read (``__init__``, on Blender's main thread), the planning
+    (``plan``: plain Python, no Blender data, so the panel's live check runs it in a worker thread while Blender
+    stays responsive), and what needs Blender again (``finish``, main thread). ``curves``, ``meshes``: the root's
+    ``read_curves`` and ``read_mesh`` of its mesh objects, when already read (the live check reads them in
+    slices)."""
+
+    def __init__(self, context, options: ExportOptions | None = None, collection: str | None = None,
+                 curves: list | None = None, meshes: dict | None = None) -> None:
+        self.options = options or ExportOptions()
+        self.found: list[CheckLine] = []
+        self.root = None
+        self.error: FormatError | None = None
+        self.result: ExportResult | None = None
+        self.read: ModelRead | ExportResult | None = None
+        self.fallback = _root_name(context)
+        try:
+            self.root = _root_in_collection(collection) if collection else find_root(context)
+            self.read = read_model(context, self.root, self.options, curves, meshes)
+        except FormatError as exc:
+            self.error = exc
+
+    def parts_of(self, scene: SceneModel) -> None:
         for mesh in scene.meshes:
             try:
                 refuse_oversized(mesh)
             except FormatError as exc:
-                found.extend(_errors(exc))
+                self.found.extend(_errors(exc))
 
-    root = None
-    try:
-        root, result = plan_export(context, options, collection, parts_of)
-        state_edits(root, result.model)  # an edited controller state the game cannot take
-        _library_files(result.materials, options, {})
-    except FormatError as exc:
-        found.extend(line for line in _errors(exc) if line not in found)
-        return ExportCheck(root.name if root is not None else _root_name(context), found)
-    found.extend(CheckLine("WARNING", text, quoted_names(text)) for text in result.warnings)
-    return ExportCheck(root.name, found, result.model)
+    def plan(self) -> None:
+        if self.error is not None:
+            return
+        try:
+            self.result = plan_read(self.read, self.options, self.parts_of)
+            _library_files(self.result.materials, self.options, {})
+        except FormatError as exc:
+            self.error = exc
+
+    def finish(self) -> ExportCheck:
+        found = self.found
+        if self.error is None:
+            try:
+                state_edits(self.root, self.result.model)  # an edited controller state the game cannot take
+            except FormatError as exc:
+                self.error = exc
+        if self.error is not None:
+            found.extend(line for line in _errors(self.error) if line not in found)
+            return ExportCheck(self.root.name if self.result is not None else self.fallback, found)
+        found.extend(CheckLine("WARNING", text, quoted_names(text)) for text in self.result.warnings)
+        return ExportCheck(self.root.name, found, self.result.model)
 
 
 def _errors(exc: FormatError) -> list[CheckLine]:

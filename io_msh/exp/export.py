@@ -20,7 +20,7 @@ from ...core.errors import FormatError, printable
 from ...core.files import read_container
 from ...core.msh.model import Model
 from ..com import props as P
-from ..com.curves import action_end, keyframe_frames, read_curves
+from ..com.curves import action_end, keyframe_frames, read_curves, still_read
 from .clip_timeline import timeline_as_exported
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
@@ -137,25 +137,57 @@ def model_of(context, root, options: ExportOptions,
              on_read: Callable[[SceneModel], None] | None = None) -> ExportResult:
     """The model a root exports to (in memory); FormatError naming what cannot be written. ``on_read`` sees
     the scene as read back, before it is planned."""
+    return plan_read(read_model(context, root, options), options, on_read)
+
+
+@dataclass
+class ModelRead:
+    """What ``read_model`` read of the scene: all ``plan_read`` needs, with no Blender data in it."""
+
+    scene: SceneModel
+    clip_warnings: list[str]
+    curves: list
+    end: float
+    frame_end: int
+    frames: object
+
+
+def read_model(context, root, options: ExportOptions, curves: list | None = None,
+               meshes: dict | None = None) -> ModelRead | ExportResult:
+    """The Blender side of ``model_of``: the scene read back (``curves``: the root's ``read_curves``, ``meshes``:
+    ``read_mesh`` of its mesh objects, when already read), or the result itself for a legacy model. Must run on
+    Blender's main thread."""
     P.check_root(root)
     result = _legacy_copy(root)
-    if result is None:
-        with _object_mode(context), timeline_as_exported(root) as clip_warnings:
-            curves, end = read_curves(root), action_end(root, options.frame_range)
-            frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
-            read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves)
-        if on_read is not None:
-            on_read(read)
-        result = export_model(read, options)
-        result.warnings[:0] = clip_warnings
-        # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
-        edited = set(result.edited_nodes)
-        rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
-        result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), end, context.scene.frame_end)[1]
-        if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
-            result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
-                                   f"{result.model.frame_count}); the {options.frame_range.lower()} range "
-                                   f"0..{int(frames[-1])} is not applied")
+    if result is not None:
+        return result
+    with _object_mode(context), timeline_as_exported(root) as clip_warnings:
+        curves = curves if curves is not None and still_read(root, curves) else read_curves(root)
+        end = action_end(root, options.frame_range)
+        frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
+        read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves, meshes)
+    return ModelRead(read, clip_warnings, curves, end, context.scene.frame_end, frames)
+
+
+def plan_read(got: ModelRead | ExportResult, options: ExportOptions,
+              on_read: Callable[[SceneModel], None] | None = None) -> ExportResult:
+    """The planning side of ``model_of``, from what ``read_model`` read: plain Python, no Blender data (the
+    panel's live check runs it off the main thread)."""
+    if isinstance(got, ExportResult):
+        return got
+    read, curves, end, frames = got.scene, got.curves, got.end, got.frames
+    if on_read is not None:
+        on_read(read)
+    result = export_model(read, options)
+    result.warnings[:0] = got.clip_warnings
+    # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
+    edited = set(result.edited_nodes)
+    rewritten = curves if len(edited) == len(read.nodes) else [c for c in curves if c.node in edited]
+    result.warnings[:0] = exported_frames(options, keyframe_frames(rewritten), end, got.frame_end)[1]
+    if read.as_imported and options.frame_range != "ACTION" and len(frames) != result.model.frame_count:
+        result.warnings.append(f"the animation is as imported and is written unchanged (frame count "
+                               f"{result.model.frame_count}); the {options.frame_range.lower()} range "
+                               f"0..{int(frames[-1])} is not applied")
     return result
 
 

@@ -15,7 +15,21 @@ from .scene_model import SceneImage, SceneMaterial, SceneMesh
 from .skin import rigid_parts, strongest_bones
 
 
-def read_meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMesh], list[SceneMaterial], list[str]]:
+def read_mesh(obj, depsgraph) -> tuple[dict[str, np.ndarray], list, tuple]:
+    """An object's mesh as ``read_meshes`` takes it: evaluated and split (``_split_vertices``), its slots'
+    materials, and as stored (``_stored``)."""
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        split, slots = _split_vertices(mesh, obj.name), list(mesh.materials)
+    finally:
+        evaluated.to_mesh_clear()
+    return split, slots, _stored(obj.data)
+
+
+def read_meshes(depsgraph, root, nodes, mode, node_world, read: dict | None = None
+                ) -> tuple[list[SceneMesh], list[SceneMaterial], list[str]]:
+    """The model's meshes; ``read``: ``read_mesh`` of objects already read from this depsgraph (by name)."""
     root_inverse = np.linalg.inv(np.array(root.evaluated_get(depsgraph).matrix_world))
     node_inverse = C.affine_inverse(node_world)
     by_handle = {n.handle: i for i, n in enumerate(nodes)}
@@ -37,14 +51,9 @@ def read_meshes(depsgraph, root, nodes, mode, node_world) -> tuple[list[SceneMes
         node = _mesh_node(obj, root, by_handle, mode) if strongest is None else 0
         evaluated = obj.evaluated_get(depsgraph)
         mesh_in_root = root_inverse @ np.array(evaluated.matrix_world)
-        mesh = evaluated.to_mesh()
-        try:
-            split = _split_vertices(mesh, obj.name)
-            keys = [key_of(slot) for slot in mesh.materials] or [key_of(None)]
-            face_keys = np.array(keys)[np.minimum(split["face_slots"], len(keys) - 1)]
-        finally:
-            evaluated.to_mesh_clear()
-        stored = _stored(obj.data)
+        split, slots, stored = read[obj.name] if read and obj.name in read else read_mesh(obj, depsgraph)
+        keys = [key_of(slot) for slot in slots] or [key_of(None)]
+        face_keys = np.array(keys)[np.minimum(split["face_slots"], len(keys) - 1)]
         modified = any(m.show_viewport for m in obj.modifiers) or obj.data.shape_keys is not None
         if strongest is None:
             meshes.append(_scene_mesh(obj, node, stored, split, face_keys, node_inverse, mesh_in_root, modified))
@@ -65,10 +74,24 @@ def _scene_mesh(obj, node: int, stored, split, face_keys, node_inverse, mesh_in_
     """The mesh (or one rigid part of it) in its node's space (``node_inverse``: each node's inverse matrix)."""
     to_node = node_inverse[node] @ mesh_in_root
     positions = split["positions"] @ to_node[:3, :3].T + to_node[:3, 3]
-    normals = split["normals"] @ np.linalg.inv(to_node[:3, :3])
+    normals = split["normals"] @ _inverse(to_node[:3, :3])
     scale = max(1.0, float(np.abs(mesh_in_root[:3, 3]).max()), float(np.abs(to_node[:3, 3]).max()))
     return SceneMesh(obj.name, node, int(obj.get(P.SLOT, 0)), *stored, positions, normals, split["uvs"],
                      split["triangles"], face_keys, to_node, modified, scale)
+
+
+_INVERSES: dict[bytes, np.ndarray] = {}
+
+
+def _inverse(matrix: np.ndarray) -> np.ndarray:
+    """``np.linalg.inv(matrix)``, kept by the matrix's bytes: most meshes sit on their nodes alike, and a LAPACK
+    call inside Blender costs far more than its arithmetic (the panel's live check reads every mesh)."""
+    key = np.ascontiguousarray(matrix, np.float64).tobytes()
+    if key not in _INVERSES:
+        if len(_INVERSES) > 256:
+            _INVERSES.clear()
+        _INVERSES[key] = np.linalg.inv(matrix)
+    return _INVERSES[key]
 
 
 def _mesh_node(obj, root, by_handle, mode) -> int:

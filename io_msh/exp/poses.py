@@ -62,13 +62,19 @@ def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set
 def read_for_evaluation(root, curves: list[Curve]) -> None:
     """Add to ``read_curves(root)`` what io_msh.exp.fcurves needs to evaluate them."""
     for curve, (fcurve, *_where) in zip(curves, node_fcurves(root), strict=True):
-        points = fcurve.keyframe_points
-        curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
-        points.foreach_get("handle_left", curve.left)
-        points.foreach_get("handle_right", curve.right)
-        curve.extrapolation = fcurve.extrapolation
-        curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
-                       and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
+        if curve.left is None:  # not read ahead (io_msh.exp.live_check)
+            read_evaluation(curve, fcurve)
+
+
+def read_evaluation(curve: Curve, fcurve) -> None:
+    """``read_for_evaluation`` of one curve."""
+    points = fcurve.keyframe_points
+    curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
+    points.foreach_get("handle_left", curve.left)
+    points.foreach_get("handle_right", curve.right)
+    curve.extrapolation = fcurve.extrapolation
+    curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
+                   and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
 
 
 CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a node (quaternion mode)

@@ -63,9 +63,10 @@ def find_root(context) -> bpy.types.Object:
 
 
 def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False,
-               curves: list | None = None) -> SceneModel:
+               curves: list | None = None, meshes: dict | None = None) -> SceneModel:
     """The model under ``root`` at ``frames``; ``curves`` are its read_curves when already read; with
-    ``keyframes`` the frames of each node's keyframes too."""
+    ``keyframes`` the frames of each node's keyframes too. ``meshes``: ``read_mesh`` of mesh objects already
+    read from the user's depsgraph (by name), used when the scene is read from it."""
     mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
@@ -80,7 +81,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         else:
             scene, depsgraph = stack.enter_context(_evaluation_scene(context, root, frames[0]))
         shown = _world_reader(root, nodes, mode, depsgraph)()
-        meshes, materials, warnings = read_meshes(depsgraph, root, nodes, mode, shown)
+        meshes, materials, warnings = read_meshes(depsgraph, root, nodes, mode, shown,
+                                                  meshes if scene is None else None)
         curves = read_curves(root) if curves is None else curves
         local = local_matrices(shown[:, None], nodes)
         moved = moved_by_more_than_curves(root, nodes, mode)

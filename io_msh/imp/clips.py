@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.animation.controller import Clip, Controller, Step, channel_frame, clips_of, step_at
-from ...core.animation.controller.clips import node_channels, shadowed_channels, state_speed
+from ...core.animation.controller import Clip, Controller, channel_frame, clips_of
+from ...core.animation.controller.clips import node_channels, shadowed_channels, state_speed, steps_at
 from ...core.animation.controller.codec import MATERIAL_CHANNEL
-from ...core.animation.sampler import NONE, AnimationData, blend_pose
+from ...core.animation.sampler import NONE, AnimationData, blend_poses
 from ...core.container.nres import Entry
 from ...core.errors import FormatError, printable
 from ...core.files import Container
@@ -217,17 +217,15 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
     phase = np.where(step >= len(durations), 0.0,
                      (frames - starts[within]) / np.where(length[within] > 0, length[within], 1))
     ids = [n.index for n in nodes]
-    rotation = np.zeros((len(frames), len(ids), 4))
-    location = np.zeros((len(frames), len(ids), 3))
-    travel = np.zeros(len(frames))
     strides = np.array([s.stride or 0.0 for s in clip.steps])
     done = np.concatenate([[0.0], np.cumsum(strides)])
     count = len(durations)
-    for k, (whole, s) in enumerate(zip(step, phase)):
-        position = min(int(whole), count)
-        here = step_at(controller, clip, position + s if position < count else count)
-        rotation[k], location[k] = step_pose(anim, here, ids)
-        travel[k] = done[position] + (s * strides[position] if position < count else 0.0)
+    position = np.minimum(step, count)
+    inside = position < count
+    # The whole clip, every node at every key, in one call (issue 32 item 2): pose_at_step's blend per key.
+    here = steps_at(controller, clip, np.where(inside, position + phase, count))
+    rotation, location = step_poses(anim, here.frame_a, here.frame_b, here.weight, ids)
+    travel = done[position] + np.where(inside, phase * strides[np.minimum(position, count - 1)], 0.0)
     root_motion = 0 in ids and anim.parents[0] == NONE
     if root_motion:  # 2.4: the game draws node 0 without its translation
         location[:, ids.index(0)] = 0.0
@@ -281,22 +279,24 @@ def motion_direction(controller: Controller, state: int) -> np.ndarray:
     return direction / size if size > 0 else np.array([0.0, 1.0, 0.0])
 
 
-def step_pose(anim: AnimationData, step: Step, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(nodes, 4) Blender quaternions, normalised, and (nodes, 3) positions of the nodes at a step: each node's
-    ``blend_pose`` (``pose_at_step``'s ``blend`` before the matrix); identity where the runtime has none."""
-    rotation, location = np.tile([1.0, 0, 0, 0], (len(ids), 1)), np.zeros((len(ids), 3))
-    for row, node in enumerate(ids):
-        pose = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
-        if pose is not None:
-            rotation[row], location[row] = _unit(pose[0]), pose[1]
-    return rotation, location
+def step_poses(anim: AnimationData, frame_a, frame_b, weight, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, nodes, 4) Blender quaternions, normalised, and (keys, nodes, 3) positions of the nodes at each key's
+    frames and weight: each node's ``blend_pose`` (``pose_at_step``'s ``blend`` before the matrix, all in one
+    ``blend_poses`` call); identity where the runtime has none."""
+    rot, pos, shown = blend_poses(anim, ids, frame_a, frame_b, weight)
+    rotation, location = _unit(rot), pos.astype(np.float64)
+    rotation[~shown] = (1.0, 0.0, 0.0, 0.0)
+    location[~shown] = 0.0
+    return rotation.transpose(1, 0, 2), location.transpose(1, 0, 2)
 
 
 def _unit(file_rot: np.ndarray) -> np.ndarray:
-    """A Blender quaternion of a file one, normalised as Blender shows it (i16 keys are off unit length)."""
+    """Blender quaternions (..., 4) of file ones, normalised as Blender shows them (i16 keys are off unit
+    length); identity where one has no length."""
     q = C.blender_quaternions(file_rot)
-    size = np.linalg.norm(q)
-    return q / size if size > 0 and np.isfinite(size) else np.array([1.0, 0, 0, 0])
+    size = np.sqrt(np.einsum("...i,...i->...", q, q))[..., None]
+    ok = (size > 0) & np.isfinite(size)
+    return np.where(ok, q / np.where(ok, size, 1.0), np.array([1.0, 0, 0, 0]))
 
 
 def node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mode: str):
@@ -339,11 +339,8 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
         span = abs(float(channel["last"]) - float(channel["first"]))
         count = int(np.clip(np.ceil(span * CHANNEL_SAMPLES_PER_FRAME) + 1, *CHANNEL_SAMPLES))
         values = np.linspace(0.0, 1.0, count)
-        rotation, location = np.tile([1.0, 0, 0, 0], (count, 1)), np.zeros((count, 3))
-        for k, v in enumerate(values):
-            pose = blend_pose(anim, node, -1.0, float(channel_frame(channel, v)), 1.0)
-            if pose is not None:
-                rotation[k], location[k] = _unit(pose[0]), pose[1]
+        at = [float(channel_frame(channel, v)) for v in values]
+        rotation, location = (v[:, 0] for v in step_poses(anim, np.full(count, -1.0), at, np.ones(count), [node]))
         terms_loc, terms_rot = node_terms([nodes[node]], rotation[None], location[None], node_mode)
         name = f"{CHANNEL_PROPERTY} {index} {nodes[node].name}"
         initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0

@@ -31,8 +31,10 @@ from ...core.appearance.material_tracks import (
     ONCE,
     PING_PONG,
     TrackTimes,
+    constant,
+    field_steady,
     field_values,
-    texture_names,
+    shown_textures,
     timeline,
 )
 from ...core.appearance.resolve import Libraries, Look, TextureRef
@@ -273,8 +275,10 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     colour = _linear(colour_bytes)
     fields = {}
     for name in ("ambient", "specular", "emissive", "ambient_alpha"):
+        if field_steady(material, times, name):  # constant: not worth a per-ms pass
+            continue
         values = field_values(material, times, name)
-        if len(np.unique(values, axis=0)) == 1:
+        if constant(values):
             continue
         if name == "ambient_alpha":  # what the device gets as diffuse alpha (mat0.Material.diffuse)
             values = np.minimum(values * F32(0.01), F32(1))
@@ -284,16 +288,16 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
             frames, shown if name == "ambient_alpha" else _linear(shown), field_glides)
     textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
     texture_frames = texture_index = None
-    if len(textures) > 1 and len(np.unique(texture_at)) > 1:
+    if len(textures) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
         texture_frames, texture_index = clock.at(at), texture_at[at]
     cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
     boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
-    if boxes is not None and len(np.unique(boxes, axis=0)) > 1:
+    if boxes is not None and not constant(boxes):
         at = _changes(boxes)
         cell_frames, cell_boxes = clock.at(at), boxes[at]
-    if len(np.unique(diffuse, axis=0)) == 1 and cell_frames is None and not fields and texture_frames is None:
+    if constant(diffuse) and cell_frames is None and not fields and texture_frames is None:
         return None
     cyclic = clock.cyclic_modes and mode != ONCE
     period = 0 if choice else int(block.keys["k1"][-1])
@@ -311,10 +315,10 @@ def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
 def _textures(material, times, look: Look, libraries: Libraries, warnings: list[str]):
     """The distinct textures the track shows (phase 0's first), the index of the one shown at each time, and
     their headers (for the cells). Without phase 0's texture in the graph no switch is shown."""
-    names = texture_names(material, times)
+    names, at = shown_textures(material, times)
     order = list(dict.fromkeys([material.texture_name(0), *names]))
-    index = {name: i for i, name in enumerate(order)}
-    shown = np.array([index[n] for n in names], np.int64)
+    index = np.array([order.index(name) for name in names], np.int64)
+    shown = index[at] if len(names) else np.zeros(0, np.int64)
     if look.texture is None:
         if len(order) > 1:
             warnings.append(f"material {look.material_entry!r}: phase 0 shows no texture; the texture switches "
@@ -345,4 +349,5 @@ def _cell_boxes(headers: list, texture_at: np.ndarray, cells: np.ndarray) -> np.
 def _changes(values: np.ndarray) -> np.ndarray:
     """The indices (ms) where a (ms, width) run of values changes, 0 and the last one included."""
     changed = np.flatnonzero(np.any(values[1:] != values[:-1], axis=1)) + 1
-    return np.unique(np.concatenate([[0], changed, [len(values) - 1]]))
+    last = [] if len(values) <= 1 or (len(changed) and changed[-1] == len(values) - 1) else [len(values) - 1]
+    return np.concatenate([[0], changed, last]).astype(np.int64)  # already in order, each once

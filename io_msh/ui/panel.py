@@ -21,6 +21,7 @@ from ..com import conversion as C
 from ..com import props as P
 from ..com.hierarchy import descendants
 from ..exp.check import ExportCheck, check_export
+from ..exp.live_check import LiveCheck
 from ..exp.plan import ExportOptions
 from .dialog import export_options
 from .operators import EXPORT_SCENE_OT_parkan_msh
@@ -94,22 +95,46 @@ def _on_depsgraph_update(scene, depsgraph) -> None:
         bpy.app.timers.register(_live_check, first_interval=0.5)
 
 
-def _live_check() -> None:
-    """Run the check again after the scene changed (not in Edit Mode: the export leaves it, the check
-    does not), then redraw the panel."""
+LIVE_STEP = 0.01  # seconds between the live check's steps (Blender handles its events in between)
+_LIVE: list[LiveCheck | None] = [None]  # the live check under way
+
+
+def _live_check() -> float | None:
+    """The timer of the live check: after the scene changed, check it again a step at a time (``LiveCheck``:
+    no step holds Blender for long; the check is started again when the scene changes before it ends), then
+    redraw the panel. Not in Edit Mode (the export leaves it, the check does not) nor during playback."""
     context = bpy.context
-    root = selected_root(context)
-    screen = getattr(context, "screen", None)
-    if root is None or CHECKS.fresh(root.name) or (screen is not None and screen.is_animation_playing):
-        return None
-    if context.active_object is not None and context.active_object.mode == "EDIT":
-        return None
-    run_check(context, root)
+    job = _LIVE[0]
+    if job is not None and job.stamp != CHECKS.generation:  # the scene changed: this check is out of date
+        if job.waiting:
+            return LIVE_STEP  # its worker holds no Blender data; let it end
+        job = _LIVE[0] = None
+    if job is None:
+        root = selected_root(context)
+        screen = getattr(context, "screen", None)
+        if root is None or CHECKS.fresh(root.name) or (screen is not None and screen.is_animation_playing):
+            return None
+        if context.active_object is not None and context.active_object.mode == "EDIT":
+            return None
+        job = _LIVE[0] = LiveCheck(root.name, last_export_options(context), CHECKS.generation)
+    CHECKS.running = True
+    try:
+        # the check's own changes (the export's timeline copies) are no scene change
+        result = job.step(context, on_read=context.view_layer.update)
+    except BaseException:
+        _LIVE[0] = None
+        raise
+    finally:
+        CHECKS.running = False
+    if result is None:
+        return LIVE_STEP
+    _LIVE[0] = None
+    CHECKS.results[result.root or job.root_name] = (result, job.stamp)
     for window in context.window_manager.windows:
         for area in window.screen.areas:
             if area.type == "VIEW_3D":
                 area.tag_redraw()
-    return None
+    return None if job.stamp == CHECKS.generation else LIVE_STEP
 
 
 class PARKAN_OT_check_export(bpy.types.Operator):
@@ -547,6 +572,7 @@ def unregister() -> None:
         bpy.app.handlers.depsgraph_update_post.remove(_on_depsgraph_update)
     if bpy.app.timers.is_registered(_live_check):
         bpy.app.timers.unregister(_live_check)
+    _LIVE[0] = None
     delattr(bpy.types.WindowManager, LIVE)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

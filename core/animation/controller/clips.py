@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import FormatError
-from ..sampler import NONE, AnimationData, blend, sample
+from ..pose import pose_matrix
+from ..sampler import NONE, AnimationData, blend, blend_poses, sample
 from .codec import BY_VELOCITY, CHANNEL, FIXED_STEP, NO_EDGE, Controller
 
 F32 = np.float32
@@ -281,6 +282,53 @@ def step_at(controller: Controller, clip: Clip, step: float) -> Step:
                 F32((F32(1) - u) * q_prev + u * q))
 
 
+@dataclass
+class Steps:
+    """``step_at`` of many steps at once: each field an array, one entry per step."""
+
+    position: np.ndarray  # int64
+    state: np.ndarray     # int64
+    phase: np.ndarray     # float32
+    frame_a: np.ndarray   # float32
+    frame_b: np.ndarray   # float32
+    weight: np.ndarray    # float32
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    def __getitem__(self, k: int) -> Step:
+        return Step(int(self.position[k]), int(self.state[k]), self.phase[k], self.frame_a[k], self.frame_b[k],
+                    self.weight[k])
+
+
+def steps_at(controller: Controller, clip: Clip, steps) -> Steps:
+    """``step_at`` of every step in ``steps``, in one pass: the same float32 steps, bit for bit."""
+    steps = np.asarray(steps, np.float64).reshape(-1)
+    bad = np.flatnonzero(~np.isfinite(steps) | (np.abs(steps) >= 2.0 ** 62))
+    if len(bad):
+        if not np.isfinite(steps[bad[0]]):
+            raise FormatError.single("clip", clip.index, f"step {steps[bad[0]]} is not a finite number")
+        return _steps_one_by_one(controller, clip, steps)  # past int64: Python's integers, as step_at
+    whole = np.floor(steps) + 0.0  # floor(-0.0) is -0.0; step_at's int(...) is 0, and -0.0 - 0 keeps the sign
+    position = whole.astype(np.int64) % len(clip.steps)
+    s = (steps - whole).astype(F32)
+    state = np.array([c.state for c in clip.steps], np.int64)[position]
+    q_all = np.array([F32(c.q) for c in clip.steps], F32)
+    q, q_prev = q_all[position], q_all[position - 1]
+    records = controller.states[state]
+    a0, a1 = records["pair_a"].astype(F32).T
+    b0, b1 = records["pair_b"].astype(F32).T
+    u = np.minimum(F32(4) * s, F32(1))
+    return Steps(position, state, s, (a0 + s * (a1 - a0)).astype(F32), (b0 + s * (b1 - b0)).astype(F32),
+                 ((F32(1) - u) * q_prev + u * q).astype(F32))
+
+
+def _steps_one_by_one(controller: Controller, clip: Clip, steps: np.ndarray) -> Steps:
+    each = [step_at(controller, clip, float(v)) for v in steps]
+    return Steps(np.array([e.position for e in each], np.int64), np.array([e.state for e in each], np.int64),
+                 *(np.array([getattr(e, f) for e in each], F32) for f in ("phase", "frame_a", "frame_b", "weight")))
+
+
 def channel_frame(channel: np.ndarray, value: float) -> np.float32:
     """The frame a channel's node plays at ``value`` (2.5): wrap (flag 1) or clamp to 0..1, then 1 - v when
     inverted (flag 2), then first + v (last - first). Decision: the inversion after the wrap, as openparkan."""
@@ -342,3 +390,42 @@ def pose_at_step(data: AnimationData, controller: Controller, step: Step, nodes=
             out[row, :3, 3] = 0
     return out
 
+
+
+def poses_at_steps(data: AnimationData, controller: Controller, steps: Steps, nodes=None,
+                   channel_values: dict[int, float] | None = None, in_place: bool = True
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``pose_at_step`` of every step of ``steps`` before the matrix, all nodes and steps in one call: (rot
+    (nodes, steps, 4) file-order quaternions as ``blend_pose`` gives them, pos (nodes, steps, 3), shown (nodes,
+    steps)), bit for bit; NaN and ``shown`` False where the runtime has no pose. ``in_place`` clears node 0's
+    translation as ``pose_at_step`` does."""
+    node_ids = np.arange(data.node_count) if nodes is None else np.asarray([int(n) for n in nodes], np.int64)
+    for node in node_ids:
+        if not 0 <= node < data.node_count:
+            raise FormatError.single("Res1", None, f"node {node} of {data.node_count}")
+    channel_of = node_channels(controller)
+    count = len(steps)
+    rot = np.full((len(node_ids), count, 4), np.nan, F32)
+    pos = np.full((len(node_ids), count, 3), np.nan, F32)
+    shown = np.zeros((len(node_ids), count), bool)
+    played = np.array([int(n) not in channel_of for n in node_ids], bool)
+    if played.any():
+        rot[played], pos[played], shown[played] = blend_poses(data, node_ids[played], steps.frame_a, steps.frame_b,
+                                                              steps.weight)
+    for row in np.flatnonzero(~played):  # a channel's node: its own segment, the same at every step
+        channel = controller.channels[channel_of[int(node_ids[row])]]
+        value = (channel_values or {}).get(channel_of[int(node_ids[row])], float(channel["initial"]))
+        r, p, ok = blend_poses(data, node_ids[row:row + 1], [-1.0], [float(channel_frame(channel, value))], [1.0])
+        rot[row], pos[row], shown[row] = r[0, 0], p[0, 0], ok[0, 0]
+    if in_place and data.parents[0] == NONE:
+        pos[(node_ids == 0) [:, None] & shown] = 0
+    return rot, pos, shown
+
+
+def matrices_at_steps(data: AnimationData, controller: Controller, steps: Steps, nodes=None,
+                      channel_values: dict[int, float] | None = None, in_place: bool = True) -> np.ndarray:
+    """``pose_at_step`` of every step: (steps, nodes, 4, 4) float32, bit for bit, NaN where there is no pose."""
+    rot, pos, shown = poses_at_steps(data, controller, steps, nodes, channel_values, in_place)
+    out = np.full((*shown.shape, 4, 4), np.nan, F32)
+    out[shown] = pose_matrix(rot[shown], pos[shown])
+    return out.transpose(1, 0, 2, 3)

@@ -1,0 +1,95 @@
+"""The panel's live export check (issue 32 item 5) on an imported N-node x F-frame model: after each of a few
+edits (a key moved, a vertex moved, a bone renamed), the live check driven as its timer drives it, step by step.
+
+Prints, per edit, the longest single step (the longest Blender is held), the number of steps and the total until
+the result, against the export of the same scene and the full check on demand (the Check button); and the check
+as it ran before (the whole check in one step: its blocking time is the full check's).
+    .venv/bin/python benchmarks/live_check.py [--nodes 60] [--frames 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from blender_bench import blender_env, bpy, start_blender, timed, write_generated
+
+
+def settle(panel) -> tuple[float, int, float]:
+    """Drive the live check as its timer would, until it is done: (longest step, steps, total seconds)."""
+    if bpy.app.timers.is_registered(panel._live_check):
+        bpy.app.timers.unregister(panel._live_check)
+    longest, steps, start = 0.0, 0, time.perf_counter()
+    while True:
+        began = time.perf_counter()
+        again = panel._live_check()
+        longest, steps = max(longest, time.perf_counter() - began), steps + 1
+        if again is None:
+            return longest, steps, time.perf_counter() - start
+        time.sleep(again)
+
+
+def edits(root):
+    """(what, edit) pairs, each a change an artist makes."""
+    def key():
+        action = root.animation_data.action
+        curves = action.fcurves if hasattr(action, "fcurves") else [
+            c for layer in action.layers for strip in layer.strips for bag in strip.channelbags for c in bag.fcurves]
+        curve = [c for c in curves if c.data_path.endswith("location")][len(curves) // 20]
+        curve.keyframe_points[len(curve.keyframe_points) // 2].co.y += 0.3
+        curve.update()
+
+    def vertex():
+        mesh = next(o for o in root.children if o.type == "MESH")
+        mesh.data.vertices[0].co.x += 0.25
+        mesh.data.update()
+
+    def rename():
+        root.data.bones[len(root.data.bones) // 2].name += "_x"
+    return [("a key moved", key), ("a vertex moved", vertex), ("a bone renamed", rename)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=60)
+    parser.add_argument("--frames", type=int, default=1000)
+    args = parser.parse_args()
+    start_blender()
+    panel = sys.modules[f"{blender_env.ext.__name__}.io_msh.ui.panel"]
+    folder = Path(tempfile.mkdtemp(prefix="io_msh_bench_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    msh = folder / "bench.msh"
+    write_generated(msh, args.nodes, args.frames)
+    bpy.ops.import_scene.parkan_msh(filepath=str(msh), node_mode="ARMATURE")
+    root = next(o for o in bpy.data.objects if "msh_model" in o)
+    for obj in bpy.context.selected_objects:
+        obj.select_set(False)
+    bpy.context.view_layer.objects.active = root
+    root.select_set(True)
+    bpy.context.view_layer.update()
+    settle(panel)  # warm-up
+    print(f"Blender {bpy.app.version_string}; {args.nodes} nodes x {args.frames} frames, armature")
+    for what, edit in edits(root):
+        edit()
+        bpy.context.view_layer.update()
+        longest, steps, total = settle(panel)
+        live = panel.CHECKS.current(root.name)
+        export = timed(lambda: bpy.ops.export_scene.parkan_msh(filepath=str(folder / "out.msh")))
+        bpy.context.view_layer.update()
+        full = timed(lambda: panel.run_check(bpy.context, root))
+        same = [(x.level, x.message) for x in live.lines] == [(x.level, x.message) for x in panel.CHECKS.current(
+            root.name).lines]
+        print(f"{what:15s} live check: longest step {longest * 1000:6.1f} ms, {steps:3d} steps, total {total:6.3f} s;"
+              f" export {export:6.3f} s; full check (Check button) {full:6.3f} s = {full / export:.2f} of the export "
+              f"(before, the live check held Blender that long in one step); live = full: {same}")
+    blender_env.clean_scene()
+    blender_env.unregister()
+
+
+if __name__ == "__main__":
+    main()

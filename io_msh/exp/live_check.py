@@ -1,0 +1,129 @@
+"""The export check in steps short enough to run on a timer while the artist works (issue 32 item 5): the same
+``CheckJob`` as the Check button, its result the same, but Blender is never held for long.
+
+1. The F-curves are read (``read_curve``, ``read_evaluation``) a slice per step, for at most ``budget`` seconds
+   each. Nothing of Blender is kept between steps: each step finds the curves again and goes on where the last one
+   stopped, and the caller drops the check when the scene changed in between (its change counter).
+2. The meshes are read (``read_mesh``) a slice per step too, from the user's depsgraph (the read uses them when it
+   reads from it, as it does when the model shows frame 0; not for a model with slider drivers, which the read
+   mutes).
+3. The rest of the scene is read in one step (``CheckJob``: poses at the first frame, what the read needs of the
+   meshes beyond their evaluated data), with the curves and meshes read ahead.
+4. The planning (the runtime comparison, the key reduction, the model's bytes) is plain Python on what was read:
+   it runs in a worker thread while the timer only looks whether it is done.
+5. What needs Blender again (the controller states) runs in a last step.
+
+A model with clips reads its curves through the timeline copies the export makes (``timeline_as_exported``),
+so its curves and meshes are read in step 3 with the rest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import bpy
+
+from ...core.errors import FormatError
+from ..com import props as P
+from ..com.curves import node_fcurves, read_curve
+from ..com.hierarchy import descendants
+from ..com.sliders import slider_drivers
+from .check import CheckJob, ExportCheck
+from .meshes import read_mesh
+from .plan import ExportOptions
+from .poses import read_evaluation
+
+
+class LiveCheck:
+    """One live check of the model under ``root_name``; ``step`` runs the next piece of it."""
+
+    def __init__(self, root_name: str, options: ExportOptions, stamp: int, budget: float = 0.015) -> None:
+        self.root_name, self.options, self.stamp, self.budget = root_name, options, stamp, budget
+        self.curves: list | None = []
+        self.count: int | None = None
+        self.curves_read = False
+        self.meshes: dict | None = {}   # read_mesh by object name, from the user's depsgraph
+        self.meshes_read = False
+        self.unread: set[str] = set()
+        self.job: CheckJob | None = None
+        self.thread: threading.Thread | None = None
+        self.failure: BaseException | None = None
+        self.longest = 0.0   # the longest step so far, seconds (the benchmark prints it)
+
+    def step(self, context, on_read=None) -> ExportCheck | None:
+        """The next piece; the check's result once the last one ran, else None (call again)."""
+        start = time.perf_counter()
+        try:
+            return self._step(context, on_read)
+        finally:
+            self.longest = max(self.longest, time.perf_counter() - start)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the planning thread is still running."""
+        return self.thread is not None and self.thread.is_alive()
+
+    def _step(self, context, on_read) -> ExportCheck | None:
+        if self.job is None:
+            root = bpy.data.objects.get(self.root_name)
+            ahead = root is not None and P.MODEL in root and not root.get(P.CLIPS)
+            if ahead and not self.curves_read:
+                self.curves_read = self._read_curves(root)
+                return None
+            if ahead and self.meshes is not None and not self.meshes_read:
+                if slider_drivers(root):  # the read mutes them: the meshes it reads are not the ones shown now
+                    self.meshes = None
+                else:
+                    self.meshes_read = self._read_meshes(context, root)
+                    return None  # the rest of the read is a step of its own
+            self.job = CheckJob(context, self.options, curves=self.curves if ahead else None,
+                                meshes=self.meshes if ahead else None)
+            if on_read is not None:
+                on_read()
+            self.thread = threading.Thread(target=self._plan, name="io_msh live check", daemon=True)
+            self.thread.start()
+            return None
+        if self.waiting:
+            return None
+        if self.failure is not None:
+            raise self.failure
+        return self.job.finish()
+
+    def _read_curves(self, root) -> bool:
+        """Read curves for at most ``budget`` seconds; True once every curve is read."""
+        start = time.perf_counter()
+        where = list(node_fcurves(root))
+        if self.count is None:
+            self.count = len(where)
+        elif self.count != len(where):  # changed under us without a depsgraph update: read them all again
+            self.curves, self.count = [], len(where)
+        for fcurve, target, owner, path in where[len(self.curves):]:
+            curve = read_curve(fcurve, target, owner, path)
+            read_evaluation(curve, fcurve)
+            self.curves.append(curve)
+            if time.perf_counter() - start > self.budget:
+                break
+        return len(self.curves) == len(where)
+
+    def _read_meshes(self, context, root) -> bool:
+        """Read meshes for at most ``budget`` seconds; True once every mesh object is read. One that cannot
+        be read is left to the read step, which refuses it as the export does."""
+        start = time.perf_counter()
+        depsgraph = context.evaluated_depsgraph_get()
+        for obj in descendants(root):
+            if obj.type != "MESH" or obj.name in self.meshes or obj.name in self.unread:
+                continue
+            try:
+                self.meshes[obj.name] = read_mesh(obj, depsgraph)
+            except FormatError:
+                self.unread.add(obj.name)
+            if time.perf_counter() - start > self.budget:
+                return False
+        return True
+
+    def _plan(self) -> None:
+        try:
+            self.job.plan()
+        except BaseException as exc:  # handed to the main thread by the next step
+            self.failure = exc
