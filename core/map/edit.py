@@ -147,8 +147,9 @@ class Placement:
     record: bytes                    # the record as imported
     position: np.ndarray             # (3,) float32
     turns: np.ndarray                # (3,) float32, radians about x, y, z
-    clan: int
+    clan: int | None                 # None: keep the record's
     copy: bool = False               # a duplicate of an imported object: gets a logical id of its own
+    scale: np.ndarray | None = None  # (3,) float32 (trees and rocks only: the game scales nothing else)
 
 
 def _set_property(obj: PlacedObject, name: bytes, old: int, new: int) -> None:
@@ -177,7 +178,11 @@ def edited_mission(mission: Mission, placements: list[Placement]) -> tuple[Missi
             obj.position = position.copy()
         if (_bits(turns) != _bits(obj.turns)).any():
             obj.turns = turns.copy()
-        if placement.clan != (obj.clan or 0):
+        if placement.scale is not None and obj.scale is not None:
+            scale = np.asarray(placement.scale, "<f4")
+            if (_bits(scale) != _bits(obj.scale)).any():
+                obj.scale = scale.copy()
+        if placement.clan is not None and placement.clan != (obj.clan or 0):
             if version < 3:
                 raise FormatError.single("objects", i, f"object-record version {version} has no clan field: the "
                                                        "object cannot change clans", mission.source)
