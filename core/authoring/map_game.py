@@ -46,9 +46,10 @@ def ground_libraries() -> dict[str, bytes]:
     return {"Material.lib": materials.to_bytes(), "Textures.lib": textures.to_bytes()}
 
 
-def mission_game_files(spec: MapSpec = MapSpec(), objects: int = 12, kinds: int = 8,
+def mission_game_files(spec: MapSpec | None = None, objects: int = 12, kinds: int = 8,
                        name: str = SAMPLE_MAP) -> dict[str, bytes]:
     """Every file of a game folder holding the map, a mission on it and what the mission names, by path."""
+    spec = spec if spec is not None else MapSpec()
     mesh, _land1, _land2 = synthetic_land(spec)
     folder = f"DATA/MAPS/{name}/"
     files = {folder + key: data for key, data in map_files(spec).items()}

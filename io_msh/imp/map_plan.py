@@ -293,7 +293,7 @@ def _placement(plan: MapPlan, index: int, obj: PlacedObject, key: str) -> Placem
     turns = np.nan_to_num(obj.turns.astype(np.float64))
     name = text(obj.name) if obj.name and text(obj.name) else os.path.splitext(key.replace("\\", "/").split("/")[-1])[0]
     return PlacementPlan(index, key, f"{index:03d} {name}", object_bytes(obj, plan.mission.object_version),
-                         int(obj.clan or 0), np.nan_to_num(position + [0, 0, seat]), turns,
+                         int(obj.clan or 0), np.nan_to_num(position + np.array([0.0, 0.0, seat])), turns,
                          np.nan_to_num(scale, nan=1.0), seat)
 
 
