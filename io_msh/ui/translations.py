@@ -1265,7 +1265,7 @@ REPORTS = {
     "{count} maps in the scene: select an object of the one to export":
         "в сцене карт: {count}; выделите объект той, которую нужно экспортировать",
     "no map to export: import one with File > Import > Parkan Map":
-        "нет карты для экспорта: импортируйте её через Файл > Импорт > Parkan Map",
+        "нет карты для экспорта: импортируйте её через Файл > Импорт > Карта «Паркана»",
     "what can be edited: the heights (z) of the ground's level-0 vertices, and the mission's objects (moved, turned, "
     "copied, deleted, moved to another clan's collection)":
         "что можно править: высоты (z) вершин уровня 0 земли и объекты миссии (перемещение, поворот, копирование, "
