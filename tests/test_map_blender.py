@@ -304,3 +304,31 @@ def test_a_hostile_map_or_mission_is_a_clean_error_and_creates_nothing(blender, 
     message = str(caught.value)
     assert named in message and "Traceback" not in message
     assert blender.datablock_counts() == counts
+
+
+def test_an_object_whose_file_is_missing_is_an_empty_and_exports_as_read(blender, tmp_path, files):
+    """A mission naming a unit that is not there: a warning naming the object, an Empty in its place, and the
+    record written back as it was."""
+    bpy = blender.bpy
+    root = write(tmp_path, {k: v for k, v in files.items() if not k.endswith("unit_1.dat")})
+    before = snapshot(root)
+    result = bpy.ops.import_scene.parkan_map(filepath=str(root / MISSION))
+    assert result == {"FINISHED"}
+    missing = [o for o in placements(bpy) if o.instance_collection is None]
+    mission = parse_tma(files[MISSION])
+    assert missing and all(mission.objects[o["msh_map_index"]].path.endswith(b"unit_1.dat") for o in missing)
+    assert all(o.empty_display_type == "CUBE" for o in missing)
+    export_map(bpy, root / MISSION)
+    assert snapshot(root) == before
+
+
+def test_a_map_alone_imports_without_objects_and_exports_a_height_edit(blender, tmp_path, files):
+    bpy = blender.bpy
+    root = write(tmp_path, files)
+    import_map(bpy, root / LAND)
+    assert not placements(bpy)
+    ground(bpy, 0).data.vertices[0].co.z += 1.0
+    export_map(bpy, root / LAND)
+    edited = LandMesh.parse((root / LAND).read_bytes())
+    assert edited.positions[0, 2] == pytest.approx(LandMesh.parse(files[LAND]).positions[0, 2] + 1.0)
+    assert (root / MISSION).read_bytes() == files[MISSION]
