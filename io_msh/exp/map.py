@@ -62,6 +62,7 @@ def map_collection(context, name: str | None = None) -> bpy.types.Collection:
 
 def export_map(context, path: str, force: bool = False, name: str | None = None) -> MapExport:
     top = map_collection(context, name)
+    context.view_layer.update()  # world matrices of objects a script moved
     result = MapExport()
     files = {key: bytes(top[M.MAP_FILE + key]) for key in (LAND_MSH, LAND_MAP, LAND1, LAND2)
              if M.MAP_FILE + key in top}
