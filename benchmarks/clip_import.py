@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from blender_bench import blender_env, bpy, build_model, start_blender, timed
+from blender_bench import blender_env, bpy, build_model, run, start_blender, timed
 
 from core.animation.controller.codec import ANCHOR, CONTACT, FIXED_STEP, NO_EDGE, Controller
 from core.animation.sampler import blend_pose
@@ -138,4 +138,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

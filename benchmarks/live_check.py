@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from blender_bench import blender_env, bpy, start_blender, timed, write_generated
+from blender_bench import blender_env, bpy, run, start_blender, timed, write_generated
 
 
 def settle(panel) -> tuple[float, int, float]:
@@ -92,4 +92,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from blender_bench import blender_env, bpy, start_blender, timed
+from blender_bench import blender_env, bpy, run, start_blender, timed
 from test_materials_blender import model_archive, wear_of, write_game
 
 from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, blend_attr1, phase
@@ -84,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

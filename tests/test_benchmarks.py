@@ -27,6 +27,7 @@ TINY = {
     "load_500.py": ["--models", "3"],
     "material_import.py": ["--materials", "2", "--period-ms", "200", "--rounds", "1"],
     "pose_soak.py": ["--examples", "2", "--seed", "1"],
+    "map_import.py": ["--grid", "2", "--subdivisions", "1", "--objects", "4", "--kinds", "4", "--repeat", "1"],
     "sampler_throughput.py": ["--nodes", "3", "--frames", "8", "--scalar", "10"],
     "scale.py": ["--parts", "scene", "gltf_scene", "archive", "export", "--models", "6", "--archive-models", "2",
                  "--export-nodes", "4", "--export-frames", "8", "--repeat", "1"],

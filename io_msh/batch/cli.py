@@ -85,12 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, ".blend files or folders", output_required=False)
     export_options(p)
     models_option(p, "which model roots of each .blend to export, by model name (msh_model)")
-    p = sub.add_parser("convert", help="models (and .dat units, assembled) to .glb, .fbx or .blend")
-    common(p, ".msh/.rlb files, .dat units or folders")
+    p = sub.add_parser("convert", help="models (and .dat units, assembled; maps and missions) to .glb, .fbx or .blend")
+    common(p, ".msh/.rlb files, .dat units, Land.msh maps, data.tma missions or folders")
     p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"), help="the output format")
     import_options(p)
-    p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit) and a contact sheet")
-    common(p, ".msh/.rlb files, .dat units or folders")
+    p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit; a map or mission from "
+                                          "above) and a contact sheet")
+    common(p, ".msh/.rlb files, .dat units, Land.msh maps, data.tma missions or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
     p.add_argument("--game-folder", default="",
                    help="where Material.lib, Textures.lib, LightMap.lib are (default: beside the file or above)")

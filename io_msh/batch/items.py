@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .maps import MISSION_SUFFIX, is_map_file
+
 MODEL_SUFFIXES = (".msh", ".rlb")
 UNIT_SUFFIX = ".dat"  # a unit tree: convert and thumbnails give the assembled unit, one output per .dat
 UNIT_COMMANDS = ("convert", "thumbnails")
@@ -71,8 +73,11 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
 
     items = []
     units = args.command in UNIT_COMMANDS
-    for path, base in _files(args.inputs, MODEL_SUFFIXES + ((UNIT_SUFFIX,) if units else ())):
+    for path, base in _files(args.inputs, MODEL_SUFFIXES + ((UNIT_SUFFIX, MISSION_SUFFIX) if units else ())):
         stem = path.relative_to(base).with_suffix("")
+        if units and is_map_file(path):  # a Land.msh or a mission: the map (io_msh.batch.maps)
+            items.append(Item(str(path), None, str(unique(out / stem.with_suffix(suffix), taken)), str(path)))
+            continue
         if path.suffix.lower() == UNIT_SUFFIX:
             _unit_item(items, path, str(path) in args.inputs, out / stem.with_suffix(suffix), taken, notes)
             continue

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .items import UNIT_SUFFIX, Item, Result, safe, without_suffix
+from .maps import is_map_file, load_map, render_map_thumbnail
 from .pictures import contact_sheet, render_thumbnail, save_png
 from .pool import RESULT_FD_VARIABLE, RESULT_TAG
 from .scene import clean_scene
@@ -161,6 +162,9 @@ class Worker:
                    "slots": getattr(self.args, "slots", "CHOSEN"), "stage": getattr(self.args, "stage", 0),
                    "lod": int(getattr(self.args, "lod", "0"))}
         options.update(overrides)
+        if is_map_file(item.source):
+            load_map(self, item)
+            return
         folder = getattr(self.args, "game_folder", "")
         options = ImportOptions(**options, game_folders=(folder,) if folder else (),
                                 entry_indices=None if item.index is None else (item.index,),
@@ -305,8 +309,9 @@ class Worker:
 
     def _thumbnails(self, item: Item) -> list[tuple[str, str]]:
         self._load(item, animation="NONE", slots="CHOSEN")
+        render = render_map_thumbnail if is_map_file(item.source) else render_thumbnail
         with self._writing("0.png", item.output):
-            render_thumbnail(self.bpy, Path(self._staged("0.png")), self.args.size)
+            render(self.bpy, Path(self._staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
     def _textures(self, item: Item) -> list[tuple[str, str]]:

@@ -376,6 +376,26 @@ UI = {
         'Состояния контроллера',
     '0 ms: set by stride/speed':
         '0 мс: задаётся шагом и скоростью',
+    # branch mapsblender (issue 31 items 3-7): Parkan Map import and export
+    "Parkan Map (Land.msh, data.tma)": "Карта «Паркана» (Land.msh, data.tma)",
+    "Import Parkan Map": "Импорт карты «Паркана»",
+    "Export Parkan Map": "Экспорт карты «Паркана»",
+    "Parkan Mission": "Миссия «Паркана»",
+    "Import a Parkan: Iron Strategy map (Land.msh) with its materials and water, or a mission (data.tma): its map "
+    "and its units, buildings, trees and rocks, one collection per clan":
+        "Импорт карты «Паркан: Железная стратегия» (Land.msh) с материалами и водой или миссии (data.tma): её "
+        "карты, юнитов, зданий, деревьев и камней, по коллекции на клан",
+    "Export an imported Parkan map and mission: the ground's heights into Land.msh (normals and boxes recomputed), "
+    "the objects' placements into data.tma, every other file as read":
+        "Экспорт импортированной карты и миссии «Паркана»: высоты земли в Land.msh (нормали и габариты "
+        "пересчитываются), расстановка объектов в data.tma, остальные файлы как были прочитаны",
+    "What each node of each placed unit or model becomes in Blender":
+        "Чем в Blender становится каждый узел каждого расставленного юнита или модели",
+    "Where Material.lib, Textures.lib and objects.rlb are, if not found from the map's or mission's folder":
+        "Где лежат Material.lib, Textures.lib и objects.rlb, если их не найти от папки карты или миссии",
+    "Export the map of this collection": "Экспортировать карту этой коллекции",
+    "Write over the map's and mission's files if they are read-only":
+        "Перезаписывать файлы карты и миссии, даже если они только для чтения",
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -1222,6 +1242,67 @@ REPORTS = {
         "свои дорожки: число кадров сохранено (переписанные узлы после него держат последнюю экспортированную позу)",
     "{where} is the controller of {models} too: the edited states ({properties}) change their clips as well":
         "{where} — контроллер и для {models}: изменённые состояния ({properties}) меняют и их клипы",
+    # branch mapsblender (issue 31 items 3-7): Parkan Map import and export
+    "{count} vertex height(s) changed: face normals, vertex normals around them (an approximation: the game's "
+    "formula is unknown), cell boxes and the header's corners recomputed":
+        "изменена высота вершин: {count}; пересчитаны нормали граней, нормали вершин вокруг них (приближённо: "
+        "формула игры неизвестна), габариты ячеек и углы заголовка",
+    "{count} vertices where the map has {total}: only heights (z) can be edited, not the number of vertices":
+        "вершин {count}, а в карте {total}: править можно только высоты (z), но не число вершин",
+    "{count} vertex(es) moved across (x, y): only heights (z) can be edited (UVs, cells and Land.map follow x and y)":
+        "вершин сдвинуто по x, y: {count}; править можно только высоты (z) (UV, ячейки и Land.map зависят от x и y)",
+    "a vertex index past the last vertex": "индекс вершины за последней вершиной",
+    "water vertices moved: Land.map is kept as it was, and its lakes may no longer match the water":
+        "вершины воды сдвинуты: Land.map сохранён как был, и его озёра могут больше не совпадать с водой",
+    "Land.map is kept as it was (no source says how it is built); after a height edit its areals keep their old "
+    "heights":
+        "Land.map сохранён как был (ни один источник не описывает, как он строится); после правки высот его "
+        "ареалы сохраняют старые высоты",
+    "object {index} starts inside building {host}, which the mission no longer has":
+        "объект {index} начинает внутри здания {host}, которого в миссии больше нет",
+    "object-record version {version} has no clan field: the object cannot change clans":
+        "в версии записей объектов {version} нет поля клана: объект не может сменить клан",
+    "{count} maps in the scene: select an object of the one to export":
+        "в сцене карт: {count}; выделите объект той, которую нужно экспортировать",
+    "no map to export: import one with File > Import > Parkan Map":
+        "нет карты для экспорта: импортируйте её через Файл > Импорт > Карта «Паркана»",
+    "what can be edited: the heights (z) of the ground's level-0 vertices, and the mission's objects (moved, turned, "
+    "copied, deleted, moved to another clan's collection)":
+        "что можно править: высоты (z) вершин уровня 0 земли и объекты миссии (перемещение, поворот, копирование, "
+        "удаление, перенос в коллекцию другого клана)",
+    "{name} was moved, turned or scaled as an object: move its vertices instead; {rest}":
+        "{name} перемещён, повёрнут или масштабирован как объект: перемещайте вместо этого его вершины; {rest}",
+    "{name} has {count} vertices and {faces} faces, the map {total} and {total_faces}: the topology cannot be "
+    "edited; {rest}":
+        "у {name} вершин {count} и граней {faces}, в карте {total} и {total_faces}: топологию править нельзя; "
+        "{rest}",
+    "{name}: faces were added, removed or reconnected: the topology cannot be edited; {rest}":
+        "{name}: грани добавлены, удалены или соединены иначе: топологию править нельзя; {rest}",
+    "{name}: face {index} (and {count} more) wears another material than the map gives it: face materials cannot "
+    "be changed yet; {rest}":
+        "{name}: у грани {index} (и ещё {count}) другой материал, чем в карте: материалы граней пока менять "
+        "нельзя; {rest}",
+    "the map's level-0 ground object was deleted; {rest}":
+        "объект земли уровня 0 удалён; {rest}",
+    "{name} is in {count} clan collections: put it in exactly one; {rest}":
+        "{name} находится в коллекциях кланов: {count}; оставьте его ровно в одной; {rest}",
+    "level 1 vertex {index} was moved apart from level 0: edit level 0 (both levels share the vertices); {rest}":
+        "вершина {index} уровня 1 сдвинута отдельно от уровня 0: правьте уровень 0 (у уровней общие вершины); "
+        "{rest}",
+    "{name} was scaled: the game scales only trees and rocks; {rest}":
+        "{name} масштабирован: игра масштабирует только деревья и камни; {rest}",
+    "two objects hold level {level} of the ground ({name}, {other}): delete the copy; {rest}":
+        "уровень {level} земли держат два объекта ({name}, {other}): удалите копию; {rest}",
+    "no Land1.wea beside Land.msh: the ground's materials are placeholders":
+        "рядом с Land.msh нет Land1.wea: материалы земли — заглушки",
+    "Imported {name}: {count} + {far} faces, {objects} object(s) of {kinds} kind(s)":
+        "Импортирован {name}: граней {count} + {far}, объектов {objects}, видов {kinds}",
+    "Wrote {count} file(s) of {name}: {heights} height(s) changed, {objects} object(s) edited":
+        "Записано файлов {name}: {count}; изменено высот: {heights}, изменено объектов: {objects}",
+    "Imported {name} with {count} warning(s); first: {first}":
+        "Импортирован {name}, предупреждений: {count}; первое: {first}",
+    "{path}: objects[{index}]: '{name}' is shown as an Empty: {reason}":
+        "{path}: objects[{index}]: «{name}» показан как пустышка: {reason}",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.

@@ -1,0 +1,71 @@
+"""A whole synthetic game folder around a synthetic map and mission (core.authoring.maps): the ground's
+Material.lib and Textures.lib (each Land1/Land2 name a material with a texture, and a track 1 naming a
+microtexture entry, as the retail ground materials have), and the units, buildings, trees and rocks the mission
+names (core.authoring.units' robot and fort as .dat files, objects.rlb STAT records for the scenery). For the
+map import's tests and the benchmarks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, blend_attr1, phase
+from ..appearance.texm import TEXM_TYPE_ID, encode_texm
+from ..unit.objects import tag_id
+from . import units as U
+from .maps import LAND1, LAND2, SAMPLE_MAP, MapSpec, map_files, object_path, synthetic_land, synthetic_mission
+from .synth import checker
+
+MICRO = "MICRO.0"
+COLOURS = {"B_S0": (120, 100, 80), "L00": (90, 140, 60), "L01": (150, 130, 90), "L02": (110, 110, 120),
+           "WATER": (40, 80, 160), "DEFAULT": (128, 128, 128), "L05": (100, 150, 70), "L32": (140, 120, 100)}
+SCENERY_MODELS = {2: "e_gun_ll_01", 3: "e_tur_mt_01"}   # the part models trees and rocks show
+
+
+def _ground_material(texture: str) -> Material:
+    phases = np.array([phase((1.0, 1.0, 1.0, 1.0), texture), phase((1.0, 1.0, 1.0, 1.0), MICRO)])
+    tracks = [AnimBlock(0, np.array([(0, 0, 0)], ANIM_KEY)), AnimBlock(0, np.array([(1, 0, 0)], ANIM_KEY))]
+    return Material(blend_attr1("OPAQUE", False), phases=phases, animations=tracks)
+
+
+def ground_libraries() -> dict[str, bytes]:
+    """Material.lib and Textures.lib for every Land1/Land2 name of the generator."""
+    from ..container.nres import Archive
+
+    materials, textures = Archive(), Archive()
+    for name in dict.fromkeys(LAND1 + LAND2):
+        material = _ground_material(f"{name}.0")
+        materials.add(name, material.to_bytes(), MAT0_TYPE_ID, attr1=material.attr1, attr2=material.attr2)
+        r, g, b = COLOURS.get(name, (128, 128, 128))
+        textures.add(f"{name}.0", encode_texm(checker(16, (r, g, b, 255), (r // 2, g // 2, b // 2, 255)),
+                                              565).to_bytes(), TEXM_TYPE_ID)
+    for name, colour in (("SYNTH_HULL", (0.6, 0.6, 0.5, 1.0)), ("SYNTH_METAL", (0.5, 0.55, 0.6, 1.0))):
+        material = Material(blend_attr1("OPAQUE", False), phases=np.array([phase(colour)]))
+        materials.add(name, material.to_bytes(), MAT0_TYPE_ID, attr1=material.attr1, attr2=material.attr2)
+    textures.add(MICRO, encode_texm(checker(8, (110, 110, 110, 255), (146, 146, 146, 255), 2), 565).to_bytes(),
+                 TEXM_TYPE_ID)
+    return {"Material.lib": materials.to_bytes(), "Textures.lib": textures.to_bytes()}
+
+
+def mission_game_files(spec: MapSpec | None = None, objects: int = 12, kinds: int = 8,
+                       name: str = SAMPLE_MAP) -> dict[str, bytes]:
+    """Every file of a game folder holding the map, a mission on it and what the mission names, by path."""
+    spec = spec if spec is not None else MapSpec()
+    mesh, _land1, _land2 = synthetic_land(spec)
+    folder = f"DATA/MAPS/{name}/"
+    files = {folder + key: data for key, data in map_files(spec).items()}
+    files[f"MISSIONS/{name}/data.tma"] = synthetic_mission(mesh, name, objects, kinds).to_bytes()
+    files.update(ground_libraries())
+    game = U.unit_files()
+    records = U.objects_archive()
+    for variant in range(kinds):
+        kind = variant % 4
+        path = object_path(kind, variant).decode("ascii")
+        if kind == 0:
+            files[path.replace("\\", "/")] = game[U.FORT_DAT]
+        elif kind == 1:
+            files[path.replace("\\", "/")] = game[U.UNIT_DAT]
+        else:
+            records.add(path, U._files(SCENERY_MODELS[kind], 1), tag_id("STAT"))
+    files[U.OBJECTS] = records.to_bytes()
+    files[U.PARTS] = game[U.PARTS]
+    return files

@@ -1,0 +1,205 @@
+"""Edits of a map and a mission that a writer can make from the public sources (terrain-missions digest
+section 3 and 8; docs/format-notes.md, "Maps and missions", "Editing"):
+
+- a **height edit** of ``Land.msh``: vertices moved along z, no topology change. What section 3 calls derived
+  from the geometry is recomputed where the moved vertices reach it (face normals of the faces using them,
+  vertex normals around them, the boxes, centres and radii of their cells and the header's corners); every
+  other word is kept, so an edit rewrites only what it changes. Moving a vertex across (x, y) is refused: its
+  UVs, its cell and Land.map would all have to follow, which no source describes.
+- a **placement edit** of ``data.tma``: objects moved, turned, copied, removed, given to another clan. Only the
+  named fields change; the words the game checks against each other follow (the ``LogicalID`` and ``ClanID``
+  properties, digest section 6.3).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..container.nres import Archive
+from ..errors import FormatError
+from . import landmsh as L
+from .tma import Mission, PlacedObject, _read_object, _Reader, _write_object, _Writer
+
+
+@dataclass
+class HeightEdit:
+    mesh: L.LandMesh                 # the edited mesh (a new object; the one given is left as it was)
+    moved: np.ndarray                # indices of the vertices whose z changed
+    warnings: list[str] = field(default_factory=list)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(v, axis=-1, keepdims=True)
+    return v / np.where(length == 0, 1, length)
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, "<f4").view("<u4")
+
+
+def edit_heights(mesh: L.LandMesh, positions: np.ndarray) -> HeightEdit:
+    """``mesh`` with its vertices at ``positions`` (same count, only z may differ); FormatError naming stream
+    Res3 and the first vertex otherwise."""
+    positions = np.asarray(positions, "<f4")
+    old = mesh.positions
+    if positions.shape != old.shape:
+        raise FormatError.single(L.stream_name(L.POSITIONS), None,
+                                 f"{len(positions)} vertices where the map has {len(old)}: only heights (z) can "
+                                 "be edited, not the number of vertices", mesh.source)
+    across = np.flatnonzero((_bits(positions[:, :2]) != _bits(old[:, :2])).any(axis=1))
+    if len(across):
+        raise FormatError.single(L.stream_name(L.POSITIONS), int(across[0]),
+                                 f"{len(across)} vertex(es) moved across (x, y): only heights (z) can be edited "
+                                 "(UVs, cells and Land.map follow x and y)", mesh.source)
+    edited = L.LandMesh.from_archive(Archive.parse(mesh.to_bytes(), mesh.source), mesh.source)
+    moved = np.flatnonzero(_bits(positions[:, 2]) != _bits(old[:, 2]))
+    result = HeightEdit(edited, moved)
+    if not len(moved):
+        return result
+    edited.streams[L.POSITIONS] = positions.copy()
+    p = positions.astype(np.float64)
+    faces = edited.faces
+    verts = faces["verts"].astype(np.int64)
+    if len(verts) and verts.max() >= len(p):
+        raise FormatError.single(L.stream_name(L.FACES), int(np.flatnonzero((verts >= len(p)).any(axis=1))[0]),
+                                 "a vertex index past the last vertex", mesh.source)
+    is_moved = np.zeros(len(p), bool)
+    is_moved[moved] = True
+    touched = is_moved[verts].any(axis=1)
+    # face normals, i16 / 32767 (digest 2.2: recompute)
+    cross = np.cross(p[verts[touched, 1]] - p[verts[touched, 0]], p[verts[touched, 2]] - p[verts[touched, 0]])
+    faces["normal"][touched] = np.round(_unit(cross) * 32767).astype(np.int16)
+    # vertex normals of every vertex of a level-0 face that moved: area-weighted level-0 face normals (the
+    # formula is unknown, digest 8.6; the generator's); the pad byte is kept
+    split = edited.level_split
+    level0 = verts[:split]
+    near = np.zeros(len(p), bool)
+    near[level0[touched[:split]].ravel()] = True
+    area = np.cross(p[level0[:, 1]] - p[level0[:, 0]], p[level0[:, 2]] - p[level0[:, 0]])
+    summed = np.zeros_like(p)
+    for corner in range(3):
+        np.add.at(summed, level0[:, corner], area)
+    normals = edited.streams[L.NORMALS]
+    normals[near, :3] = np.round(_unit(summed[near]) * 127).astype(np.int8)
+    # cell boxes, centres and radii of the cells whose faces moved; a level-0 cell and its twin share one
+    cells = edited.cells
+    squares = edited.squares
+    cell_of_face = np.repeat(np.arange(len(cells)), cells["count"].astype(np.int64))
+    if len(cell_of_face) == len(faces):
+        for cell in np.unique(cell_of_face[touched] % max(squares, 1)):
+            pair = [c for c in (cell, cell + squares) if c < len(cells)]
+            members = np.concatenate([verts[int(cells["first"][c]):int(cells["first"][c]) + int(cells["count"][c])]
+                                      .ravel() for c in pair])
+            if not len(members):
+                continue
+            lo, hi = positions[members].min(axis=0), positions[members].max(axis=0)
+            for c in pair:
+                cells["box_min"][c], cells["box_max"][c] = lo, hi
+                cells["centre"][c] = (lo + hi) / 2
+                cells["radius"][c] = np.linalg.norm(hi.astype(np.float64) - lo) / 2
+    # the header's eight corners: each coordinate that was the old extent's follows the new one (the corner order
+    # is not published, so the source's pattern is kept, digest 2.4)
+    old_lo, old_hi = old.min(axis=0), old.max(axis=0)
+    new_lo, new_hi = positions.min(axis=0), positions.max(axis=0)
+    corners = edited.cell_header["corners"]
+    for axis in range(3):
+        column = corners[:, axis].copy()
+        corners[:, axis] = np.where(column == old_lo[axis], new_lo[axis],
+                                    np.where(column == old_hi[axis], new_hi[axis], column))
+    result.warnings.append(f"{len(moved)} vertex height(s) changed: face normals, vertex normals around them (an "
+                           "approximation: the game's formula is unknown), cell boxes and the header's corners "
+                           "recomputed")
+    water_faces = (faces["surface"] & L.SURFACE_WATER) != 0
+    if water_faces.any() and is_moved[verts[water_faces]].any():
+        result.warnings.append("water vertices moved: Land.map is kept as it was, and its lakes may no longer "
+                               "match the water")
+    else:
+        result.warnings.append("Land.map is kept as it was (no source says how it is built); after a height edit "
+                               "its areals keep their old heights")
+    return result
+
+
+# --------------------------------------------------------------------- placed objects
+def object_bytes(obj: PlacedObject, version: int) -> bytes:
+    """One placed object's record as data.tma holds it."""
+    w = _Writer()
+    _write_object(w, obj, version)
+    return bytes(w.out)
+
+
+def parse_object(data: bytes, version: int, source: str = "", index: int | None = None) -> PlacedObject:
+    """A placed object from its record (``object_bytes``); FormatError when it does not read to its end."""
+    r = _Reader(bytes(data), source)
+    r.stream, r.index = "objects", index
+    obj = _read_object(r, version)
+    if r.at != len(r.data):
+        raise r.fail(f"{len(r.data) - r.at} byte(s) after the object's record")
+    return obj
+
+
+@dataclass
+class Placement:
+    """One object of the edited mission: the record it comes from and what the scene says of it."""
+
+    record: bytes                    # the record as imported
+    position: np.ndarray             # (3,) float32
+    turns: np.ndarray                # (3,) float32, radians about x, y, z
+    clan: int | None                 # None: keep the record's
+    copy: bool = False               # a duplicate of an imported object: gets a logical id of its own
+    scale: np.ndarray | None = None  # (3,) float32 (trees and rocks only: the game scales nothing else)
+
+
+def _set_property(obj: PlacedObject, name: bytes, old: int, new: int) -> None:
+    """An integer property's value (and a bound that equalled the old value: a locked property stays locked)."""
+    for prop in obj.properties or []:
+        if prop.name.split(b"\0", 1)[0] == name and int(prop.words["type"]) == 1:
+            for key in ("value", "min", "max"):
+                if key == "value" or int(prop.words[key]) == old & 0xFFFFFFFF:
+                    prop.words[key] = new & 0xFFFFFFFF
+
+
+def edited_mission(mission: Mission, placements: list[Placement]) -> tuple[Mission, list[str]]:
+    """The mission with its objects as ``placements`` say, in that order; every other part kept. A copy gets
+    the next free logical id (its LogicalID property follows, its instance name gets the id appended when it
+    has one); a new clan sets the clan index and the ClanID property."""
+    out = copy.copy(mission)
+    version = mission.object_version
+    used = {int(o.logical_id) for o in mission.objects if o.logical_id is not None}
+    next_id = max(used, default=0) + 1
+    objects, notes = [], []
+    for i, placement in enumerate(placements):
+        obj = parse_object(placement.record, version, mission.source, i)
+        position = np.asarray(placement.position, "<f4")
+        turns = np.asarray(placement.turns, "<f4")
+        if (_bits(position) != _bits(obj.position)).any():
+            obj.position = position.copy()
+        if (_bits(turns) != _bits(obj.turns)).any():
+            obj.turns = turns.copy()
+        if placement.scale is not None and obj.scale is not None:
+            scale = np.asarray(placement.scale, "<f4")
+            if (_bits(scale) != _bits(obj.scale)).any():
+                obj.scale = scale.copy()
+        if placement.clan is not None and placement.clan != (obj.clan or 0):
+            if version < 3:
+                raise FormatError.single("objects", i, f"object-record version {version} has no clan field: the "
+                                                       "object cannot change clans", mission.source)
+            _set_property(obj, b"ClanID", obj.clan or 0, placement.clan)
+            obj.clan = placement.clan
+        if placement.copy and obj.logical_id is not None:
+            _set_property(obj, b"LogicalID", obj.logical_id, next_id)
+            obj.logical_id = next_id
+            shown = (obj.name or b"").split(b"\0", 1)[0]
+            if shown:
+                obj.name = shown + b"_%d" % next_id
+            next_id += 1
+        objects.append(obj)
+    kept = {int(o.logical_id) for o in objects if o.logical_id is not None}
+    for i, obj in enumerate(objects):
+        host = obj.host
+        if host is not None and host != 0xFFFFFFFF and host not in kept:
+            notes.append(f"object {i} starts inside building {host}, which the mission no longer has")
+    out.objects = objects
+    return out, notes

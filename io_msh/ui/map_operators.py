@@ -1,0 +1,141 @@
+"""File > Import > Parkan Map (Land.msh, or a mission's data.tma with its map and objects; io_msh.imp.map), the
+drop handler for data.tma, and File > Export > Parkan Map (io_msh.exp.map)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import bpy
+from bpy.props import StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper, poll_file_object_drop
+
+from ...core.errors import FormatError, printable
+from ..com import compat
+from ..exp.map import export_map, map_collection
+from ..imp import map as M
+from ..imp.map import import_map
+from ..imp.map_plan import plan_map
+from ..imp.plan import ImportOptions
+from . import dialog as D
+from .preferences import game_folder
+from .translations import report
+
+
+class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
+    bl_idname = "import_scene.parkan_map"
+    bl_label = "Import Parkan Map"
+    bl_description = ("Import a Parkan: Iron Strategy map (Land.msh) with its materials and water, or a mission "
+                      "(data.tma): its map and its units, buildings, trees and rocks, one collection per clan")
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".tma"
+    filter_glob: StringProperty(default="*.tma;*.msh", options={"HIDDEN"})
+    node_mode: D.node_mode("What each node of each placed unit or model becomes in Blender",
+                           "One armature per model, a bone per node")
+    game_folder: D.game_folder(
+        "Where Material.lib, Textures.lib and objects.rlb are, if not found from the map's or mission's folder")
+
+    def invoke(self, context, event):
+        return self.invoke_popup(context)
+
+    def execute(self, context):
+        folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
+        options = ImportOptions(node_mode=self.node_mode, game_folders=folders, animation="NONE",
+                                name_bytes=compat.node_name_bytes(self.node_mode))
+        path = self.filepath
+        try:
+            plan = plan_map(path, options, self.game_folder or None)
+        except FormatError as exc:
+            report(self, "ERROR", exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot read: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        try:
+            import_map(context, plan)
+        except Exception as exc:  # a Blender-side failure must not leave half a map
+            report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
+            return {"CANCELLED"}
+        for line in plan.warnings:
+            report(self, "INFO", line)
+        faces = [len(level.triangles) for level in plan.levels]
+        report(self, "INFO", f"Imported {os.path.basename(path)}: {faces[0]} + {faces[1]} faces, "
+                              f"{len(plan.placements)} object(s) of {len(plan.kinds)} kind(s)")
+        if plan.warnings:
+            report(self, "WARNING", f"Imported {os.path.basename(path)} with {len(plan.warnings)} warning(s); "
+                                     f"first: {plan.warnings[0]}")
+        return {"FINISHED"}
+
+
+class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
+    bl_idname = "export_scene.parkan_map"
+    bl_label = "Export Parkan Map"
+    bl_description = ("Export an imported Parkan map and mission: the ground's heights into Land.msh (normals and "
+                      "boxes recomputed), the objects' placements into data.tma, every other file as read")
+    bl_options = {"PRESET"}
+
+    filename_ext = ".tma"
+    check_extension = False  # data.tma for a mission, Land.msh for a map
+    filter_glob: StringProperty(default="*.tma;*.msh", options={"HIDDEN"})
+    collection: StringProperty(options={"HIDDEN"}, description="Export the map of this collection")
+    force: D.force("Write over the map's and mission's files if they are read-only")
+
+    def invoke(self, context, event):
+        with contextlib.suppress(FormatError):  # no map: the dialog starts empty, execute says why
+            top = map_collection(context, self.collection or None)
+            key = M.MISSION if M.MISSION in top else M.MAP
+            self.filepath = str(top[key])
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        path = self.filepath
+        try:
+            result = export_map(context, path, self.force, self.collection or None)
+        except FormatError as exc:
+            report(self, "ERROR", exc.describe(path))
+            return {"CANCELLED"}
+        except OSError as exc:
+            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        for line in result.warnings:
+            report(self, "WARNING", line)
+        report(self, "INFO", f"Wrote {len(result.written)} file(s) of {os.path.basename(path)}: "
+                              f"{result.heights} height(s) changed, {result.edited_objects} object(s) edited")
+        return {"FINISHED"}
+
+
+class IO_FH_parkan_map(bpy.types.FileHandler):
+    bl_idname = "IO_FH_parkan_map"
+    bl_label = "Parkan Mission"
+    bl_import_operator = "import_scene.parkan_map"
+    bl_file_extensions = ".tma"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return poll_file_object_drop(context)
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_parkan_map.bl_idname, text="Parkan Map (Land.msh, data.tma)")
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_parkan_map.bl_idname, text="Parkan Map (Land.msh, data.tma)")
+
+
+CLASSES = (IMPORT_SCENE_OT_parkan_map, EXPORT_SCENE_OT_parkan_map, IO_FH_parkan_map)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)
