@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, ".msh/.rlb files, .dat units or folders")
     p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"), help="the output format")
     import_options(p)
+    clip_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit) and a contact sheet")
     common(p, ".msh/.rlb files, .dat units or folders")
     p.add_argument("--size", type=picture_size, default=256, help=f"pixels, 1 to {MAX_SIZE} (default 256)")
@@ -98,6 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
     return parser
+
+
+def clip_options(p: argparse.ArgumentParser) -> None:
+    """convert's clip options (io_msh.batch.clip_export)."""
+    p.add_argument("--clips", action="store_true",
+                   help="glb, fbx: every clip of the model's controller as a named animation ('walk 1'), every "
+                        "channel's range ('channel 0 turret') and every animated material ('material NAME'); "
+                        "blend: the clips as actions (default: the model's timeline only)")
+    p.add_argument("--root-motion", default="BOTH", choices=("IN_PLACE", "MOVING", "BOTH"),
+                   help="with --clips: node 0 in place, moved by the stride, or both (the moving ones named "
+                        "'walk 1 moving') (default: BOTH)")
 
 
 def export_options(p: argparse.ArgumentParser) -> None:
@@ -140,6 +152,10 @@ def run(args) -> int:
     from ...core.errors import printable
 
     start = time.perf_counter()
+    if getattr(args, "clips", False) and args.node_mode != "ARMATURE" and args.format != "blend":
+        print("batch: error: --clips writes each clip as an animation of the armature: it needs --node-mode "
+              "ARMATURE", file=sys.stderr)
+        return 2
     if not args.output and not getattr(args, "into_source", False):
         print("batch: error: -o/--output is needed (only export --into-source writes no output folder)",
               file=sys.stderr)
