@@ -110,6 +110,10 @@ def clip_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root-motion", default="BOTH", choices=("IN_PLACE", "MOVING", "BOTH"),
                    help="with --clips: node 0 in place, moved by the stride, or both (the moving ones named "
                         "'walk 1 moving') (default: BOTH)")
+    p.add_argument("--material-animation", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --clips, glb: animated materials as KHR_animation_pointer animations (Blender's own "
+                        "glTF importer fails on an animated base colour of a textured material: "
+                        "--no-material-animation for a .glb to open in Blender) (default: on)")
 
 
 def export_options(p: argparse.ArgumentParser) -> None:

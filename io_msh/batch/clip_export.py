@@ -48,7 +48,7 @@ def engine_name(clip: str) -> str:
 
 
 def lay_out_engine_clips(root: bpy.types.Object, moving: ControllerPlan | None, root_motion: str,
-                         options) -> list[str]:
+                         options, materials: bool = True) -> list[str]:
     """The NLA tracks of every clip, channel and animated material of an armature model imported with Clips
     (``moving``: its controller planned with MOVING root motion, for the moving clips and the sliders); returns
     the animation names, in the order the exporters write them. The model's timeline action is unassigned."""
@@ -72,7 +72,8 @@ def lay_out_engine_clips(root: bpy.types.Object, moving: ControllerPlan | None, 
         for slider in moving.sliders:
             names.append(_channel_track(root, node_bones[slider.node], slider))
     anim.action = None
-    names += _material_tracks()
+    if materials:
+        names += _material_tracks()
     return names
 
 
@@ -124,14 +125,14 @@ def _material_tracks() -> list[str]:
     return names
 
 
-def gltf_options(path: str) -> dict:
+def gltf_options(path: str, materials: bool = True) -> dict:
     """The glTF exporter's options for the tracks: one animation per track, sampled at every frame, every bone in
     each (a bone the track does not key at its rest pose: the exporter resets the pose before each track; leaving
     constant bones out fails in the exporter when no bone moves, as in a standing clip); material animation as
     KHR_animation_pointer where the exporter has it."""
     options = {"filepath": path, "export_format": "GLB", "export_animations": True,
                "export_animation_mode": "NLA_TRACKS", "export_reset_pose_bones": True}
-    if compat.gltf_exports_pointer_animation():
+    if materials and compat.gltf_exports_pointer_animation():
         options["export_pointer_animation"] = True
     return options
 
@@ -168,10 +169,10 @@ def convert_with_clips(worker, item, path: str) -> None:
             moving = next((p.controller for p in again if p.name == plan.name), None)
         else:
             moving = dataclasses.replace(plan.controller, clips=[])  # the sliders only
-        lay_out_engine_clips(root, moving, args.root_motion, plan.options)
+        lay_out_engine_clips(root, moving, args.root_motion, plan.options, args.material_animation)
     with worker._writing(path.rsplit("/", 1)[-1], item.output):
         if args.format == "glb":
-            bpy.ops.export_scene.gltf(**gltf_options(path))
+            bpy.ops.export_scene.gltf(**gltf_options(path, args.material_animation))
         else:
             from ..imp.materials import textures_for_fbx
 

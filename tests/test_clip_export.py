@@ -1,0 +1,175 @@
+"""Issue 30 item 3: ``batch convert --clips`` writes every clip of the bundled walker (samples/walker: 3 clips, turret
+and gun channels, a belt, an animated lamp) as a named glTF animation, in place and moving, each channel's range,
+and the lamp's material animation (KHR_animation_pointer); valid for the Khronos validator, and read back with
+Blender's glTF importer each animation shows the core's pose at every sampled frame."""
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_batch import VALIDATOR, _glb_json, batch
+from test_clips_blender import rigid
+
+from core.animation.controller import clips_of, pose_at_step, step_at
+from core.animation.controller.clips import channel_frame, node_channels
+from core.animation.controller.codec import parse_controller
+from core.animation.sampler import AnimationData, blend_pose
+from core.msh.model import Model
+
+ROOT = Path(__file__).resolve().parent.parent
+WALKER = ROOT / "samples" / "walker"
+FPS = 24.0  # the batch scene's frame rate: a glTF second is a controller second
+CLIPS = ["stand 0", "walk 1", "run 2"]
+MOVING = ["walk 1 moving", "run 2 moving"]  # the standing clip does not travel: no moving twin
+CHANNELS = ["channel 0 turret", "channel 1 gun"]
+RIGID_BOUND = 2e-6  # glTF float32 samples against the game's pose with its quaternion normalised
+GAME_BOUND = 5e-5   # against core's matrix, built from the unnormalised i16 quaternion (test_clips_blender)
+
+
+@pytest.fixture(scope="module")
+def walker():
+    model = Model.parse((WALKER / "walker.msh").read_bytes())
+    controller = parse_controller((WALKER / "walker.ctl").read_bytes())
+    return model, controller
+
+
+def validate(path: Path) -> None:
+    if not (VALIDATOR.parent / "node_modules" / "gltf-validator").is_dir():
+        pytest.fail("the glTF validator is not installed: run scripts/setup.sh (needs npm)")
+    check = subprocess.run(["node", str(VALIDATOR), str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def convert(tmp_path: Path, *options: str, fmt: str = "glb") -> Path:
+    result = batch("convert", str(WALKER / "walker.msh"), "-o", str(tmp_path), "--format", fmt, "--clips", *options)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return tmp_path / f"walker.{fmt}"
+
+
+def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(tmp_path):
+    path = convert(tmp_path)
+    validate(path)
+    data = _glb_json(path)
+    names = [a["name"] for a in data["animations"]]
+    assert sorted(names) == sorted(CLIPS + MOVING + CHANNELS + ["material WALKER_LAMP"])
+    lamp = next(i for i, m in enumerate(data["materials"]) if m["name"] == "WALKER_LAMP")
+    animation = next(a for a in data["animations"] if a["name"] == "material WALKER_LAMP")
+    pointers = {c["target"]["extensions"]["KHR_animation_pointer"]["pointer"] for c in animation["channels"]}
+    assert pointers == {f"/materials/{lamp}/emissiveFactor", f"/materials/{lamp}/pbrMetallicRoughness/baseColorFactor"}
+    assert "KHR_animation_pointer" in data["extensionsUsed"]
+
+
+@pytest.mark.parametrize("motion, expected", [("IN_PLACE", CLIPS), ("MOVING", CLIPS)])
+def test_one_root_motion_names_the_clips_plainly(tmp_path, motion, expected):
+    data = _glb_json(convert(tmp_path, "--root-motion", motion, "--no-material-animation"))
+    assert sorted(a["name"] for a in data["animations"]) == sorted(expected + CHANNELS)
+
+
+def test_clips_need_an_armature(tmp_path):
+    result = batch("convert", str(WALKER / "walker.msh"), "-o", str(tmp_path), "--format", "glb", "--clips",
+                   "--node-mode", "EMPTIES")
+    assert result.returncode == 2 and "--node-mode ARMATURE" in result.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def local_poses(root) -> dict[str, np.ndarray]:
+    """Each bone's matrix relative to its parent bone (the armature for a root bone), by name."""
+    out = {}
+    for bone in root.pose.bones:
+        matrix = np.array(bone.matrix)
+        out[bone.name] = matrix if bone.parent is None else np.linalg.inv(np.array(bone.parent.matrix)) @ matrix
+    return out
+
+
+def show(root, action) -> None:
+    anim = root.animation_data
+    anim.action = action
+    if hasattr(anim, "action_slot") and action.slots:
+        anim.action_slot = action.slots[0]
+
+
+def test_glb_read_back_by_blender_poses_as_the_core(blender, walker, tmp_path):
+    """Every animation (Blender's glTF importer fails on an animated base colour of a textured material, so the
+    file read back is converted with --no-material-animation) at every frame it samples."""
+    import addon_utils
+
+    bpy = blender.bpy
+    model, controller = walker
+    path = convert(tmp_path, "--no-material-animation")
+    validate(path)
+    addon_utils.enable("io_scene_gltf2", default_set=False)
+    bpy.context.scene.render.fps, bpy.context.scene.render.fps_base = int(FPS), 1.0
+    assert bpy.ops.import_scene.gltf(filepath=str(path), bone_heuristic="BLENDER") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    root.animation_data.use_nla = False  # the importer lays the animations out as NLA tracks too
+    anim = AnimationData.from_model(model)
+    node_of = {model.node_name(i): i for i in range(anim.node_count)}  # the bones are named after the nodes
+    assert set(node_of) == {b.name for b in root.data.bones}
+    channel_of = node_channels(controller)
+    clips = clips_of(controller, anim)
+    worst_rigid = worst_game = 0.0
+    checked = 0
+    for clip, name in zip(clips, CLIPS):
+        durations = np.array([s.duration_ms for s in clip.steps], np.float64)
+        starts = np.concatenate([[0.0], np.cumsum(durations)]) * FPS / 1000
+        travelled = np.concatenate([[0.0], np.cumsum([s.stride for s in clip.steps])])
+        for moving in (False, True):
+            action = bpy.data.actions.get(f"{name} moving" if moving else name)
+            if action is None:
+                assert moving and not travelled.any()  # a standing clip: no moving twin
+                continue
+            show(root, action)
+            for frame in range(int(np.floor(starts[-1])) + 1):
+                blender.evaluated_frame(frame)
+                shown = local_poses(root)
+                position = int(np.searchsorted(starts, frame, side="right") - 1)
+                if position >= len(durations):
+                    step, s = step_at(controller, clip, len(durations)), 0.0
+                else:
+                    s = (frame - starts[position]) / (starts[position + 1] - starts[position])
+                    step = step_at(controller, clip, position + s)
+                game = pose_at_step(anim, controller, step, in_place=True)
+                for bone, node in node_of.items():
+                    if node in channel_of:
+                        continue  # at its rest pose in a clip: its channel's animation poses it
+                    q, p = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+                    p = np.array(p, np.float64)
+                    if node == 0:
+                        p[:] = 0
+                        if moving:
+                            done = travelled[min(position, len(durations))]
+                            p[1] = done + (s * clip.steps[position].stride if position < len(durations) else 0)
+                    worst_rigid = max(worst_rigid, np.abs(shown[bone] - rigid(q, p)).max())
+                    if not (node == 0 and moving):
+                        worst_game = max(worst_game, np.abs(shown[bone] - np.asarray(game[node], np.float64)).max())
+                    checked += 1
+    for index, name in enumerate(CHANNELS):
+        channel = controller.channels[index]
+        node = int(channel["node"])
+        bone = next(b for b, n in node_of.items() if n == node)
+        action = bpy.data.actions[name]
+        show(root, action)
+        last = round(action.frame_range[1])
+        for frame in range(last + 1):
+            blender.evaluated_frame(frame)
+            q, p = blend_pose(anim, node, -1.0, float(channel_frame(channel, frame / last)), 1.0)
+            worst_rigid = max(worst_rigid, np.abs(local_poses(root)[bone] - rigid(q, p)).max())
+            checked += 1
+    print(f"checked {checked} poses: worst {worst_rigid:.2e} (rigid), {worst_game:.2e} (core matrix)")
+    assert checked > 200
+    assert worst_rigid < RIGID_BOUND, worst_rigid
+    assert worst_game < GAME_BOUND, worst_game
+
+
+def test_fbx_has_a_take_per_clip_and_channel(blender, tmp_path):
+    """FBX carries no material animation: the clips and channels only, each a take Blender's FBX importer reads
+    back as an action of that name."""
+    import addon_utils
+
+    bpy = blender.bpy
+    path = convert(tmp_path, fmt="fbx")
+    addon_utils.enable("io_scene_fbx", default_set=False)
+    assert bpy.ops.import_scene.fbx(filepath=str(path)) == {"FINISHED"}
+    takes = {a.name.split("|")[-1] for a in bpy.data.actions}
+    assert takes >= set(CLIPS + MOVING + CHANNELS)
