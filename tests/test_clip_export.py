@@ -47,7 +47,7 @@ def convert(tmp_path: Path, *options: str, fmt: str = "glb") -> Path:
     return tmp_path / f"walker.{fmt}"
 
 
-def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(tmp_path):
+def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(blender, tmp_path):
     path = convert(tmp_path)
     validate(path)
     data = _glb_json(path)
@@ -58,6 +58,48 @@ def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(tmp_path):
     pointers = {c["target"]["extensions"]["KHR_animation_pointer"]["pointer"] for c in animation["channels"]}
     assert pointers == {f"/materials/{lamp}/emissiveFactor", f"/materials/{lamp}/pbrMetallicRoughness/baseColorFactor"}
     assert "KHR_animation_pointer" in data["extensionsUsed"]
+    keys = lamp_keys()
+    for channel in animation["channels"]:
+        sampler = animation["samplers"][channel["sampler"]]
+        times, values = accessor(path, data, sampler["input"]), accessor(path, data, sampler["output"])
+        frames = times * FPS
+        if channel["target"]["extensions"]["KHR_animation_pointer"]["pointer"].endswith("emissiveFactor"):
+            ambient = keys.fields["ambient"]  # the device adds ambient x texture: the emission (material_animation)
+            expected = played(ambient.frames, ambient.values, ambient.glides, frames)
+        else:
+            expected = played(keys.colour_frames, keys.colour, keys.colour_glides, frames)
+            assert np.all(values[:, 3] == 1.0)
+        assert len(frames) >= 24 and np.abs(values[:, :3] - expected).max() < 1e-6
+
+
+def lamp_keys():
+    """The lamp material's keys as the import plans them from the game's MAT0 track (io_msh.imp.material_keys)."""
+    import blender_env
+
+    plan_module = blender_env.ext.io_msh.imp.plan
+    (plan,) = plan_module.plan_file(WALKER / "walker.msh", plan_module.ImportOptions(frame_rate=FPS))
+    (word,) = [w for w, look in plan.looks.items() if look.name == "WALKER_LAMP"]
+    return plan.material_keys[word]
+
+
+def played(frames: np.ndarray, values: np.ndarray, glides: bool, at: np.ndarray) -> np.ndarray:
+    """Keys (linear between when they glide, else held) at frames ``at`` within one cycle."""
+    if glides:
+        return np.stack([np.interp(at, frames, values[:, k]) for k in range(values.shape[1])], axis=1)
+    return values[np.searchsorted(frames, at + 1e-6, side="right") - 1]
+
+
+def accessor(path: Path, data: dict, index: int) -> np.ndarray:
+    """A float accessor of the .glb's binary chunk, as rows."""
+    blob = path.read_bytes()
+    start = 20 + int.from_bytes(blob[12:16], "little") + 8  # the JSON chunk, then the BIN chunk's header
+    item = data["accessors"][index]
+    view = data["bufferViews"][item["bufferView"]]
+    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[item["type"]]
+    assert item["componentType"] == 5126 and view.get("byteStride", 4 * width) == 4 * width
+    offset = start + view.get("byteOffset", 0) + item.get("byteOffset", 0)
+    values = np.frombuffer(blob, "<f4", item["count"] * width, offset).astype(np.float64)
+    return values if width == 1 else values.reshape(-1, width)
 
 
 @pytest.mark.parametrize("motion, expected", [("IN_PLACE", CLIPS), ("MOVING", CLIPS)])
@@ -80,6 +122,11 @@ def local_poses(root) -> dict[str, np.ndarray]:
         matrix = np.array(bone.matrix)
         out[bone.name] = matrix if bone.parent is None else np.linalg.inv(np.array(bone.parent.matrix)) @ matrix
     return out
+
+
+def imported_action(bpy, name: str, root):
+    """The action the glTF importer made of animation ``name``: so named (4.5, 5.0), or ``name_OBJECT`` (4.2)."""
+    return bpy.data.actions.get(name) or bpy.data.actions.get(f"{name}_{root.name}")
 
 
 def show(root, action) -> None:
@@ -115,7 +162,7 @@ def test_glb_read_back_by_blender_poses_as_the_core(blender, walker, tmp_path):
         starts = np.concatenate([[0.0], np.cumsum(durations)]) * FPS / 1000
         travelled = np.concatenate([[0.0], np.cumsum([s.stride for s in clip.steps])])
         for moving in (False, True):
-            action = bpy.data.actions.get(f"{name} moving" if moving else name)
+            action = imported_action(bpy, f"{name} moving" if moving else name, root)
             if action is None:
                 assert moving and not travelled.any()  # a standing clip: no moving twin
                 continue
@@ -148,7 +195,7 @@ def test_glb_read_back_by_blender_poses_as_the_core(blender, walker, tmp_path):
         channel = controller.channels[index]
         node = int(channel["node"])
         bone = next(b for b, n in node_of.items() if n == node)
-        action = bpy.data.actions[name]
+        action = imported_action(bpy, name, root)
         show(root, action)
         last = round(action.frame_range[1])
         for frame in range(last + 1):
