@@ -220,3 +220,62 @@ def test_fbx_has_a_take_per_clip_and_channel(blender, tmp_path):
     assert bpy.ops.import_scene.fbx(filepath=str(path)) == {"FINISHED"}
     takes = {a.name.split("|")[-1] for a in bpy.data.actions}
     assert takes >= set(CLIPS + MOVING + CHANNELS)
+
+
+def scene_state(bpy, root) -> dict:
+    """What the export must leave as it was: assignments, NLA tracks, driver mutes, datablocks."""
+    anim = root.animation_data
+    lamp = bpy.data.materials["WALKER_LAMP"].node_tree.animation_data
+    return {"action": anim.action, "tracks": [(t.name, t.mute, [s.action for s in t.strips]) for t in anim.nla_tracks],
+            "drivers": [d.mute for d in anim.drivers], "lamp": lamp.action, "lamp tracks": len(lamp.nla_tracks),
+            "actions": sorted(a.name for a in bpy.data.actions), "objects": len(bpy.data.objects)}
+
+
+def channel_samples(path: Path, name: str, node: str) -> dict[str, np.ndarray]:
+    """The samples of animation ``name`` on the joint named ``node`` (its mesh, named alike, is not animated)."""
+    data = _glb_json(path)
+    animation = next(a for a in data["animations"] if a["name"] == name)
+    named = {i for i, n in enumerate(data["nodes"]) if n.get("name") == node}
+    return {c["target"]["path"]: accessor(path, data, animation["samplers"][c["sampler"]]["output"])
+            for c in animation["channels"] if c["target"].get("node") in named}
+
+
+def test_export_operator_writes_the_scene_as_edited_and_leaves_it_as_it_was(blender, tmp_path):
+    """File > Export > Parkan Clips for Engines: the clips as the scene shows them (an edit goes out), the
+    import's own NLA tracks (Clips: NLA Strips) used; afterwards the scene is as it was."""
+    bpy = blender.bpy
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(WALKER / "walker.msh"), clips="NLA") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    before = scene_state(bpy, root)
+    first = tmp_path / "first.glb"
+    assert bpy.ops.export_scene.parkan_clips(filepath=str(first)) == {"FINISHED"}
+    assert scene_state(bpy, root) == before
+    validate(first)
+    names = sorted(a["name"] for a in _glb_json(first)["animations"])
+    assert names == sorted(CLIPS + CHANNELS + ["material WALKER_LAMP"])
+    walk = blender.ext.io_msh.imp.clip_actions.clip_actions(root, "walker.msh|walk 1")
+    curves = [f for f in blender.ext.io_msh.com.compat.action_fcurves(walk)
+              if f.data_path == 'pose.bones["leg_l"].location' and f.array_index == 2]
+    for fcurve in curves:  # the artist moves the left leg by 0.5 along its own z
+        for point in fcurve.keyframe_points:
+            point.co.y += 0.5
+        fcurve.update()
+    edited = tmp_path / "edited.glb"
+    assert bpy.ops.export_scene.parkan_clips(filepath=str(edited)) == {"FINISHED"}
+    old, new = channel_samples(first, "walk 1", "leg_l"), channel_samples(edited, "walk 1", "leg_l")
+    moved = np.linalg.norm(new["translation"] - old["translation"], axis=1)
+    assert len(curves) == 1 and np.allclose(moved, 0.5, atol=1e-5)
+    assert np.array_equal(new["rotation"], old["rotation"])
+    for other in ("run 2", "channel 0 turret"):
+        assert all(np.array_equal(a, b) for a, b in zip(channel_samples(first, other, "leg_l").values(),
+                                                        channel_samples(edited, other, "leg_l").values()))
+
+
+def test_export_operator_refuses_without_clips_and_leaves_the_file(blender, tmp_path):
+    bpy = blender.bpy
+    target = tmp_path / "kept.glb"
+    target.write_bytes(b"as it was")
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(WALKER / "walker.msh")) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="no model with clips in the scene"):
+        bpy.ops.export_scene.parkan_clips(filepath=str(target))
+    assert target.read_bytes() == b"as it was" and sorted(p.name for p in tmp_path.iterdir()) == ["kept.glb"]
