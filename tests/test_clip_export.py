@@ -279,3 +279,12 @@ def test_export_operator_refuses_without_clips_and_leaves_the_file(blender, tmp_
     with pytest.raises(RuntimeError, match="no model with clips in the scene"):
         bpy.ops.export_scene.parkan_clips(filepath=str(target))
     assert target.read_bytes() == b"as it was" and sorted(p.name for p in tmp_path.iterdir()) == ["kept.glb"]
+
+
+def test_blend_keeps_the_clips_as_nla_strips(blender, tmp_path):
+    """convert --format blend --clips: the .blend holds the import's clip actions, each on its NLA track."""
+    bpy = blender.bpy
+    path = convert(tmp_path, fmt="blend")
+    with bpy.data.libraries.load(str(path)) as (source, _target):
+        actions = set(source.actions)
+    assert {f"walker.msh|{name}" for name in CLIPS} <= actions

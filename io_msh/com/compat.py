@@ -5,8 +5,6 @@
   one action can animate many objects); 5.0 removed ``Action.fcurves``.
 - Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
 - Materials: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
-- glTF export: material animation as KHR_animation_pointer (``export_pointer_animation``, NLA Tracks mode),
-  looked up on the exporter's operator (4.2, 4.5 and 5.0's exporters have it).
 """
 
 from __future__ import annotations
@@ -92,7 +90,9 @@ def action_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
 
 
 def gltf_exports_pointer_animation() -> bool:
-    """Whether Blender's glTF exporter (enabled) writes material animation as KHR_animation_pointer."""
+    """Whether Blender's glTF exporter (enabled) writes material animation as KHR_animation_pointer
+    (``export_pointer_animation``, in NLA Tracks mode), looked up on the exporter's operator: the exporters of
+    4.2, 4.5 and 5.0 have it and write the same pointers (base colour and emission factors) for our materials."""
     try:
         properties = bpy.ops.export_scene.gltf.get_rna_type().properties
     except (AttributeError, KeyError):
