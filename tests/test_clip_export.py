@@ -23,6 +23,7 @@ FPS = 24.0  # the batch scene's frame rate: a glTF second is a controller second
 CLIPS = ["stand 0", "walk 1", "run 2"]
 MOVING = ["walk 1 moving", "run 2 moving"]  # the standing clip does not travel: no moving twin
 CHANNELS = ["channel 0 turret", "channel 1 gun"]
+BELT = "channel 2 leg_l"  # the belt channel plays WALKER_BELT's track: a material animation
 RIGID_BOUND = 2e-6  # glTF float32 samples against the game's pose with its quaternion normalised
 GAME_BOUND = 5e-5   # against core's matrix, built from the unnormalised i16 quaternion (test_clips_blender)
 
@@ -52,13 +53,13 @@ def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(blender, tm
     validate(path)
     data = _glb_json(path)
     names = [a["name"] for a in data["animations"]]
-    assert sorted(names) == sorted(CLIPS + MOVING + CHANNELS + ["material WALKER_LAMP"])
+    assert sorted(names) == sorted(CLIPS + MOVING + CHANNELS + ["material WALKER_LAMP", BELT])
     lamp = next(i for i, m in enumerate(data["materials"]) if m["name"] == "WALKER_LAMP")
     animation = next(a for a in data["animations"] if a["name"] == "material WALKER_LAMP")
     pointers = {c["target"]["extensions"]["KHR_animation_pointer"]["pointer"] for c in animation["channels"]}
     assert pointers == {f"/materials/{lamp}/emissiveFactor", f"/materials/{lamp}/pbrMetallicRoughness/baseColorFactor"}
     assert "KHR_animation_pointer" in data["extensionsUsed"]
-    keys = lamp_keys()
+    keys = material_keys("WALKER_LAMP")
     for channel in animation["channels"]:
         sampler = animation["samplers"][channel["sampler"]]
         times, values = accessor(path, data, sampler["input"]), accessor(path, data, sampler["output"])
@@ -70,15 +71,33 @@ def test_glb_has_every_clip_channel_and_the_lamp_as_named_animations(blender, tm
             expected = played(keys.colour_frames, keys.colour, keys.colour_glides, frames)
             assert np.all(values[:, 3] == 1.0)
         assert len(frames) >= 24 and np.abs(values[:, :3] - expected).max() < 1e-6
+    belt = next(i for i, m in enumerate(data["materials"]) if m["name"] == "WALKER_BELT")
+    animation = next(a for a in data["animations"] if a["name"] == BELT)
+    pointers = {c["target"]["extensions"]["KHR_animation_pointer"]["pointer"] for c in animation["channels"]}
+    cell = f"/materials/{belt}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform"
+    assert {f"{cell}/offset", f"{cell}/scale", f"/materials/{belt}/emissiveFactor"} <= pointers
+    keys = material_keys("WALKER_BELT")  # planned by the clock here; the belt's animation has a frame per ms
+    assert keys.period_ms == 200
+    for channel in animation["channels"]:
+        sampler = animation["samplers"][channel["sampler"]]
+        ms = np.round(accessor(path, data, sampler["input"]) * FPS, 3)
+        values = accessor(path, data, sampler["output"])
+        assert np.array_equal(ms, np.arange(keys.period_ms + 1))
+        column = {"offset": 0, "scale": 2}.get(channel["target"]["extensions"]["KHR_animation_pointer"]
+                                               ["pointer"].rsplit("/", 1)[1])
+        if column is not None:  # the cell's u (v is flipped between Direct3D and glTF): held between keys
+            expected = played(keys.cell_frames * 1000 / FPS, keys.cell_boxes[:, [column]], False,
+                              ms % keys.period_ms)
+            assert np.abs(values[:, 0] - expected[:, 0]).max() < 1e-6
 
 
-def lamp_keys():
-    """The lamp material's keys as the import plans them from the game's MAT0 track (io_msh.imp.material_keys)."""
+def material_keys(name: str):
+    """A material's keys as the import plans them from the game's MAT0 track (io_msh.imp.material_keys)."""
     import blender_env
 
     plan_module = blender_env.ext.io_msh.imp.plan
     (plan,) = plan_module.plan_file(WALKER / "walker.msh", plan_module.ImportOptions(frame_rate=FPS))
-    (word,) = [w for w, look in plan.looks.items() if look.name == "WALKER_LAMP"]
+    (word,) = [w for w, look in plan.looks.items() if look.name == name]
     return plan.material_keys[word]
 
 
@@ -95,7 +114,7 @@ def accessor(path: Path, data: dict, index: int) -> np.ndarray:
     start = 20 + int.from_bytes(blob[12:16], "little") + 8  # the JSON chunk, then the BIN chunk's header
     item = data["accessors"][index]
     view = data["bufferViews"][item["bufferView"]]
-    width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[item["type"]]
+    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}[item["type"]]
     assert item["componentType"] == 5126 and view.get("byteStride", 4 * width) == 4 * width
     offset = start + view.get("byteOffset", 0) + item.get("byteOffset", 0)
     values = np.frombuffer(blob, "<f4", item["count"] * width, offset).astype(np.float64)
@@ -252,7 +271,7 @@ def test_export_operator_writes_the_scene_as_edited_and_leaves_it_as_it_was(blen
     assert scene_state(bpy, root) == before
     validate(first)
     names = sorted(a["name"] for a in _glb_json(first)["animations"])
-    assert names == sorted(CLIPS + CHANNELS + ["material WALKER_LAMP"])
+    assert names == sorted(CLIPS + CHANNELS + ["material WALKER_LAMP", BELT])
     walk = blender.ext.io_msh.imp.clip_actions.clip_actions(root, "walker.msh|walk 1")
     curves = [f for f in blender.ext.io_msh.com.compat.action_fcurves(walk)
               if f.data_path == 'pose.bones["leg_l"].location' and f.array_index == 2]

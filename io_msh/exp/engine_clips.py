@@ -11,14 +11,15 @@ for Engines use it.
   value 0 at frame 0 and 1 at the last frame, so that an engine plays a value v at v times the animation's
   length. Decision: a sampled sweep, not two keys at the extremes: a turret's yaw segment may turn past 180
   degrees, which two keys interpolated by an engine would turn the short way;
-- every material with a timeline animation (a lamp), named ``material <name>``: glTF carries it through
-  KHR_animation_pointer (base colour and emission factors; the exporter's ``export_pointer_animation``), FBX
-  does not carry material animation.
+- every material with a timeline animation (a lamp), named ``material <name>``, and every belt (materials
+  a channel slider plays), named after its channel (``channel 2 leg_l``), one frame per millisecond of its
+  track: glTF carries them through KHR_animation_pointer (base colour and emission factors, the texture
+  cell as KHR_texture_transform offset and scale; the exporter's ``export_pointer_animation``); a texture
+  switch (a Mix factor) has no glTF property and is left out; FBX carries no material animation.
 
 Every glTF animation holds every node: those the track does not key at their rest pose (a channel's node in
-a clip, the other nodes in a channel's animation: an engine layers them with a mask). Materials driven by a
-slider (belts) or by their ``msh_track`` property (alternative tracks) are driven, not keyed: no exporter
-writes drivers, so they are not exported as animations.
+a clip, the other nodes in a channel's animation: an engine layers them with a mask). Materials whose
+alternative tracks their ``msh_track`` property picks are not animated in time and go out as they show.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import bpy
 
 from ..com import compat
 from ..com import props as P
-from ..com.sliders import slider_drivers
+from ..com.sliders import is_slider_driver, slider_drivers
 from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
 from ..imp.clips import ControllerPlan
 
@@ -190,27 +191,51 @@ def _channel_index(slider: str) -> int:
 
 
 def _copy_keys(source: bpy.types.FCurve, fcurve: bpy.types.FCurve) -> None:
+    """``source``'s keys (x, value, interpolation) on ``fcurve``."""
     points = fcurve.keyframe_points
     count = len(source.keyframe_points)
-    co = [0.0] * (2 * count)
+    co, kind = [0.0] * (2 * count), [0] * count
     source.keyframe_points.foreach_get("co", co)
+    source.keyframe_points.foreach_get("interpolation", kind)
     points.add(count)
     points.foreach_set("co", co)
-    points.foreach_set("interpolation", [compat.LINEAR] * count)
+    points.foreach_set("interpolation", kind)
     fcurve.update()
 
 
 def _material_tracks(undo: _Undo) -> list[str]:
-    """An NLA track on the node tree of every material animated by an action (not by drivers), named after it."""
+    """An NLA track on the node tree of every material animated by an action, named ``material <name>``, and of
+    every belt material (driven by a channel slider: io_msh.imp.material_animation), named after the slider
+    (``channel 2 leg_l``; the belt's materials in one animation): its drivers' keys (slider value x the track's
+    period in ms -> value) as an action, one frame per millisecond, the drivers muted meanwhile."""
     names = []
     for material in bpy.data.materials:
         tree = material.node_tree
         anim = tree.animation_data if tree is not None else None
-        if anim is None or anim.action is None:
+        if anim is None:
             continue
-        action = anim.action
-        _unassign(tree, undo)
-        names.append(_track(tree, action, f"material {material.name}", undo))
+        if anim.action is not None:
+            action = anim.action
+            _unassign(tree, undo)
+            names.append(_track(tree, action, f"material {material.name}", undo))
+        by_slider: dict[str, list] = {}
+        for driver in anim.drivers:
+            if is_slider_driver(driver):
+                by_slider.setdefault(driver.driver.variables[0].targets[0].data_path[2:-2], []).append(driver)
+        for slider, drivers in by_slider.items():
+            name = slider.replace(P.CHANNEL, "channel", 1)
+            action = bpy.data.actions.new(f"{name} {material.name}")
+            undo(lambda a=action: bpy.data.actions.remove(a))
+            target = compat.ChannelTarget(action, tree, material.name)
+            for driver in drivers:
+                _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
+                if not driver.mute:
+                    driver.mute = True
+                    undo(lambda d=driver: setattr(d, "mute", False))
+            _unassign(tree, undo)
+            _track(tree, action, name, undo)
+            if name not in names:
+                names.append(name)
     return names
 
 
