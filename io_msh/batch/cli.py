@@ -105,8 +105,9 @@ def clip_options(p: argparse.ArgumentParser) -> None:
     """convert's clip options (io_msh.batch.clip_export)."""
     p.add_argument("--clips", action="store_true",
                    help="glb, fbx: every clip of the model's controller as a named animation ('walk 1'), every "
-                        "channel's range ('channel 0 turret') and every animated material ('material NAME'); "
-                        "blend: the clips as actions (default: the model's timeline only)")
+                        "channel's range ('channel 0 turret'), and in a glb every animated material ('material "
+                        "NAME') and belt ('channel 2 leg_l'); blend: the clips as the import's NLA strips "
+                        "(default: the model's timeline only)")
     p.add_argument("--root-motion", default="BOTH", choices=("IN_PLACE", "MOVING", "BOTH"),
                    help="with --clips: node 0 in place, moved by the stride, or both (the moving ones named "
                         "'walk 1 moving') (default: BOTH)")
