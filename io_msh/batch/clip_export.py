@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import bpy
 
@@ -39,7 +40,7 @@ def convert_with_clips(worker, item, path: str) -> None:
         if controller is not None:
             moving[root.name] = (controller, plan.options)
     with engine_tracks(roots, moving, args.root_motion, args.material_animation), \
-            worker._writing(path.rsplit("/", 1)[-1], item.output):
+            worker._writing(os.path.basename(path), item.output):
         if args.format == "glb":
             bpy.ops.export_scene.gltf(**gltf_options(path, args.material_animation))
         else:

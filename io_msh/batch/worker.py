@@ -149,7 +149,7 @@ class Worker:
 
     def _load(self, item: Item, **overrides) -> list:
         """Import the item's model (an archive's entry by its index: names may repeat or look like patterns);
-        returns its import plans with the options (none for a unit)."""
+        returns its import plans, each with its options (none for a unit)."""
         from mathutils import Matrix
 
         from ...core.errors import FormatError
