@@ -8,6 +8,7 @@ Commands:
     import INPUT... -o DIR [--node-mode M] [--animation A] [--slots S] [--stage N] [--lod N] [--game-folder D]
     export BLEND... -o DIR [--keys K]                                     every model root to .msh
     convert INPUT... -o DIR --format glb|fbx|blend [import options]       through Blender's exporters
+            [--clips [--root-motion IN_PLACE|MOVING|BOTH] [--no-material-animation]]  clips as named animations
     thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
     textures LIB... -o DIR                                                a PNG per texture of a library
 Every command takes --jobs N (at most N Blender processes, never more than items) and --warnings-as-errors.
@@ -17,5 +18,5 @@ A bad file is skipped with its reason; the run goes on; exit 1 when any file fai
 Modules: ``cli`` (the command line and the run), ``items`` (what to convert, and where to), ``pool`` (the
 worker processes), ``results`` (an item's outputs moved into place, its lines printed), ``worker`` (the work
 a worker does in Blender), ``pictures`` (thumbnails and the contact sheet), ``scene`` (the worker's scene
-between items); ``__main__`` runs it as a script.
+between items), ``clip_export`` (convert --clips); ``__main__`` runs it as a script.
 """

@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p, ".msh/.rlb files, .dat units, Land.msh maps, data.tma missions or folders")
     p.add_argument("--format", required=True, choices=("glb", "fbx", "blend"), help="the output format")
     import_options(p)
+    clip_options(p)
     p = sub.add_parser("thumbnails", help="a PNG preview per model (and per .dat unit; a map or mission from "
                                           "above) and a contact sheet")
     common(p, ".msh/.rlb files, .dat units, Land.msh maps, data.tma missions or folders")
@@ -99,6 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
     return parser
+
+
+def clip_options(p: argparse.ArgumentParser) -> None:
+    """convert's clip options (io_msh.batch.clip_export)."""
+    p.add_argument("--clips", action="store_true",
+                   help="glb, fbx: every clip of the model's controller as a named animation ('walk 1'), every "
+                        "channel's range ('channel 0 turret'), and in a glb every animated material ('material "
+                        "NAME') and belt ('channel 2 leg_l'); blend: the clips as the import's NLA strips "
+                        "(default: the model's timeline only)")
+    p.add_argument("--root-motion", default="BOTH", choices=("IN_PLACE", "MOVING", "BOTH"),
+                   help="with --clips: node 0 in place, moved by the stride, or both (the moving ones named "
+                        "'walk 1 moving') (default: BOTH)")
+    p.add_argument("--material-animation", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --clips, glb: animated materials as KHR_animation_pointer animations (Blender's own "
+                        "glTF importer fails on an animated base colour of a textured material: "
+                        "--no-material-animation for a .glb to open in Blender) (default: on)")
 
 
 def export_options(p: argparse.ArgumentParser) -> None:
@@ -141,6 +158,10 @@ def run(args) -> int:
     from ...core.errors import printable
 
     start = time.perf_counter()
+    if getattr(args, "clips", False) and args.node_mode != "ARMATURE" and args.format != "blend":
+        print("batch: error: --clips writes each clip as an animation of the armature: it needs --node-mode "
+              "ARMATURE", file=sys.stderr)
+        return 2
     if not args.output and not getattr(args, "into_source", False):
         print("batch: error: -o/--output is needed (only export --into-source writes no output folder)",
               file=sys.stderr)

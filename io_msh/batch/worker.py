@@ -148,8 +148,9 @@ class Worker:
     def _staged(self, name: str) -> str:
         return os.path.join(self.stage, name)
 
-    def _load(self, item: Item, **overrides) -> None:
-        """Import the item's model (an archive's entry by its index: names may repeat or look like patterns)."""
+    def _load(self, item: Item, **overrides) -> list:
+        """Import the item's model (an archive's entry by its index: names may repeat or look like patterns);
+        returns its import plans, each with its options (none for a unit)."""
         from mathutils import Matrix
 
         from ...core.errors import FormatError
@@ -171,13 +172,14 @@ class Worker:
                                 name_bytes=compat.node_name_bytes(options["node_mode"]))
         if item.source.lower().endswith(UNIT_SUFFIX):
             self._load_unit(item, options)
-            return
+            return []
         try:
             plans = plan_file(item.source, options)
         except FormatError as exc:
             raise ValueError(exc.describe(item.source)) from None
         self.warnings += [warning for plan in plans for warning in plan.warnings]
         import_plans(self.bpy.context, plans, Matrix.Identity(4))
+        return plans
 
     def _load_unit(self, item: Item, options) -> None:
         """Import a unit tree assembled (io_msh.imp.unit): every part at its socket."""
@@ -201,9 +203,23 @@ class Worker:
         return [("0.blend", item.output)]
 
     def _convert(self, item: Item) -> list[tuple[str, str]]:
-        self._load(item)
         ops = self.bpy.ops
         name = f"0.{self.args.format}"
+        clips = getattr(self.args, "clips", False)
+        unit = item.source.lower().endswith(UNIT_SUFFIX)
+        if clips and unit:
+            from .clip_export import UNIT_CLIPS_WARNING
+
+            self.warnings.append(UNIT_CLIPS_WARNING)
+        if clips and not unit and self.args.format != "blend":
+            from .clip_export import convert_with_clips
+
+            convert_with_clips(self, item, self._staged(name))
+            return [(name, item.output)]
+        if clips and not unit:  # a .blend: the clips as the import's NLA strips
+            self._load(item, clips="NLA", root_motion="MOVING" if self.args.root_motion == "MOVING" else "IN_PLACE")
+        else:
+            self._load(item)
         with self._writing(name, item.output):
             if self.args.format == "glb":
                 # A unit's mounted parts follow their sockets through constraints: baked, so the file moves too.

@@ -87,3 +87,14 @@ def action_fcurves(action: bpy.types.Action) -> list[bpy.types.FCurve]:
     if not HAS_SLOTTED_ACTIONS:
         return list(action.fcurves)
     return [f for layer in action.layers for strip in layer.strips for bag in strip.channelbags for f in bag.fcurves]
+
+
+def gltf_exports_pointer_animation() -> bool:
+    """Whether Blender's glTF exporter (enabled) writes material animation as KHR_animation_pointer
+    (``export_pointer_animation``, in NLA Tracks mode), looked up on the exporter's operator: the exporters of
+    4.2, 4.5 and 5.0 have it and write the same pointers (base colour and emission factors) for our materials."""
+    try:
+        properties = bpy.ops.export_scene.gltf.get_rna_type().properties
+    except (AttributeError, KeyError):
+        return False
+    return "export_pointer_animation" in properties

@@ -396,6 +396,34 @@ UI = {
     "Export the map of this collection": "Экспортировать карту этой коллекции",
     "Write over the map's and mission's files if they are read-only":
         "Перезаписывать файлы карты и миссии, даже если они только для чтения",
+    # gltfclips (issue 30 item 3): File > Export > Parkan Clips for Engines
+    'Export Parkan Clips for Engines':
+        'Экспорт клипов «Паркана» для движков',
+    'Parkan Clips for Engines (.glb, .fbx)':
+        'Клипы «Паркана» для движков (.glb, .fbx)',
+    ('Write the scene to .glb or .fbx with every clip of the models imported with Clips as a named animation, '
+     "each channel's range and each animated material too"):
+        ('Записать сцену в .glb или .fbx, где каждый клип моделей, импортированных с клипами, — именованная '
+         'анимация, как и диапазон каждого канала и каждый анимированный материал'),
+    'The file written, by Blender\'s own exporter':
+        'Записываемый файл, собственным экспортёром Blender',
+    'glTF Binary (.glb)':
+        'Двоичный glTF (.glb)',
+    'Animations, with material animation as KHR_animation_pointer':
+        'Анимации, анимация материалов — как KHR_animation_pointer',
+    'FBX':
+        'FBX',
+    'A take per animation; no material animation':
+        'По дублю на анимацию; без анимации материалов',
+    'Material Animation':
+        'Анимация материалов',
+    'Format':
+        'Формат',
+    ("glTF: animated materials as KHR_animation_pointer animations (Blender's own glTF importer cannot read an "
+     'animated base colour of a textured material back)'):
+        ('glTF: анимированные материалы как анимации KHR_animation_pointer (собственный импортёр glTF в Blender '
+         'не может прочитать обратно анимированный базовый цвет материала с текстурой)'),
+    # ---- end of gltfclips' block
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -1303,6 +1331,12 @@ REPORTS = {
         "Импортирован {name}, предупреждений: {count}; первое: {first}",
     "{path}: objects[{index}]: '{name}' is shown as an Empty: {reason}":
         "{path}: objects[{index}]: «{name}» показан как пустышка: {reason}",
+    # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
+    "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
+        "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
+    "Wrote {path}: {models} model(s), {animations} animation(s)":
+        "Записан {path}: моделей: {models}, анимаций: {animations}",
+    # ---- end of gltfclips' block
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.

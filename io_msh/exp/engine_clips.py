@@ -1,0 +1,258 @@
+"""Clips for other engines (issue 30 item 3): models imported with their clips, laid out as named NLA tracks that
+Blender's glTF exporter (Animation mode: NLA Tracks) writes as one glTF animation each and its FBX exporter (NLA
+strips) as one take each, then put back as they were. ``batch convert --clips`` and File > Export > Parkan Clips
+for Engines use it.
+
+- every clip, named as the import names it without the model (``walk 1``, ``run 2``), as its action shows it
+  now (an edited clip goes out edited); the batch adds each clip with node 0 moved by the stride (MOVING root
+  motion, planned again from the file) as ``walk 1 moving`` when node 0 travels;
+- every channel slider's whole range, named after the slider without ``msh_`` (``channel 0 turret``): its
+  node's pose at the slider driver's keys (the samples io_msh.imp.clips.plan_sliders takes), one per frame,
+  value 0 at frame 0 and 1 at the last frame, so that an engine plays a value v at v times the animation's
+  length. Decision: a sampled sweep, not two keys at the extremes: a turret's yaw segment may turn past 180
+  degrees, which two keys interpolated by an engine would turn the short way;
+- every material with a timeline animation (a lamp), named ``material <name>``, and every belt (materials
+  a channel slider plays), named after its channel (``channel 2 leg_l``), one frame per millisecond of its
+  track: glTF carries them through KHR_animation_pointer (base colour and emission factors, the texture
+  cell as KHR_texture_transform offset and scale; the exporter's ``export_pointer_animation``); a texture
+  switch (a Mix factor) has no glTF property and is left out; FBX carries no material animation.
+
+Every glTF animation holds every node: those the track does not key at their rest pose (a channel's node in
+a clip, the other nodes in a channel's animation: an engine layers them with a mask). Materials whose
+alternative tracks their ``msh_track`` property picks are not animated in time and go out as they show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import bpy
+
+from ..com import compat
+from ..com import props as P
+from ..com.sliders import is_slider_driver, slider_drivers
+from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
+from ..imp.clips import ControllerPlan
+
+ROOT_MOTIONS = ("IN_PLACE", "MOVING", "BOTH")
+MOVING_SUFFIX = " moving"
+
+
+def engine_name(clip: str) -> str:
+    """A clip's animation name: the import's ``<model>|walk 1`` without the model."""
+    return clip.split("|", 1)[1] if "|" in clip else clip
+
+
+def clip_roots(objects) -> list[bpy.types.Object]:
+    """The model roots among ``objects`` that can go out with their clips: armatures imported with Clips."""
+    return [o for o in objects if o.type == "ARMATURE" and P.MODEL in o and o.get(P.CLIPS)]
+
+
+class _Undo:
+    """What the lay-out changed, put back in reverse order."""
+
+    def __init__(self) -> None:
+        self.steps: list = []
+
+    def __call__(self, step) -> None:
+        self.steps.append(step)
+
+    def run(self) -> None:
+        for step in reversed(self.steps):
+            step()
+        self.steps.clear()
+
+
+@contextmanager
+def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[ControllerPlan, object]] | None = None,
+                  root_motion: str = "IN_PLACE", materials: bool = True) -> Iterator[list[str]]:
+    """Within the block, every clip, channel and animated material of the ``roots`` (armatures imported with
+    Clips) as unmuted NLA tracks, the models' own actions unassigned; yields the animation names in the order
+    the exporters write them. ``moving``: by root name, the controller planned with MOVING root motion and the
+    import options, for the moving clips (``root_motion`` IN_PLACE leaves them out, MOVING writes them under
+    the plain names instead of the clips as shown). Afterwards everything is as before."""
+    undo = _Undo()
+    names: list[str] = []
+    try:
+        for root in roots:
+            names += _lay_out(root, (moving or {}).get(root.name), root_motion, undo)
+        if materials:
+            names += _material_tracks(undo)
+        yield names
+    finally:
+        undo.run()
+
+
+def _lay_out(root, moving, root_motion: str, undo: _Undo) -> list[str]:
+    for holder in model_holders(root):
+        _unassign(holder, undo)
+    names = []
+    if root_motion != "MOVING" or moving is None:
+        for clip in root.get(P.CLIPS, []):
+            action = clip_actions(root, clip)
+            if action is not None:
+                names.append(_track(root, action, engine_name(clip), undo))
+    if moving is not None and root_motion != "IN_PLACE":
+        plan, options = moving
+        suffix = MOVING_SUFFIX if root_motion == "BOTH" else ""
+        bones = [b.name for b in sorted(root.data.bones, key=lambda b: b[P.NODE_INDEX])]
+        for clip in plan.clips:
+            if root_motion == "BOTH" and (clip.root is None or not (clip.root != clip.root[0]).any()):
+                continue  # node 0 does not travel (no root motion, or a standing clip): the clip as shown
+            renamed = dataclasses.replace(clip, name=clip.name + suffix)
+            action = bpy.data.actions[_build_clip(_Plan(options), root, bones, renamed, _Kept())]
+            undo(lambda a=action: bpy.data.actions.remove(a))
+            _unassign(root, undo)
+            names.append(_track(root, action, engine_name(renamed.name), undo))
+    names += _channel_tracks(root, undo)
+    return names
+
+
+@dataclasses.dataclass
+class _Plan:
+    """What ``_build_clip`` reads of a model's import plan."""
+
+    options: object
+
+
+class _Kept:
+    """``created`` of the import's builders: the lay-out's own undo removes what it made."""
+
+    def add(self, block):
+        return block
+
+
+def _unassign(holder, undo: _Undo) -> None:
+    """The holder shows no action (an assigned action would override its NLA tracks in the exporters)."""
+    anim = holder.animation_data
+    if anim is None or anim.action is None:
+        return
+    action = anim.action
+    slot = anim.action_slot if compat.HAS_SLOTTED_ACTIONS else None
+
+    def back():
+        anim.action = action
+        if slot is not None:
+            anim.action_slot = slot
+    undo(back)
+    anim.action = None
+
+
+def _track(holder, action: bpy.types.Action, name: str, undo: _Undo) -> str:
+    """An unmuted NLA track named ``name`` holding ``action`` from frame 0 (the exporters' animation name): the
+    import's own track of the clip (Clips: NLA Strips) renamed and unmuted meanwhile, else a new one."""
+    anim = holder.animation_data or holder.animation_data_create()
+    track = next((t for t in anim.nla_tracks if len(t.strips) == 1 and t.strips[0].action == action), None)
+    if track is not None:
+        before = track.name, track.mute
+        undo(lambda: (setattr(track, "name", before[0]), setattr(track, "mute", before[1])))
+        track.name, track.mute = name, False
+        return track.name
+    track = anim.nla_tracks.new()
+    track.name = name
+    strip = track.strips.new(name, 0, action)
+    if compat.HAS_SLOTTED_ACTIONS and isinstance(holder, bpy.types.Object):
+        slot = slot_of(holder, action)
+        if slot is not None:
+            strip.action_slot = slot
+    undo(lambda: anim.nla_tracks.remove(track))
+    return track.name
+
+
+def _channel_tracks(root, undo: _Undo) -> list[str]:
+    """Each channel slider's sweep: its drivers' keys (slider value x (keys - 1) -> pose) as an action on the
+    armature, the drivers muted meanwhile (a driver overrides every action)."""
+    by_slider: dict[str, list] = {}
+    for holder, fcurve in slider_drivers(root):
+        if holder == root:
+            target = fcurve.driver.variables[0].targets[0].data_path
+            by_slider.setdefault(target[2:-2], []).append(fcurve)
+    names = []
+    for slider, fcurves in sorted(by_slider.items(), key=lambda item: _channel_index(item[0])):
+        name = slider.replace(P.CHANNEL, "channel", 1)
+        action = bpy.data.actions.new(name)
+        undo(lambda a=action: bpy.data.actions.remove(a))
+        target = compat.ChannelTarget(action, root, root.name)
+        for driver in fcurves:
+            _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
+            if not driver.mute:
+                driver.mute = True
+                undo(lambda d=driver: setattr(d, "mute", False))
+        _unassign(root, undo)
+        names.append(_track(root, action, name, undo))
+    return names
+
+
+def _channel_index(slider: str) -> int:
+    word = slider.split(" ")[1] if " " in slider else ""
+    return int(word) if word.isdigit() else -1
+
+
+def _copy_keys(source: bpy.types.FCurve, fcurve: bpy.types.FCurve) -> None:
+    """``source``'s keys (x, value, interpolation) on ``fcurve``."""
+    points = fcurve.keyframe_points
+    count = len(source.keyframe_points)
+    co, kind = [0.0] * (2 * count), [0] * count
+    source.keyframe_points.foreach_get("co", co)
+    source.keyframe_points.foreach_get("interpolation", kind)
+    points.add(count)
+    points.foreach_set("co", co)
+    points.foreach_set("interpolation", kind)
+    fcurve.update()
+
+
+def _material_tracks(undo: _Undo) -> list[str]:
+    """An NLA track on the node tree of every material animated by an action, named ``material <name>``, and of
+    every belt material (driven by a channel slider: io_msh.imp.material_animation), named after the slider
+    (``channel 2 leg_l``; the belt's materials in one animation): its drivers' keys (slider value x the track's
+    period in ms -> value) as an action, one frame per millisecond, the drivers muted meanwhile."""
+    names = []
+    for material in bpy.data.materials:
+        tree = material.node_tree
+        anim = tree.animation_data if tree is not None else None
+        if anim is None:
+            continue
+        if anim.action is not None:
+            action = anim.action
+            _unassign(tree, undo)
+            names.append(_track(tree, action, f"material {material.name}", undo))
+        by_slider: dict[str, list] = {}
+        for driver in anim.drivers:
+            if is_slider_driver(driver):
+                by_slider.setdefault(driver.driver.variables[0].targets[0].data_path[2:-2], []).append(driver)
+        for slider, drivers in by_slider.items():
+            name = slider.replace(P.CHANNEL, "channel", 1)
+            action = bpy.data.actions.new(f"{name} {material.name}")
+            undo(lambda a=action: bpy.data.actions.remove(a))
+            target = compat.ChannelTarget(action, tree, material.name)
+            for driver in drivers:
+                _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
+                if not driver.mute:
+                    driver.mute = True
+                    undo(lambda d=driver: setattr(d, "mute", False))
+            _unassign(tree, undo)
+            _track(tree, action, name, undo)
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def gltf_options(path: str, materials: bool = True) -> dict:
+    """The glTF exporter's options for the tracks: one animation per track, sampled at every frame, every bone in
+    each (a bone the track does not key at its rest pose: the exporter resets the pose before each track; leaving
+    constant bones out fails in the exporter when no bone moves, as in a standing clip); material animation as
+    KHR_animation_pointer where the exporter has it."""
+    options = {"filepath": path, "export_format": "GLB", "export_animations": True,
+               "export_animation_mode": "NLA_TRACKS", "export_reset_pose_bones": True}
+    if materials and compat.gltf_exports_pointer_animation():
+        options["export_pointer_animation"] = True
+    return options
+
+
+def fbx_options(path: str) -> dict:
+    """The FBX exporter's options for the tracks: one take per NLA strip, no take of the scene's timeline."""
+    return {"filepath": path, "bake_anim": True, "bake_anim_use_nla_strips": True,
+            "bake_anim_use_all_actions": False, "bake_anim_force_startend_keying": True,
+            "embed_textures": True, "path_mode": "COPY"}

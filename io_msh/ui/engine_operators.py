@@ -1,0 +1,96 @@
+"""File > Export > Parkan Clips for Engines (issue 30 item 3): the scene to .glb or .fbx through Blender's own
+exporters, every model imported with Clips carrying each clip as it shows now, each channel's range and each
+animated material as a named animation (io_msh.exp.engine_clips); the scene is left as it was."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
+from .translations import report
+
+SUFFIX = {"GLB": ".glb", "FBX": ".fbx"}
+
+
+class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
+    bl_idname = "export_scene.parkan_clips"
+    bl_label = "Export Parkan Clips for Engines"
+    bl_description = ("Write the scene to .glb or .fbx with every clip of the models imported with Clips as a "
+                      "named animation, each channel's range and each animated material too")
+    bl_options = {"PRESET"}
+
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb;*.fbx", options={"HIDDEN"})
+    file_format: EnumProperty(
+        name="Format", default="GLB", description="The file written, by Blender's own exporter",
+        items=(("GLB", "glTF Binary (.glb)", "Animations, with material animation as KHR_animation_pointer"),
+               ("FBX", "FBX", "A take per animation; no material animation")))
+    material_animation: BoolProperty(
+        name="Material Animation", default=True,
+        description=("glTF: animated materials as KHR_animation_pointer animations (Blender's own glTF importer "
+                     "cannot read an animated base colour of a textured material back)"))
+
+    def check(self, context):
+        wanted = SUFFIX[self.file_format]
+        stem, suffix = os.path.splitext(self.filepath)
+        if suffix.lower() != wanted:
+            self.filepath = (stem if suffix.lower() in SUFFIX.values() else self.filepath) + wanted
+            return True
+        return False
+
+    def execute(self, context):
+        import addon_utils
+
+        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + SUFFIX[self.file_format]
+        roots = clip_roots(context.scene.objects)
+        if not roots:
+            report(self, "ERROR", "no model with clips in the scene: import one as an armature with Clips: Actions "
+                                  "or NLA Strips")
+            return {"CANCELLED"}
+        glb = self.file_format == "GLB"
+        addon_utils.enable("io_scene_gltf2" if glb else "io_scene_fbx", default_set=False)
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            handle, temporary = tempfile.mkstemp(suffix=SUFFIX[self.file_format], prefix=".io_msh_", dir=folder)
+            os.close(handle)
+        except OSError as exc:
+            report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
+            return {"CANCELLED"}
+        try:  # written beside, then moved onto the file: a failed export leaves the file as it was
+            with engine_tracks(roots, materials=self.material_animation) as names:
+                if glb:
+                    bpy.ops.export_scene.gltf(**gltf_options(temporary, self.material_animation))
+                else:
+                    from ..imp.materials import textures_for_fbx
+
+                    with textures_for_fbx(bpy.data.materials):
+                        bpy.ops.export_scene.fbx(**fbx_options(temporary))
+            os.replace(temporary, path)
+        except (RuntimeError, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).strip().splitlines()[-1]
+            report(self, "ERROR", f"{path}: cannot write: {reason}")
+            return {"CANCELLED"}
+        finally:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+        report(self, "INFO", f"Wrote {path}: {len(roots)} model(s), {len(names)} animation(s)")
+        return {"FINISHED"}
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_parkan_clips.bl_idname, text="Parkan Clips for Engines (.glb, .fbx)")
+
+
+def register() -> None:
+    bpy.utils.register_class(EXPORT_SCENE_OT_parkan_clips)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
+    bpy.utils.unregister_class(EXPORT_SCENE_OT_parkan_clips)
