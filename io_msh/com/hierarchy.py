@@ -26,3 +26,14 @@ def node_empties(root: bpy.types.Object) -> list[bpy.types.Object]:
     """The Empties below a model root (Nodes: Empties) that stand for its nodes, in ``descendants`` order: a unit's
     control points, Empties parented to the nodes they sit on (io_msh.imp.unit), are not nodes."""
     return [o for o in descendants(root) if o.type == "EMPTY" and CONTROL_POINT not in o]
+
+
+def layer_collection(context, collection: bpy.types.Collection) -> bpy.types.LayerCollection:
+    """The view layer's layer collection of ``collection``."""
+    stack = [context.view_layer.layer_collection]
+    while stack:
+        layer = stack.pop()
+        if layer.collection == collection:
+            return layer
+        stack.extend(layer.children)
+    raise LookupError(collection.name)

@@ -324,23 +324,29 @@ def _slot_collection(context, plan, position, created, cache) -> bpy.types.Colle
     return collection
 
 
+def triangle_mesh(name: str, positions: np.ndarray, triangles: np.ndarray, face_materials: np.ndarray
+                  ) -> bpy.types.Mesh:
+    """A smooth-shaded mesh of ``triangles`` (T, 3) over ``positions`` (V, 3), each face's material index set."""
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(positions))
+    mesh.vertices.foreach_set("co", positions.astype(np.float32).ravel())
+    mesh.loops.add(triangles.size)
+    mesh.loops.foreach_set("vertex_index", triangles.astype(np.int32).ravel())
+    mesh.polygons.add(len(triangles))
+    mesh.polygons.foreach_set("loop_start", np.arange(0, triangles.size, 3, dtype=np.int32))
+    mesh.polygons.foreach_set("material_index", face_materials.astype(np.int32))
+    mesh.polygons.foreach_set("use_smooth", np.ones(len(triangles), bool))
+    return mesh
+
+
 def _build_mesh(context, plan: MeshPlan, materials, created: Created, collection) -> bpy.types.Object:
-    mesh = created.add(bpy.data.meshes.new(plan.name))
-    tris = plan.triangles
-    mesh.vertices.add(len(plan.positions))
-    mesh.vertices.foreach_set("co", plan.positions.astype(np.float32).ravel())
-    mesh.loops.add(tris.size)
-    mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
-    mesh.polygons.add(len(tris))
-    mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
-    mesh.polygons.foreach_set("material_index", plan.face_materials.astype(np.int32))
-    mesh.polygons.foreach_set("use_smooth", np.ones(len(tris), bool))
+    mesh = created.add(triangle_mesh(plan.name, plan.positions, plan.triangles, plan.face_materials))
     for index in plan.materials:
         mesh.materials.append(materials[index])
     mesh.uv_layers.new(name=P.BASE_UV).data.foreach_set("uv", plan.uvs.astype(np.float32).ravel())
     if plan.lightmap_uvs is not None:
         mesh.uv_layers.new(name=P.LIGHTMAP_UV).data.foreach_set("uv", plan.lightmap_uvs.astype(np.float32).ravel())
-    _face_flags(mesh, plan.face_flags if plan.face_flags is not None else np.zeros(len(tris), np.int64))
+    _face_flags(mesh, plan.face_flags if plan.face_flags is not None else np.zeros(len(plan.triangles), np.int64))
     mesh.update()
     mesh.validate(clean_customdata=False)
     mesh.normals_split_custom_set_from_vertices(plan.normals.astype(np.float32).tolist())

@@ -19,7 +19,8 @@ from ...core.errors import printable
 from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
-from .build import import_plans
+from ..com.hierarchy import layer_collection
+from .build import Created, import_plans, triangle_mesh
 from .map_plan import GroundLook, KindPlan, MapPlan, PlacementPlan
 from .materials import image_for
 from .unit import import_unit
@@ -66,14 +67,14 @@ def _build(context, plan: MapPlan) -> bpy.types.Collection:
     name = plan.name if plan.mission_path is None else f"{plan.name} mission"
     top = _collection(context.view_layer.active_layer_collection.collection, name)
     _store_files(top, plan)
-    created = _Created()
+    created = Created()  # the images made; a failed import removes everything it made (import_map)
     materials = [_ground_material(look, created) for look in plan.looks]
     ground = _collection(top, f"{plan.name} ground")
     _ground_object(ground, plan, 0, materials)
     if len(plan.levels[1].triangles):
         far = _collection(top, f"{plan.name} level 1")
         far.hide_render = True
-        _layer(context, far).hide_viewport = True
+        layer_collection(context, far).hide_viewport = True
         _ground_object(far, plan, 1, materials)
     if plan.water is not None:
         _water(ground, plan)
@@ -82,25 +83,12 @@ def _build(context, plan: MapPlan) -> bpy.types.Collection:
     return top
 
 
-class _Created:
-    def add(self, block):
-        return block
-
-
 def _collection(parent: bpy.types.Collection, name: str) -> bpy.types.Collection:
     collection = bpy.data.collections.new(name)
     parent.children.link(collection)
     return collection
 
 
-def _layer(context, collection) -> bpy.types.LayerCollection:
-    stack = [context.view_layer.layer_collection]
-    while stack:
-        layer = stack.pop()
-        if layer.collection == collection:
-            return layer
-        stack.extend(layer.children)
-    raise LookupError(collection.name)
 
 
 def _store_files(top, plan: MapPlan) -> None:
@@ -118,15 +106,7 @@ def _store_files(top, plan: MapPlan) -> None:
 def _ground_object(collection, plan: MapPlan, level: int, materials) -> bpy.types.Object:
     level_plan = plan.levels[level]
     tris = level_plan.triangles
-    mesh = bpy.data.meshes.new(f"{plan.name} level {level}")
-    mesh.vertices.add(len(plan.positions))
-    mesh.vertices.foreach_set("co", plan.positions.astype(np.float32).ravel())
-    mesh.loops.add(tris.size)
-    mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
-    mesh.polygons.add(len(tris))
-    mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
-    mesh.polygons.foreach_set("material_index", level_plan.face_looks.astype(np.int32))
-    mesh.polygons.foreach_set("use_smooth", np.ones(len(tris), bool))
+    mesh = triangle_mesh(f"{plan.name} level {level}", plan.positions, tris, level_plan.face_looks)
     for material in materials:
         mesh.materials.append(material)
     corners = tris.ravel()
@@ -251,7 +231,7 @@ def _water(collection, plan: MapPlan) -> None:
 def _objects(context, top, plan: MapPlan) -> None:
     kinds_collection = _collection(top, f"{plan.name} kinds")
     shown: dict[str, bpy.types.Collection] = {}
-    layer = _layer(context, kinds_collection)
+    layer = layer_collection(context, kinds_collection)
     for key, kind in plan.kinds.items():
         shown[key] = _kind(context, layer, kind)
     clans: dict[int, bpy.types.Collection] = {}
@@ -275,7 +255,7 @@ def _kind(context, kinds_layer, kind: KindPlan) -> bpy.types.Collection:
         collection = next(r for r in roots if r is not None).users_collection[0]
     else:
         collection = _collection(kinds_layer.collection, kind.key)
-        context.view_layer.active_layer_collection = _layer(context, collection)
+        context.view_layer.active_layer_collection = layer_collection(context, collection)
         import_plans(context, [kind.model], Matrix(), set_frame_range=False)
     collection[KIND] = kind.key
     return collection

@@ -10,6 +10,7 @@ from mathutils import Matrix, Quaternion, Vector
 
 from ..com import compat
 from ..com import props as P
+from ..com.hierarchy import layer_collection
 from .build import bone_child_inverse, import_plans, remove_models, write_keys
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
@@ -37,11 +38,12 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             if part.model is None:
                 continue
             if not part.external and internal is None:
-                internal = _collection(context, _layer(context, unit), f"{plan.name} internal parts", collections)
-                _layer(context, internal).hide_viewport = True
+                internal = _collection(context, layer_collection(context, unit), f"{plan.name} internal parts",
+                                       collections)
+                layer_collection(context, internal).hide_viewport = True
                 internal.hide_render = True
             target = unit if part.external else internal
-            context.view_layer.active_layer_collection = _layer(context, target)
+            context.view_layer.active_layer_collection = layer_collection(context, target)
             (root,) = import_plans(context, [part.model], root_matrix if part.parent is None else Matrix(),
                                    set_frame_range=False)
             roots[part.component] = root
@@ -53,7 +55,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             if roots[part.component] is not None:
                 _damage(roots[part.component], part)
         if plan.points:
-            points = _collection(context, _layer(context, unit), f"{plan.name} control points", collections)
+            points = _collection(context, layer_collection(context, unit), f"{plan.name} control points", collections)
             for component, point in plan.points:
                 _point(points, roots, component, point)
         if set_frame_range:
@@ -79,15 +81,6 @@ def _collection(context, parent_layer, name: str, made: list) -> bpy.types.Colle
     return collection
 
 
-def _layer(context, collection) -> bpy.types.LayerCollection:
-    """The view layer's layer collection of ``collection``."""
-    stack = [context.view_layer.layer_collection]
-    while stack:
-        layer = stack.pop()
-        if layer.collection == collection:
-            return layer
-        stack.extend(layer.children)
-    raise LookupError(collection.name)
 
 
 def _part_properties(root, part: PartPlan) -> None:
