@@ -1,0 +1,104 @@
+"""The work of ``batch library`` in a Blender worker: an asset made of one model or unit (its collection marked as
+an asset, with its rendered preview, description, tags and catalogue), the old library's index, and the library
+put together from the assets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .items import Item
+from .library_plan import CATALOG_FILE, catalog_text, catalog_uuid
+from .pictures import render_thumbnail
+
+KEY = "msh_asset_key"                  # on an asset's collection: where it comes from (library_plan.AssetMeta.key)
+FINGERPRINT = "msh_asset_fingerprint"  # on an asset's collection: the fingerprint of its sources
+CATALOG = "msh_asset_catalog"          # on an asset's collection: its catalogue's path
+
+
+def build_asset(worker, item: Item) -> list[tuple[str, str]]:
+    """Import the item (a model with its clips, or a unit assembled) into one collection, render its thumbnail
+    at the middle of its frame range, mark the collection as an asset and save it alone."""
+    bpy = worker.bpy
+    meta = json.loads(item.meta)
+    if meta["kind"] == "unit":
+        worker._load(item, clips="ACTIONS")
+        collection = next(c for c in bpy.data.collections if "msh_unit" in c)  # io_msh.imp.unit.UNIT
+    else:
+        collection = bpy.data.collections.new(meta["name"])
+        bpy.context.scene.collection.children.link(collection)
+        layers = bpy.context.view_layer.layer_collection.children
+        bpy.context.view_layer.active_layer_collection = layers[collection.name]
+        worker._load(item, clips="ACTIONS")
+    # A part without a controller has no clips: expected in a library, not worth a warning per model.
+    worker.warnings = [w for w in worker.warnings if "no clips were made" not in w]
+    clips = sorted({str(name).rsplit("|", 1)[-1].split(" ")[0] for obj in collection.all_objects
+                    for name in obj.get("msh_clips", ())})
+    scene = bpy.context.scene
+    scene.frame_set((scene.frame_start + scene.frame_end) // 2)
+    picture = Path(worker._staged("0.png"))
+    with worker._writing("0.png", item.output):
+        render_thumbnail(bpy, picture, worker.args.size)
+    collection.asset_mark()
+    data = collection.asset_data
+    data.description = meta["description"]
+    for tag in [*meta["tags"], *(["clips", *clips] if clips else [])]:
+        data.tags.new(tag, skip_if_exists=True)
+    data.catalog_id = catalog_uuid(meta["catalog"])
+    load_preview(bpy, collection, str(picture))
+    collection[KEY] = meta["key"]
+    collection[FINGERPRINT] = meta["fingerprint"]
+    collection[CATALOG] = meta["catalog"]
+    with worker._writing("0.blend", item.output):
+        bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
+    return [("0.blend", item.output)]
+
+
+def load_preview(bpy, block, path: str) -> None:
+    """A picture file as the data-block's asset preview (Blender's own operator: it works headless)."""
+    with bpy.context.temp_override(id=block):
+        bpy.ops.ed.lib_id_load_custom_preview(filepath=path)
+
+
+def read_index(worker, item: Item) -> list[tuple[str, str]]:
+    """The assets of the library ``item.source``: key -> its collection's name, fingerprint and catalogue, as
+    JSON (linked, not appended: nothing but the names and properties is read)."""
+    bpy = worker.bpy
+    with bpy.data.libraries.load(worker.blender_path(item.source), link=True, assets_only=True) as (source, target):
+        target.collections = list(source.collections)
+    index = {}
+    for collection in target.collections:
+        if collection is not None and KEY in collection:
+            index[str(collection[KEY])] = {"name": collection.name, "fingerprint": str(collection[FINGERPRINT]),
+                                           "catalog": str(collection[CATALOG])}
+    for library in list(bpy.data.libraries):
+        bpy.data.libraries.remove(library)
+    Path(worker._staged("0.json")).write_text(json.dumps(index), encoding="utf-8")
+    return [("0.json", item.output)]
+
+
+def merge(worker, item: Item) -> list[tuple[str, str]]:
+    """The library: the unchanged assets of the old one and the assets just made, appended into one file, with
+    the catalogue file beside it (both moved into place together)."""
+    bpy = worker.bpy
+    job = json.loads(item.meta)
+    collections = []
+    if job["keep"]:
+        with bpy.data.libraries.load(worker.blender_path(job["old"]), link=False) as (_source, target):
+            target.collections = job["keep"]
+        collections += target.collections
+    for blend in job["new"]:
+        with bpy.data.libraries.load(worker.blender_path(blend), link=False, assets_only=True) as (source, target):
+            target.collections = list(source.collections)
+        collections += target.collections
+    assets = [c for c in collections if c is not None and KEY in c]
+    if len(assets) != len(job["keep"]) + len(job["new"]):
+        raise ValueError(f"{len(job['keep']) + len(job['new']) - len(assets)} asset(s) could not be read back")
+    for collection in assets:
+        collection.use_fake_user = True  # no scene uses an asset: the fake user keeps it in the file
+    for library in list(bpy.data.libraries):
+        bpy.data.libraries.remove(library)
+    with worker._writing("0.blend", item.output):
+        bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
+    Path(worker._staged("1.txt")).write_text(catalog_text({str(c[CATALOG]) for c in assets}), encoding="utf-8")
+    return [("0.blend", item.output), ("1.txt", str(Path(item.output).with_name(CATALOG_FILE)))]
