@@ -26,7 +26,7 @@ from ..exp.export import export_to_file
 from ..imp.build import import_plans, import_root_matrix
 from ..imp.plan import ImportOptions, matching_models, plan_file
 from . import dialog as D
-from . import translations, unit_operators
+from . import library_operators, translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
 from .dialog import export_options
@@ -314,9 +314,11 @@ def register() -> None:
     bpy.types.TOPBAR_MT_file_export.append(menu_export)
     bpy.types.VIEW3D_MT_object.append(clip_menu_object)
     unit_operators.register()
+    library_operators.register()
 
 
 def unregister() -> None:
+    library_operators.unregister()
     unit_operators.unregister()
     bpy.types.VIEW3D_MT_object.remove(clip_menu_object)
     bpy.types.TOPBAR_MT_file_export.remove(menu_export)

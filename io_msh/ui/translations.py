@@ -376,6 +376,27 @@ UI = {
         'Состояния контроллера',
     '0 ms: set by stride/speed':
         '0 мс: задаётся шагом и скоростью',
+    # the asset library (File > Import > Parkan Game as Asset Library) -- branch assets
+    "Parkan Game as Asset Library": "Игра «Паркан» как библиотека ассетов",
+    "Build Parkan Asset Library": "Собрать библиотеку ассетов «Паркана»",
+    "Make a Blender asset library of a game folder: every model and every unit as a collection asset with its "
+    "preview, description, tags and catalogue (only what changed is made again)":
+        "Собрать библиотеку ассетов Blender из папки игры: каждая модель и каждый юнит становятся ассетом-коллекцией "
+        "с превью, описанием, тегами и каталогом (заново делается только изменившееся)",
+    "The game folder": "Папка игры",
+    "Library": "Библиотека",
+    "The library .blend to write (empty: Parkan asset library/Parkan.blend in the game folder)":
+        "Файл .blend библиотеки (пусто: Parkan asset library/Parkan.blend в папке игры)",
+    "Processes": "Процессы",
+    "Blender processes making assets at once": "Сколько процессов Blender одновременно делают ассеты",
+    "Preview Size": "Размер превью",
+    "Preview pixels": "Размер превью в пикселях",
+    "Make Every Asset Again": "Сделать все ассеты заново",
+    "Make every asset again, not only those whose sources changed":
+        "Сделать заново каждый ассет, а не только те, чьи исходные файлы изменились",
+    "Add to Asset Libraries": "Добавить в библиотеки ассетов",
+    "Add the library's folder to Preferences > File Paths > Asset Libraries":
+        "Добавить папку библиотеки в «Настройки > Пути к файлам > Библиотеки ассетов»",
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -1222,6 +1243,15 @@ REPORTS = {
         "свои дорожки: число кадров сохранено (переписанные узлы после него держат последнюю экспортированную позу)",
     "{where} is the controller of {models} too: the edited states ({properties}) change their clips as well":
         "{where} — контроллер и для {models}: изменённые состояния ({properties}) меняют и их клипы",
+    # the asset library -- branch assets
+    "{path}: not a folder": "{path}: это не папка",
+    "{path}: the library must be a .blend file": "{path}: библиотека должна быть файлом .blend",
+    "nothing to put in a library: no .msh/.rlb models or .dat units found in {path}":
+        "в библиотеку нечего положить: в {path} нет моделей .msh/.rlb и юнитов .dat",
+    "No asset library was written: {count} failure(s)": "Библиотека ассетов не записана: ошибок: {count}",
+    "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
+    "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
+        "Записан {path}: сделано ассетов: {made}, без изменений: {kept}, не удалось: {failed}",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
