@@ -26,7 +26,7 @@ class PARKAN_OT_asset_library(bpy.types.Operator):
                       "asset with its preview, description, tags and catalogue (only what changed is made again)")
     bl_options = {"REGISTER"}
 
-    directory: StringProperty(subtype="DIR_PATH", description="The game folder")
+    directory: StringProperty(subtype="DIR_PATH", description="The game folder", options={"HIDDEN", "SKIP_SAVE"})
     filter_folder: BoolProperty(default=True, options={"HIDDEN"})
     library: StringProperty(name="Library", subtype="FILE_PATH",
                             description="The library .blend to write (empty: Parkan asset library/Parkan.blend in "

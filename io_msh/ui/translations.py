@@ -386,7 +386,7 @@ UI = {
     "The game folder": "Папка игры",
     "Library": "Библиотека",
     "The library .blend to write (empty: Parkan asset library/Parkan.blend in the game folder)":
-        "Файл .blend библиотеки (пусто: Parkan asset library/Parkan.blend в папке игры)",
+        "Файл .blend библиотеки (пусто: файл в папке библиотеки, которая создаётся в папке игры)",
     "Processes": "Процессы",
     "Blender processes making assets at once": "Сколько процессов Blender одновременно делают ассеты",
     "Preview Size": "Размер превью",
