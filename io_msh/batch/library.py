@@ -17,7 +17,7 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from .items import Item, Result
@@ -43,40 +43,28 @@ def add_parser(sub, positive, picture_size) -> None:
                    help="an asset with warnings counts as failed, exit code 1 (default: warnings are allowed)")
 
 
-@dataclass
-class LibrarySummary:
-    """What a run did, for the Blender command's report."""
-
-    made: int = 0
-    kept: int = 0
-    failed: list[str] = field(default_factory=list)  # 'label: reason' of each asset (or the library) that failed
-    up_to_date: bool = False
-    error: str = ""  # why nothing was done (exit code 2)
-
-
-def run_library(args: argparse.Namespace, summary: LibrarySummary | None = None) -> int:
-    """The run; ``summary`` (when given) receives its counts. The exit code, as the other commands'."""
-
-    summary = LibrarySummary() if summary is None else summary
+def run_library(args: argparse.Namespace) -> int:
+    """The run; the exit code, as the other commands' (File > Import > Parkan Game as Asset Library reads the
+    ``library:``, ``summary:`` and ``failed:`` lines it prints)."""
 
     start = time.perf_counter()
     folder, out = Path(args.game_folder), Path(args.output).absolute()
     if not folder.is_dir():
-        return _usage(summary, f"{folder}: not a folder")
+        return _usage(f"{folder}: not a folder")
     if out.suffix.lower() != ".blend" or out.is_dir():
-        return _usage(summary, f"{out}: the library must be a .blend file")
+        return _usage(f"{out}: the library must be a .blend file")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         temp = Path(tempfile.mkdtemp(prefix=".io_msh_library_", dir=out.parent))  # same file system: moves are renames
     except OSError as exc:
-        return _usage(summary, f"{out}: cannot write: {exc.strerror or exc}")
+        return _usage(f"{out}: cannot write: {exc.strerror or exc}")
     args.output = str(out)
     pool = WorkerPool(args, args.jobs, temp, temp)
     interrupt = Interrupt()
     previous = interrupt.install()
     try:
         pool.start(1)
-        return _build(args, pool, interrupt, folder, out, temp, start, summary)
+        return _build(args, pool, interrupt, folder, out, temp, start)
     except KeyboardInterrupt:
         pool.stop()
         print(f"interrupted: {out} was left as it was", file=sys.stderr, flush=True)
@@ -88,8 +76,7 @@ def run_library(args: argparse.Namespace, summary: LibrarySummary | None = None)
         interrupt.restore(previous)
 
 
-def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path, temp: Path, start: float,
-           summary: LibrarySummary) -> int:
+def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path, temp: Path, start: float) -> int:
     from ...core.errors import printable
 
     notes: list[str] = []
@@ -97,7 +84,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     for note in notes:
         print(printable(note), flush=True)
     if not planned:
-        return _usage(summary, f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
+        return _usage(f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
     index = _old_index(args, pool, interrupt, out, temp) if out.is_file() and not args.rebuild else {}
     keep, todo, errors, results = [], [], [], []
     for n, (item, meta) in enumerate(planned):
@@ -136,7 +123,6 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     cats = out.with_name(CATALOG_FILE)
     if not made and not removed and out.is_file() and cats.is_file() and len(keep) == len(index):
         state = f"{out} is up to date ({len(keep)} assets)"
-        summary.up_to_date = True
     else:
         merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
                      meta=json.dumps({"old": str(out), "keep": keep, "new": made}))
@@ -145,24 +131,21 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         interrupt.check()
         if not outcome[0].ok:
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
-            summary.failed.append(f"{out}: {outcome[0].message}")
             return 1
         state = f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name}"
     print(printable(f"library: {state}"))
     warned = sum(len(result.warnings) for _, result in results)
-    print(f"summary: {len(made)} of {total} assets made, {len(failed)} failed, {warned} warning{'s' * (warned != 1)}, "
+    print(f"summary: {len(made)} of {total} assets made, {len(keep)} unchanged, {len(failed)} failed, "
+          f"{warned} warning{'s' * (warned != 1)}, "
           f"{pool.spawned} Blender process{'es' * (pool.spawned != 1)}, {time.perf_counter() - start:.1f} s")
     for item, result in failed:
         print(printable(f"  failed: {item.label}: {result_lines(result.message, item)[0]}"))
-    summary.made, summary.kept = len(made), len(keep)
-    summary.failed += [f"{item.label}: {result_lines(result.message, item)[0]}" for item, result in failed]
     return 1 if failed else 0
 
 
-def _usage(summary: LibrarySummary, message: str) -> int:
+def _usage(message: str) -> int:
     from ...core.errors import printable
 
-    summary.error = message
     print(printable(f"batch: error: {message}"), file=sys.stderr)
     return 2
 

@@ -1,22 +1,24 @@
-"""File > Import > Parkan Game as Asset Library: the batch tool's ``library`` command (io_msh.batch.library) run
-from Blender on a chosen game folder, the library then added to the Asset Browser's libraries."""
+"""File > Import > Parkan Game as Asset Library: the batch tool's ``library`` command (io_msh/batch/library.py) run
+on a chosen game folder, as a process of its own (the batch tool sits above the interface in the layers, README
+"Layout"), the library then added to the Asset Browser's libraries."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
-from ..batch.library import LibrarySummary, run_library
-from ..batch.pictures import MAX_SIZE
 from .translations import report
 
 LIBRARY_FOLDER = "Parkan asset library"  # made in the game folder unless the dialog names another .blend
 LIBRARY_FILE = "Parkan.blend"
+MAX_SIZE = 4096  # the batch tool's --size limit (io_msh/batch/pictures.py)
+SCRIPT = Path(__file__).resolve().parent.parent / "batch" / "__main__.py"
 
 
 class PARKAN_OT_asset_library(bpy.types.Operator):
@@ -49,28 +51,42 @@ class PARKAN_OT_asset_library(bpy.types.Operator):
             report(self, "ERROR", f"{folder}: not a folder")
             return {"CANCELLED"}
         output = bpy.path.abspath(self.library) if self.library else os.path.join(folder, LIBRARY_FOLDER, LIBRARY_FILE)
-        args = argparse.Namespace(command="library", game_folder=folder, output=output, rebuild=self.rebuild,
-                                  size=self.size, jobs=self.jobs, timeout=600, warnings_as_errors=False)
-        summary = LibrarySummary()
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):  # the batch tool's progress lines: the report says the outcome
-            code = run_library(args, summary)
-        if code == 2:
-            report(self, "ERROR", summary.error)
+        arguments = ["library", folder, "-o", output, "--jobs", str(self.jobs), "--size", str(self.size),
+                     *(["--rebuild"] if self.rebuild else [])]
+        try:
+            run = subprocess.run(batch_command(arguments), capture_output=True, text=True, errors="replace")
+        except OSError as exc:
+            report(self, "ERROR", f"cannot start a Blender process: {exc.strerror or exc}")
             return {"CANCELLED"}
-        for line in summary.failed:
-            report(self, "WARNING", line)
-        if summary.failed and not os.path.isfile(output):
-            report(self, "ERROR", f"No asset library was written: {len(summary.failed)} failure(s)")
+        errors = [line.removeprefix("batch: error: ") for line in run.stderr.splitlines()
+                  if line.startswith("batch: error: ")]
+        if run.returncode == 2 or errors:
+            report(self, "ERROR", errors[-1] if errors else run.stderr.strip()[-500:])
             return {"CANCELLED"}
+        for line in run.stdout.splitlines():
+            if line.startswith("  failed: "):
+                report(self, "WARNING", line.removeprefix("  failed: "))
+        counts = re.search(r"^summary: (\d+) of \d+ assets made, (\d+) unchanged, (\d+) failed", run.stdout, re.M)
+        if counts is None or not os.path.isfile(output) or "library: FAILED" in run.stdout:
+            failed = counts.group(3) if counts else "?"
+            report(self, "ERROR", f"No asset library was written: {failed} failure(s)")
+            return {"CANCELLED"}
+        made, kept, failed = counts.groups()
         if self.add_library:
             add_asset_library(context, os.path.dirname(output))
-        if summary.up_to_date:
-            report(self, "INFO", f"{output} is up to date: {summary.kept} asset(s)")
+        if "is up to date" in run.stdout:
+            report(self, "INFO", f"{output} is up to date: {kept} asset(s)")
         else:
-            report(self, "INFO", f"Wrote {output}: {summary.made} asset(s) made, {summary.kept} unchanged, "
-                                  f"{len(summary.failed)} failed")
+            report(self, "INFO", f"Wrote {output}: {made} asset(s) made, {kept} unchanged, {failed} failed")
         return {"FINISHED"}
+
+
+def batch_command(arguments: list[str]) -> list[str]:
+    """The batch tool: this Blender running its script, or this Python with the bpy wheel."""
+    binary = bpy.app.binary_path
+    if binary and not binary.endswith("python"):
+        return [binary, "-b", "--factory-startup", "-P", str(SCRIPT), "--", *arguments]
+    return [sys.executable, str(SCRIPT), *arguments]
 
 
 def add_asset_library(context, folder: str) -> None:

@@ -1248,6 +1248,7 @@ REPORTS = {
     "{path}: the library must be a .blend file": "{path}: библиотека должна быть файлом .blend",
     "nothing to put in a library: no .msh/.rlb models or .dat units found in {path}":
         "в библиотеку нечего положить: в {path} нет моделей .msh/.rlb и юнитов .dat",
+    "cannot start a Blender process: {reason}": "не удаётся запустить процесс Blender: {reason}",
     "No asset library was written: {count} failure(s)": "Библиотека ассетов не записана: ошибок: {count}",
     "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
     "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
