@@ -7,7 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
-from test_batch import batch, progress
+from test_batch import ROOT, batch, progress
 
 from core.authoring import game, units
 from core.authoring.build import build_model
@@ -178,3 +178,29 @@ def test_bad_arguments_are_refused_with_a_reason(blender, tmp_path):
     bpy = blender.bpy
     with pytest.raises(RuntimeError, match="not a folder"):
         bpy.ops.import_scene.parkan_asset_library(directory=str(tmp_path / "nowhere"))
+
+
+def test_a_model_with_clips_brings_its_clip_actions_and_tags(blender, tmp_path):
+    """The walker's clips are actions no object uses (a fake user keeps them): its asset points at them, so
+    that appending the collection brings them; its tags name its motions."""
+    folder = shutil.copytree(ROOT / "samples" / "walker", tmp_path / "walker")
+    library = tmp_path / "lib" / "Parkan.blend"
+    result = batch("library", str(folder), "-o", str(library), "--size", "32")
+    assert result.returncode == 0, result.stdout + result.stderr
+    bpy = blender.bpy
+    (asset,) = assets(bpy, library).values()
+    assert {"clips", "stand", "walk", "run"} <= {t.name for t in asset.asset_data.tags}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    blender.register()
+    with bpy.data.libraries.load(str(library), assets_only=True) as (source, target):
+        target.collections = list(source.collections)
+    bpy.context.scene.collection.children.link(target.collections[0])
+    bpy.context.view_layer.update()
+    (root,) = [o for o in target.collections[0].all_objects if "msh_model" in o]
+    clips = {a["msh_clip"] for a in bpy.data.actions if "msh_clip" in a}
+    assert clips == set(root["msh_clips"]) == {"walker.msh|stand 0", "walker.msh|walk 1", "walker.msh|run 2"}
+    bpy.context.view_layer.objects.active = root
+    root.select_set(True)
+    out = tmp_path / "walker.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == (folder / "walker.msh").read_bytes()

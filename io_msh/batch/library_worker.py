@@ -14,6 +14,8 @@ from .pictures import render_thumbnail
 KEY = "msh_asset_key"                  # on an asset's collection: where it comes from (library_plan.AssetMeta.key)
 FINGERPRINT = "msh_asset_fingerprint"  # on an asset's collection: the fingerprint of its sources
 CATALOG = "msh_asset_catalog"          # on an asset's collection: its catalogue's path
+ACTIONS = "msh_asset_actions"          # on an asset's collection: the clip actions (no object uses them: only
+                                       # their fake user keeps them, and appending a collection follows pointers)
 
 
 def build_asset(worker, item: Item) -> list[tuple[str, str]]:
@@ -46,6 +48,9 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
         data.tags.new(tag, skip_if_exists=True)
     data.catalog_id = catalog_uuid(meta["catalog"])
     load_preview(bpy, collection, str(picture))
+    kept = [action for action in bpy.data.actions if action.use_fake_user]
+    if kept:
+        collection[ACTIONS] = {str(n): action for n, action in enumerate(kept)}
     collection[KEY] = meta["key"]
     collection[FINGERPRINT] = meta["fingerprint"]
     collection[CATALOG] = meta["catalog"]
