@@ -140,6 +140,10 @@ def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
     remade = {k for k in after if after[k] != before.get(k)}
     assert remade == {"MODELS/props_00.rlb:2:prop_001.msh"} and set(before) - set(after) == {
         "UNITS/GEN/unit_003.dat"}
+    # nothing of the removed unit or of the model's old asset is left in the file
+    held = {o for c in assets(bpy, library).values() for o in c.all_objects}
+    assert set(bpy.data.objects) == held and len(bpy.data.objects) == len(held)
+    assert not [a for a in bpy.data.actions if a.users == 0]
     shown = assets(bpy, library)["MODELS/props_00.rlb:2:prop_001.msh"]
     (root,) = [o for o in shown.all_objects if "msh_model" in o]
     assert bytes(root["msh_source"]) == changed  # the new bytes were imported

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import signal
 import sys
@@ -124,15 +125,19 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     if not made and not removed and out.is_file() and cats.is_file() and len(keep) == len(index):
         state = f"{out} is up to date ({len(keep)} assets)"
     else:
-        merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
-                     meta=json.dumps({"old": str(out), "keep": keep, "new": made}))
-        outcome: list[Result] = []
-        pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
-        interrupt.check()
+        outcome = _bundles(args, pool, interrupt, made, temp)
+        if outcome[0].ok:
+            merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
+                         meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made),
+                                          "catalogs": True}))
+            outcome = []
+            pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
+            interrupt.check()
         if not outcome[0].ok:
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
             return 1
-        state = f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name}"
+        state = (f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name} "
+                 f"(put together in {outcome[0].seconds:.1f} s)")
     print(printable(f"library: {state}"))
     warned = sum(len(result.warnings) for _, result in results)
     print(f"summary: {len(made)} of {total} assets made, {len(keep)} unchanged, {len(failed)} failed, "
@@ -141,6 +146,25 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     for item, result in failed:
         print(printable(f"  failed: {item.label}: {result_lines(result.message, item)[0]}"))
     return 1 if failed else 0
+
+
+def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path) -> tuple[Result, list[str]]:
+    """The new assets appended into bundles of about the square root of their number, by the workers in
+    parallel (appending costs in proportion to what the file holds already: 120 assets one by one take 28 s,
+    in 11 bundles of 11 a few); (a result, failed or not, and the files to append into the library)."""
+    size = math.isqrt(len(made) - 1) + 1 if len(made) > 16 else 0
+    if not size:
+        return Result("", True, "", 0.0), made
+    groups = [made[n:n + size] for n in range(0, len(made), size)]
+    items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
+                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group),
+                                                         "catalogs": False}))
+             for n, group in enumerate(groups)]
+    results: list[Result] = []
+    pool.run(items, lambda item, result: results.append(finish(args, item, result, set(), interrupt)))
+    interrupt.check()
+    failed = [r for r in results if not r.ok]
+    return (failed[0] if failed else Result("", True, "", 0.0)), [item.output for item in items]
 
 
 def _usage(message: str) -> int:

@@ -67,43 +67,53 @@ def load_preview(bpy, block, path: str) -> None:
 
 def read_index(worker, item: Item) -> list[tuple[str, str]]:
     """The assets of the library ``item.source``: key -> its collection's name, fingerprint and catalogue, as
-    JSON (linked, not appended: nothing but the names and properties is read)."""
+    JSON. (The file is opened: a tenth of the time that linking its collections takes.)"""
     bpy = worker.bpy
-    with bpy.data.libraries.load(worker.blender_path(item.source), link=True, assets_only=True) as (source, target):
-        target.collections = list(source.collections)
-    index = {}
-    for collection in target.collections:
-        if collection is not None and KEY in collection:
-            index[str(collection[KEY])] = {"name": collection.name, "fingerprint": str(collection[FINGERPRINT]),
-                                           "catalog": str(collection[CATALOG])}
-    for library in list(bpy.data.libraries):
-        bpy.data.libraries.remove(library)
+    bpy.ops.wm.open_mainfile(filepath=worker.blender_path(item.source), load_ui=False)
+    index = {str(c[KEY]): {"name": c.name, "fingerprint": str(c[FINGERPRINT]), "catalog": str(c[CATALOG])}
+             for c in bpy.data.collections if KEY in c and c.asset_data is not None}
     Path(worker._staged("0.json")).write_text(json.dumps(index), encoding="utf-8")
     return [("0.json", item.output)]
 
 
 def merge(worker, item: Item) -> list[tuple[str, str]]:
-    """The library: the unchanged assets of the old one and the assets just made, appended into one file, with
-    the catalogue file beside it (both moved into place together)."""
+    """The library: the old one opened, its changed and gone assets removed, and the assets just made appended,
+    with the catalogue file beside it (both moved into place together); or (``catalogs`` false) a bundle of
+    assets. Each append takes time in proportion to the objects already in the file (0.4 ms each: appending
+    119 assets one by one takes 31 s, where opening a library of them takes 0.3 s), hence the bundles
+    (io_msh.batch.library) and the old library opened, not appended."""
     bpy = worker.bpy
     job = json.loads(item.meta)
-    collections = []
-    if job["keep"]:
-        with bpy.data.libraries.load(worker.blender_path(job["old"]), link=False) as (_source, target):
-            target.collections = job["keep"]
-        collections += target.collections
+    keep = set(job["keep"])
+    if keep:
+        bpy.ops.wm.open_mainfile(filepath=worker.blender_path(job["old"]), load_ui=False)
+        _remove_assets(bpy, [c for c in bpy.data.collections if KEY in c and c.name not in keep])
+    appended = []
     for blend in job["new"]:
         with bpy.data.libraries.load(worker.blender_path(blend), link=False, assets_only=True) as (source, target):
             target.collections = list(source.collections)
-        collections += target.collections
-    assets = [c for c in collections if c is not None and KEY in c]
-    if len(assets) != len(job["keep"]) + len(job["new"]):
-        raise ValueError(f"{len(job['keep']) + len(job['new']) - len(assets)} asset(s) could not be read back")
+        appended += target.collections
+    assets = [c for c in bpy.data.collections if KEY in c and c.asset_data is not None]
+    if sorted(c.name for c in assets if c not in appended) != sorted(keep) or None in appended or \
+            len(appended) != job["count"]:
+        raise ValueError("the library's assets could not all be read back")
     for collection in assets:
         collection.use_fake_user = True  # no scene uses an asset: the fake user keeps it in the file
     for library in list(bpy.data.libraries):
         bpy.data.libraries.remove(library)
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
+    if not job["catalogs"]:  # a bundle of new assets, for the library's own merge
+        return [("0.blend", item.output)]
     Path(worker._staged("1.txt")).write_text(catalog_text({str(c[CATALOG]) for c in assets}), encoding="utf-8")
     return [("0.blend", item.output), ("1.txt", str(Path(item.output).with_name(CATALOG_FILE)))]
+
+
+def _remove_assets(bpy, collections: list) -> None:
+    """Asset collections with everything in them, their clip actions, and what only they used."""
+    blocks = set()
+    for collection in collections:
+        blocks |= {collection, *collection.children_recursive, *collection.all_objects,
+                   *(action for action in collection.get(ACTIONS, {}).values() if action is not None)}
+    bpy.data.batch_remove(list(blocks))
+    bpy.data.orphans_purge(do_local_ids=True, do_linked_ids=True, do_recursive=True)
