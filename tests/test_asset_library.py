@@ -208,3 +208,24 @@ def test_a_model_with_clips_brings_its_clip_actions_and_tags(blender, tmp_path):
     out = tmp_path / "walker.msh"
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == (folder / "walker.msh").read_bytes()
+
+
+def test_a_linked_asset_exports_back_too(blender, built, tmp_path):
+    """The collection linked from the library (read-only, not appended) into the scene exports as well."""
+    folder, library, _ = built
+    bpy = blender.bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    blender.register()
+    with bpy.data.libraries.load(str(library), link=True, assets_only=True) as (source, target):
+        target.collections = ["prop_003"]
+    (collection,) = target.collections
+    assert collection.library is not None
+    bpy.context.scene.collection.children.link(collection)
+    bpy.context.view_layer.update()
+    (root,) = [o for o in collection.all_objects if "msh_model" in o]
+    root.select_set(True)
+    bpy.context.view_layer.objects.active = root
+    out = tmp_path / "prop_003.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    archive = Archive.parse((folder / "MODELS" / "props_00.rlb").read_bytes())
+    assert out.read_bytes() == bytes(archive.find("prop_003.msh").data)
