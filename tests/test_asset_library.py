@@ -216,7 +216,7 @@ def test_a_linked_asset_exports_back_too(blender, built, tmp_path):
     bpy = blender.bpy
     bpy.ops.wm.read_homefile(use_empty=True)
     blender.register()
-    with bpy.data.libraries.load(str(library), link=True, assets_only=True) as (source, target):
+    with bpy.data.libraries.load(str(library), link=True, assets_only=True) as (_source, target):
         target.collections = ["prop_003"]
     (collection,) = target.collections
     assert collection.library is not None
@@ -229,3 +229,35 @@ def test_a_linked_asset_exports_back_too(blender, built, tmp_path):
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
     archive = Archive.parse((folder / "MODELS" / "props_00.rlb").read_bytes())
     assert out.read_bytes() == bytes(archive.find("prop_003.msh").data)
+
+
+def test_a_file_that_is_no_library_of_ours_is_never_written_over(blender, built, tmp_path):
+    folder, _, _ = built
+    bpy = blender.bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.data.objects.new("mine", None)
+    bpy.context.scene.collection.objects.link(bpy.data.objects["mine"])
+    mine = tmp_path / "mine.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(mine), copy=True)
+    text = tmp_path / "notes.blend"
+    text.write_text("not a .blend at all")
+    for path, reason in ((mine, "is not an asset library this command wrote"), (text, "cannot read it as a library")):
+        before = path.read_bytes()
+        for extra in ((), ("--rebuild",)):
+            result = batch("library", str(folder), "-o", str(path), *extra)
+            assert result.returncode == 2 and reason in result.stderr, result.stdout + result.stderr
+            assert path.read_bytes() == before and not (tmp_path / "blender_assets.cats.txt").exists()
+
+
+def test_a_run_that_fails_while_putting_the_library_together_leaves_it_as_it_was(built, tmp_path):
+    folder, first, _ = built
+    library = tmp_path / "Parkan.blend"
+    shutil.copy(first, library)
+    (tmp_path / "blender_assets.cats.txt").write_text("the old catalogues")
+    result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE), "--rebuild",
+                   env={"IO_MSH_BATCH_FAULT": "crash:library Parkan.blend"})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "library: FAILED: the Blender process" in result.stdout and "was left as it was" in result.stdout
+    assert library.read_bytes() == first.read_bytes()
+    assert (tmp_path / "blender_assets.cats.txt").read_text() == "the old catalogues"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Parkan.blend", "blender_assets.cats.txt"]

@@ -86,7 +86,11 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         print(printable(note), flush=True)
     if not planned:
         return _usage(f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
-    index = _old_index(args, pool, interrupt, out, temp) if out.is_file() and not args.rebuild else {}
+    index = _old_index(args, pool, interrupt, out, temp) if out.is_file() else {}
+    if index is None:
+        return 2
+    if args.rebuild:
+        index = {}
     keep, todo, errors, results = [], [], [], []
     for n, (item, meta) in enumerate(planned):
         old = index.get(meta.key)
@@ -174,17 +178,21 @@ def _usage(message: str) -> int:
     return 2
 
 
-def _old_index(args, pool: WorkerPool, interrupt: Interrupt, out: Path, temp: Path) -> dict:
-    """The old library's assets by key; an unreadable library is made again whole (with a note)."""
-    from ...core.errors import printable
+def _old_index(args, pool: WorkerPool, interrupt: Interrupt, out: Path, temp: Path) -> dict | None:
+    """The old library's assets by key; None (with the reason printed) when ``out`` is no library this command
+    wrote, or cannot be read: it is then left as it is, never written over."""
 
     target = temp / "index.json"
-    item = Item(str(out), None, str(target), f"library {out.name}", kind="library_index")
+    item = Item(str(out), None, str(target), f"index of {out.name}", kind="library_index")
     outcome: list[Result] = []
     pool.run([item], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
     interrupt.check()
-    if outcome[0].ok:
-        return json.loads(target.read_text(encoding="utf-8"))
-    print(printable(f"{out}: cannot read the library as it is ({outcome[0].message}): every asset is made again"),
-          flush=True)
-    return {}
+    if not outcome[0].ok:
+        _usage(f"{out}: cannot read it as a library ({outcome[0].message}): it was left as it is; remove it or "
+               "choose another -o")
+        return None
+    index = json.loads(target.read_text(encoding="utf-8"))
+    if index["foreign"] and not index["assets"]:
+        _usage(f"{out} is not an asset library this command wrote: it was left as it is; choose another -o")
+        return None
+    return index["assets"]

@@ -72,7 +72,8 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
     bpy.ops.wm.open_mainfile(filepath=worker.blender_path(item.source), load_ui=False)
     index = {str(c[KEY]): {"name": c.name, "fingerprint": str(c[FINGERPRINT]), "catalog": str(c[CATALOG])}
              for c in bpy.data.collections if KEY in c and c.asset_data is not None}
-    Path(worker._staged("0.json")).write_text(json.dumps(index), encoding="utf-8")
+    foreign = bool(bpy.data.objects) or bool(bpy.data.collections)  # a file with data but none of our assets
+    Path(worker._staged("0.json")).write_text(json.dumps({"assets": index, "foreign": foreign}), encoding="utf-8")
     return [("0.json", item.output)]
 
 

@@ -1248,6 +1248,11 @@ REPORTS = {
     "{path}: the library must be a .blend file": "{path}: библиотека должна быть файлом .blend",
     "nothing to put in a library: no .msh/.rlb models or .dat units found in {path}":
         "в библиотеку нечего положить: в {path} нет моделей .msh/.rlb и юнитов .dat",
+    "{path}: cannot read it as a library ({reason}): it was left as it is; remove it or choose another -o":
+        "{path}: не удаётся прочитать как библиотеку ({reason}): файл оставлен как был; удалите его или выберите "
+        "другой -o",
+    "{path} is not an asset library this command wrote: it was left as it is; choose another -o":
+        "{path} — не библиотека ассетов, записанная этой командой: файл оставлен как был; выберите другой -o",
     "cannot start a Blender process: {reason}": "не удаётся запустить процесс Blender: {reason}",
     "No asset library was written: {count} failure(s)": "Библиотека ассетов не записана: ошибок: {count}",
     "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
