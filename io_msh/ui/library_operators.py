@@ -54,31 +54,49 @@ class PARKAN_OT_asset_library(bpy.types.Operator):
         arguments = ["library", folder, "-o", output, "--jobs", str(self.jobs), "--size", str(self.size),
                      *(["--rebuild"] if self.rebuild else [])]
         try:
-            run = subprocess.run(batch_command(arguments), capture_output=True, text=True, errors="replace")
+            code, printed = run_batch(context, arguments)
         except OSError as exc:
             report(self, "ERROR", f"cannot start a Blender process: {exc.strerror or exc}")
             return {"CANCELLED"}
-        errors = [line.removeprefix("batch: error: ") for line in run.stderr.splitlines()
+        errors = [line.removeprefix("batch: error: ") for line in printed.splitlines()
                   if line.startswith("batch: error: ")]
-        if run.returncode == 2 or errors:
-            report(self, "ERROR", errors[-1] if errors else run.stderr.strip()[-500:])
+        if code == 2 or errors:
+            report(self, "ERROR", errors[-1] if errors else printed.strip()[-500:])
             return {"CANCELLED"}
-        for line in run.stdout.splitlines():
+        for line in printed.splitlines():
             if line.startswith("  failed: "):
                 report(self, "WARNING", line.removeprefix("  failed: "))
-        counts = re.search(r"^summary: (\d+) of \d+ assets made, (\d+) unchanged, (\d+) failed", run.stdout, re.M)
-        if counts is None or not os.path.isfile(output) or "library: FAILED" in run.stdout:
+        counts = re.search(r"^summary: (\d+) of \d+ assets made, (\d+) unchanged, (\d+) failed", printed, re.M)
+        if counts is None or not os.path.isfile(output) or "library: FAILED" in printed:
             failed = counts.group(3) if counts else "?"
             report(self, "ERROR", f"No asset library was written: {failed} failure(s)")
             return {"CANCELLED"}
         made, kept, failed = counts.groups()
         if self.add_library:
             add_asset_library(context, os.path.dirname(output))
-        if "is up to date" in run.stdout:
+        if "is up to date" in printed:
             report(self, "INFO", f"{output} is up to date: {kept} asset(s)")
         else:
             report(self, "INFO", f"Wrote {output}: {made} asset(s) made, {kept} unchanged, {failed} failed")
         return {"FINISHED"}
+
+
+def run_batch(context, arguments: list[str]) -> tuple[int, str]:
+    """The batch tool's exit code and what it printed; its ``[n/N]`` lines move the progress indicator."""
+    manager = context.window_manager
+    lines = []
+    manager.progress_begin(0, 100)
+    try:
+        with subprocess.Popen(batch_command(arguments), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              errors="replace") as process:
+            for line in process.stdout:
+                lines.append(line)
+                done = re.match(r"\[(\d+)/(\d+)\]", line)
+                if done:
+                    manager.progress_update(100 * int(done[1]) // max(1, int(done[2])))
+        return process.returncode, "".join(lines)
+    finally:
+        manager.progress_end()
 
 
 def batch_command(arguments: list[str]) -> list[str]:
