@@ -261,3 +261,38 @@ def test_a_run_that_fails_while_putting_the_library_together_leaves_it_as_it_was
     assert library.read_bytes() == first.read_bytes()
     assert (tmp_path / "blender_assets.cats.txt").read_text() == "the old catalogues"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Parkan.blend", "blender_assets.cats.txt"]
+
+
+@pytest.fixture
+def plan(blender):
+    """io_msh.batch.library_plan (plain Python), as the extension package loads it."""
+    import importlib
+
+    return importlib.import_module(f"{blender.ext.__name__}.io_msh.batch.library_plan")
+
+
+def fingerprints(plan, folder):
+    return {meta.key: meta.fingerprint for _item, meta in plan.plan_library(str(folder), SIZE, [])}
+
+
+def test_a_fingerprint_covers_what_the_asset_is_made_of_and_nothing_else(plan, tmp_path):
+    walker = shutil.copytree(ROOT / "samples" / "walker", tmp_path / "walker")
+    before = fingerprints(plan, walker)
+    (walker / "notes.txt").write_text("not part of the walker")
+    assert fingerprints(plan, walker) == before
+    (walker / "walker.ctl").write_bytes((walker / "walker.ctl").read_bytes() + b"\0")  # its controller beside it
+    assert fingerprints(plan, walker)["walker.msh"] != before["walker.msh"]
+    folder = game.write_game(tmp_path / "game", models=3, unit_count=2)
+    before = fingerprints(plan, folder)
+    archive = game.model_archive(0, 3)
+    archive.entries[5].data = b"2\r\n0 SAMPLE_METAL\r\n1 SAMPLE_BODY\r\n"  # prop_002.wea: prop_002's look alone
+    (folder / "MODELS" / "props_00.rlb").write_bytes(archive.to_bytes())
+    after = fingerprints(plan, folder)
+    assert {k for k in after if after[k] != before[k]} == {"MODELS/props_00.rlb:4:prop_002.msh"}
+    parts = Archive.parse((folder / units.PARTS).read_bytes())
+    parts.entries[-1].data = bytes(16) + b"\1"  # synth_fort.bas: in the parts archive every unit reads
+    (folder / units.PARTS).write_bytes(parts.to_bytes())
+    changed = {k for k, v in fingerprints(plan, folder).items() if v != after[k]}
+    assert changed == {"UNITS/GEN/unit_000.dat", "UNITS/GEN/unit_001.dat"}
+    (folder / "Textures.lib").write_bytes((folder / "Textures.lib").read_bytes() + b"\0")  # every look changes
+    assert not set(fingerprints(plan, folder).values()) & set(after.values())

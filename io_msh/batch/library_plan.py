@@ -142,17 +142,22 @@ def _records(root: Path, notes: list[str]) -> tuple[dict, dict, dict]:
 
 def _model_meta(relative: str, item: Item, records: dict, classes: dict, hasher: _Hasher, salt: str) -> AssetMeta:
     from ...core.files import open_container
+    from ...core.model_controller import controller_entry
 
     source = Path(item.source)
     digest = hashlib.sha256(salt.encode())
     member = item.entry or source.name
-    if item.entry is None:
-        digest.update(hasher.file(source).encode())
-    else:  # the entry and the entries of its stem (material list, controller): another entry may change alone
+    if item.entry is None:  # the file and the files of its stem beside it (walker.wea, walker.ctl)
+        stem = source.stem.lower()
+        for path in [source, *sorted(p for p in source.parent.iterdir() if p != source and p.is_file()
+                                     and p.stem.lower() == stem)]:
+            digest.update(f"{path.name}:{hasher.file(path)}".encode())
+    else:  # the entry, the entries of its stem (material list) and its controller: another entry may change alone
         archive = open_container(source).archive
         stem = Path(member).stem.lower()
+        controller = controller_entry(archive, member)
         for n, entry in enumerate(archive.entries):
-            if n == item.index or Path(entry.name_str).stem.lower() == stem:
+            if n == item.index or Path(entry.name_str).stem.lower() == stem or entry is controller:
                 digest.update(f"{n}:{entry.name_str}:{entry.type_id}:".encode())
                 digest.update(bytes(entry.data))
     record = records.get((source.name.lower(), member.lower()))
