@@ -106,6 +106,8 @@ def test_an_appended_asset_exports_back_byte_for_byte(blender, built, tmp_path):
         assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
         assert out.read_bytes() == bytes(archives[name].find(f"{name}.msh").data), name
         Model.parse(out.read_bytes())
+    hidden = [c.name for c in bpy.data.collections["unit_001.dat"].children if c.hide_viewport]
+    assert hidden == ["unit_001.dat internal parts"]  # hidden as Import Unit hides them, in any scene
     out = tmp_path / "unit.dat"
     assert bpy.ops.export_scene.parkan_unit(filepath=str(out), collection="unit_001.dat") == {"FINISHED"}
     assert out.read_bytes() == (folder / "UNITS" / "GEN" / "unit_001.dat").read_bytes()

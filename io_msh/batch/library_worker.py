@@ -41,6 +41,7 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
     picture = Path(worker._staged("0.png"))
     with worker._writing("0.png", item.output):
         render_thumbnail(bpy, picture, worker.args.size)
+    _keep_hidden(bpy.context.view_layer.layer_collection, collection)
     collection.asset_mark()
     data = collection.asset_data
     data.description = meta["description"]
@@ -57,6 +58,17 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
     return [("0.blend", item.output)]
+
+
+def _keep_hidden(layer, collection) -> None:
+    """A sub-collection the import hides in the view layer (a unit's internal parts) hidden in the collection
+    itself: a scene the asset is dragged into has a view layer of its own."""
+    stack = [layer]
+    while stack:
+        layer = stack.pop()
+        if layer.hide_viewport and layer.collection in collection.children_recursive:
+            layer.collection.hide_viewport = True
+        stack.extend(layer.children)
 
 
 def load_preview(bpy, block, path: str) -> None:
