@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import FormatError
@@ -226,7 +226,3 @@ def _part_archives(tree, objects: Path) -> set[str]:
             if slot is not None:
                 names.add(slot.archive)
     return names
-
-
-def meta_json(meta: AssetMeta) -> dict:
-    return asdict(meta)
