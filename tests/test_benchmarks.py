@@ -13,6 +13,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 TINY = {
+    "asset_library.py": ["--models", "11", "--units", "1", "--size", "16"],
     "batch_convert.py": ["--models", "3", "--repeat", "1"],
     "bounded_memory.py": ["--cases", "plan-unmapped-1M", "info-aliasing-20k"],
     "cli_sample.py": ["--count", "64"],

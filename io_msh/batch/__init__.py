@@ -11,6 +11,7 @@ Commands:
             [--clips [--root-motion IN_PLACE|MOVING|BOTH] [--no-material-animation]]  clips as named animations
     thumbnails INPUT... -o DIR [--size PX]                                a PNG per model + contact_sheet.png
     textures LIB... -o DIR                                                a PNG per texture of a library
+    library GAME_FOLDER -o LIB.blend [--size PX] [--rebuild]              every model and unit as an asset
 Every command takes --jobs N (at most N Blender processes, never more than items) and --warnings-as-errors.
 A bad file is skipped with its reason; the run goes on; exit 1 when any file failed (or warned, with
 --warnings-as-errors), 2 for usage errors and when the inputs hold nothing to convert, 130 on Ctrl-C, else 0.

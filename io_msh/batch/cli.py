@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 from .items import SHEET_NAME, Item, Result, plan_items, skip_existing
+from .library import add_parser as add_library_parser
+from .library import run_library
 from .pictures import MAX_SIZE
 from .pool import STAGE_PREFIX, WorkerPool
 from .results import Interrupt, finish, result_lines
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     models_option(p, "which models of each archive, as the import dialog's Models filter")
     p = sub.add_parser("textures", help="every texture of a library (Textures.lib, LightMap.lib) as a PNG")
     common(p, "texture libraries (.lib, .rlb) or folders of them")
+    add_library_parser(sub, positive, picture_size)
     return parser
 
 
@@ -151,7 +154,7 @@ def main(argv: list[str]) -> int:
     if arguments[:1] == ["--worker"]:
         return worker_main()
     args = build_parser().parse_args(arguments)
-    return run(args)
+    return run_library(args) if args.command == "library" else run(args)
 
 
 def run(args) -> int:

@@ -27,6 +27,7 @@ class Item:
     index: int | None = None  # the archive entry (by index: names may repeat)
     kind: str = ""         # the work: the command's, or "sheet" for the contact sheet
     stage: str = ""        # the folder the worker writes the item's files to; the parent moves them into place
+    meta: str = ""         # JSON the work needs besides (batch library: the asset's metadata)
 
 
 @dataclass

@@ -330,6 +330,21 @@ class Worker:
             render(self.bpy, Path(self._staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
+    def _asset(self, item: Item) -> list[tuple[str, str]]:  # batch library (io_msh.batch.library_worker)
+        from .library_worker import build_asset
+
+        return build_asset(self, item)
+
+    def _library_index(self, item: Item) -> list[tuple[str, str]]:
+        from .library_worker import read_index
+
+        return read_index(self, item)
+
+    def _library_merge(self, item: Item) -> list[tuple[str, str]]:
+        from .library_worker import merge
+
+        return merge(self, item)
+
     def _textures(self, item: Item) -> list[tuple[str, str]]:
         from ...core.appearance.texm import parse_texm
         from ...core.files import open_container

@@ -26,7 +26,7 @@ from ..exp.export import export_to_file
 from ..imp.build import import_plans, import_root_matrix
 from ..imp.plan import ImportOptions, matching_models, plan_file
 from . import dialog as D
-from . import engine_operators, map_operators, translations, unit_operators
+from . import engine_operators, library_operators, map_operators, translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
 from .dialog import export_options
@@ -316,9 +316,11 @@ def register() -> None:
     unit_operators.register()
     map_operators.register()
     engine_operators.register()
+    library_operators.register()
 
 
 def unregister() -> None:
+    library_operators.unregister()
     engine_operators.unregister()
     map_operators.unregister()
     unit_operators.unregister()

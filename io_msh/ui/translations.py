@@ -424,6 +424,27 @@ UI = {
         ('glTF: анимированные материалы как анимации KHR_animation_pointer (собственный импортёр glTF в Blender '
          'не может прочитать обратно анимированный базовый цвет материала с текстурой)'),
     # ---- end of gltfclips' block
+    # the asset library (File > Import > Parkan Game as Asset Library) -- branch assets
+    "Parkan Game as Asset Library": "Игра «Паркан» как библиотека ассетов",
+    "Build Parkan Asset Library": "Собрать библиотеку ассетов «Паркана»",
+    "Make a Blender asset library of a game folder: every model and every unit as a collection asset with its "
+    "preview, description, tags and catalogue (only what changed is made again)":
+        "Собрать библиотеку ассетов Blender из папки игры: каждая модель и каждый юнит становятся ассетом-коллекцией "
+        "с превью, описанием, тегами и каталогом (заново делается только изменившееся)",
+    "The game folder": "Папка игры",
+    "Library": "Библиотека",
+    "The library .blend to write (empty: Parkan asset library/Parkan.blend in the game folder)":
+        "Файл .blend библиотеки (пусто: файл в папке библиотеки, которая создаётся в папке игры)",
+    "Processes": "Процессы",
+    "Blender processes making assets at once": "Сколько процессов Blender одновременно делают ассеты",
+    "Preview Size": "Размер превью",
+    "Preview pixels": "Размер превью в пикселях",
+    "Make Every Asset Again": "Сделать все ассеты заново",
+    "Make every asset again, not only those whose sources changed":
+        "Сделать заново каждый ассет, а не только те, чьи исходные файлы изменились",
+    "Add to Asset Libraries": "Добавить в библиотеки ассетов",
+    "Add the library's folder to Preferences > File Paths > Asset Libraries":
+        "Добавить папку библиотеки в «Настройки > Пути к файлам > Библиотеки ассетов»",
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -1337,6 +1358,21 @@ REPORTS = {
     "Wrote {path}: {models} model(s), {animations} animation(s)":
         "Записан {path}: моделей: {models}, анимаций: {animations}",
     # ---- end of gltfclips' block
+    # the asset library -- branch assets
+    "{path}: not a folder": "{path}: это не папка",
+    "{path}: the library must be a .blend file": "{path}: библиотека должна быть файлом .blend",
+    "nothing to put in a library: no .msh/.rlb models or .dat units found in {path}":
+        "в библиотеку нечего положить: в {path} нет моделей .msh/.rlb и юнитов .dat",
+    "{path}: cannot read it as a library ({reason}): it was left as it is; remove it or choose another -o":
+        "{path}: не удаётся прочитать как библиотеку ({reason}): файл оставлен как был; удалите его или выберите "
+        "другой -o",
+    "{path} is not an asset library this command wrote: it was left as it is; choose another -o":
+        "{path} — не библиотека ассетов, записанная этой командой: файл оставлен как был; выберите другой -o",
+    "cannot start a Blender process: {reason}": "не удаётся запустить процесс Blender: {reason}",
+    "No asset library was written: {count} failure(s)": "Библиотека ассетов не записана: ошибок: {count}",
+    "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
+    "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
+        "Записан {path}: сделано ассетов: {made}, без изменений: {kept}, не удалось: {failed}",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.

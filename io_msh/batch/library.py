@@ -1,0 +1,198 @@
+"""``batch library GAME_FOLDER -o Parkan.blend``: the game as a Blender asset library. Every model and every unit
+tree becomes a collection asset (io_msh.batch.library_worker) in one .blend, with ``blender_assets.cats.txt``
+beside it (io_msh.batch.library_plan). A second run re-does only the assets whose sources changed: each asset
+carries the fingerprint of what it was made from; the others are copied over from the library as it was.
+
+The run: the old library's index (a worker reads it), the changed assets (the workers, in parallel, each into a
+.blend of its own), then one worker appends them all into the library; the library and the catalogue file are
+moved into place together, so an interrupted or failed run leaves the library as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .items import Item, Result
+from .library_plan import CATALOG_FILE, plan_library
+from .pictures import MAX_SIZE
+from .pool import WorkerPool
+from .results import Interrupt, finish, result_lines
+
+
+def add_parser(sub, positive, picture_size) -> None:
+    p = sub.add_parser("library", help="a Blender asset library of a game folder: every model and unit as an "
+                                       "asset, with previews and catalogues")
+    p.add_argument("game_folder", help="the game folder (objects.rlb, the archives, UNITS)")
+    p.add_argument("-o", "--output", required=True, help="the library .blend; blender_assets.cats.txt goes "
+                                                         "beside it")
+    p.add_argument("--rebuild", action="store_true",
+                   help="make every asset again (default: only those whose sources changed since the last run)")
+    p.add_argument("--size", type=picture_size, default=256, help=f"preview pixels, 1 to {MAX_SIZE} (default 256)")
+    p.add_argument("--jobs", type=positive, default=1, help="parallel Blender processes (default: 1)")
+    p.add_argument("--timeout", type=positive, default=600,
+                   help="seconds one asset may take before its worker is stopped (default 600)")
+    p.add_argument("--warnings-as-errors", action="store_true",
+                   help="an asset with warnings counts as failed, exit code 1 (default: warnings are allowed)")
+
+
+def run_library(args: argparse.Namespace) -> int:
+    """The run; the exit code, as the other commands' (File > Import > Parkan Game as Asset Library reads the
+    ``library:``, ``summary:`` and ``failed:`` lines it prints)."""
+
+    start = time.perf_counter()
+    folder, out = Path(args.game_folder), Path(args.output).absolute()
+    if not folder.is_dir():
+        return _usage(f"{folder}: not a folder")
+    if out.suffix.lower() != ".blend" or out.is_dir():
+        return _usage(f"{out}: the library must be a .blend file")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        temp = Path(tempfile.mkdtemp(prefix=".io_msh_library_", dir=out.parent))  # same file system: moves are renames
+    except OSError as exc:
+        return _usage(f"{out}: cannot write: {exc.strerror or exc}")
+    args.output = str(out)
+    pool = WorkerPool(args, args.jobs, temp, temp)
+    interrupt = Interrupt()
+    previous = interrupt.install()
+    try:
+        pool.start(1)
+        return _build(args, pool, interrupt, folder, out, temp, start)
+    except KeyboardInterrupt:
+        pool.stop()
+        print(f"interrupted: {out} was left as it was", file=sys.stderr, flush=True)
+        return 128 + (interrupt.signum or signal.SIGINT)
+    finally:
+        interrupt.holding = True
+        pool.stop()
+        shutil.rmtree(temp, ignore_errors=True)
+        interrupt.restore(previous)
+
+
+def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path, temp: Path, start: float) -> int:
+    from ...core.errors import printable
+
+    notes: list[str] = []
+    planned = plan_library(str(folder), args.size, notes)
+    for note in notes:
+        print(printable(note), flush=True)
+    if not planned:
+        return _usage(f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
+    index = _old_index(args, pool, interrupt, out, temp) if out.is_file() else {}
+    if index is None:
+        return 2
+    if args.rebuild:
+        index = {}
+    keep, todo, errors, results = [], [], [], []
+    for n, (item, meta) in enumerate(planned):
+        old = index.get(meta.key)
+        if item.error:
+            errors.append(item)
+        elif old is not None and old["fingerprint"] == meta.fingerprint:
+            keep.append(old["name"])
+        else:
+            item.kind, item.output, item.meta = "asset", str(temp / "assets" / f"{n}.blend"), json.dumps(asdict(meta))
+            todo.append(item)
+    removed = len({key for key in index} - {meta.key for _, meta in planned})
+    total = len(todo) + len(errors)
+    print(f"{len(planned)} assets: {len(keep)} unchanged, {len(todo)} to make"
+          + (f", {removed} gone from the folder" if removed else ""), flush=True)
+
+    def report(item: Item, result: Result) -> None:
+        finish(args, item, result, set(), interrupt)
+        results.append((item, result))
+        lines = result_lines(result.message, item)
+        state = "ok" if result.ok else "FAILED"
+        shown = "asset made" if result.ok else lines[0]
+        print(printable(f"[{len(results)}/{total}] {state:6} {item.label}: {shown} ({result.seconds:.2f} s, "
+                        f"elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
+        for line in ([] if result.ok else lines[1:]):
+            print(f"    {line}", flush=True)
+        for line in result.warnings:
+            print(f"    warning: {result_lines(line, item)[0]}", flush=True)
+        interrupt.check()
+
+    for item in errors:
+        report(item, Result(item.label, False, item.error, 0.0))
+    pool.run(todo, report)
+    made = [item.output for item, result in results if result.ok and item.kind == "asset"]
+    failed = [(item, result) for item, result in results if not result.ok]
+    cats = out.with_name(CATALOG_FILE)
+    if not made and not removed and out.is_file() and cats.is_file() and len(keep) == len(index):
+        state = f"{out} is up to date ({len(keep)} assets)"
+    else:
+        outcome = _bundles(args, pool, interrupt, made, temp)
+        if outcome[0].ok:
+            merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
+                         meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made),
+                                          "catalogs": True}))
+            outcome = []
+            pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
+            interrupt.check()
+        if not outcome[0].ok:
+            print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
+            return 1
+        state = (f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name} "
+                 f"(put together in {outcome[0].seconds:.1f} s)")
+    print(printable(f"library: {state}"))
+    warned = sum(len(result.warnings) for _, result in results)
+    print(f"summary: {len(made)} of {total} assets made, {len(keep)} unchanged, {len(failed)} failed, "
+          f"{warned} warning{'s' * (warned != 1)}, "
+          f"{pool.spawned} Blender process{'es' * (pool.spawned != 1)}, {time.perf_counter() - start:.1f} s")
+    for item, result in failed:
+        print(printable(f"  failed: {item.label}: {result_lines(result.message, item)[0]}"))
+    return 1 if failed else 0
+
+
+def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path) -> tuple[Result, list[str]]:
+    """The new assets appended into bundles of about the square root of their number, by the workers in
+    parallel (appending costs in proportion to what the file holds already: 120 assets one by one take 28 s,
+    in 11 bundles of 11 a few); (a result, failed or not, and the files to append into the library)."""
+    size = math.isqrt(len(made) - 1) + 1 if len(made) > 16 else 0
+    if not size:
+        return Result("", True, "", 0.0), made
+    groups = [made[n:n + size] for n in range(0, len(made), size)]
+    items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
+                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group),
+                                                         "catalogs": False}))
+             for n, group in enumerate(groups)]
+    results: list[Result] = []
+    pool.run(items, lambda item, result: results.append(finish(args, item, result, set(), interrupt)))
+    interrupt.check()
+    failed = [r for r in results if not r.ok]
+    return (failed[0] if failed else Result("", True, "", 0.0)), [item.output for item in items]
+
+
+def _usage(message: str) -> int:
+    from ...core.errors import printable
+
+    print(printable(f"batch: error: {message}"), file=sys.stderr)
+    return 2
+
+
+def _old_index(args, pool: WorkerPool, interrupt: Interrupt, out: Path, temp: Path) -> dict | None:
+    """The old library's assets by key; None (with the reason printed) when ``out`` is no library this command
+    wrote, or cannot be read: it is then left as it is, never written over."""
+
+    target = temp / "index.json"
+    item = Item(str(out), None, str(target), f"index of {out.name}", kind="library_index")
+    outcome: list[Result] = []
+    pool.run([item], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
+    interrupt.check()
+    if not outcome[0].ok:
+        _usage(f"{out}: cannot read it as a library ({outcome[0].message}): it was left as it is; remove it or "
+               "choose another -o")
+        return None
+    index = json.loads(target.read_text(encoding="utf-8"))
+    if index["foreign"] and not index["assets"]:
+        _usage(f"{out} is not an asset library this command wrote: it was left as it is; choose another -o")
+        return None
+    return index["assets"]
