@@ -607,6 +607,19 @@ REPORTS = {
     "not a regular file": "не обычный файл",
     "its folder {folder} is not writable": "в его папку {folder} нельзя писать",
     "No such file or directory (no folder {folder})": "Нет такого файла или каталога (нет папки {folder})",
+    # branch unitimp: the import's key count (issue 28, item 9)
+    "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
+    "with Animation: Keys or For Editing":
+        "Анимация «Точная» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Ключи» или «Для правки»",
+    "Animation: For Editing keys the nodes at more than {limit} node-frames, more than an import writes: import "
+    "with Animation: Keys":
+        "Анимация «Для правки» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Ключи»",
+    "Animation: Keys keys the nodes at more than {limit} node-frames, more than an import writes: import with "
+    "Animation: None":
+        "Анимация «Ключи» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Нет»",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
