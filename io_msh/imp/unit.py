@@ -31,23 +31,33 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
     try:
         unit = _collection(context, active, plan.name, collections)
         P.store_path(unit, UNIT, plan.path)
+        external = [p for p in plan.parts if p.model is not None and p.external]
+        devices = [p for p in plan.parts if p.model is not None and not p.external]
         internal = None
-        for part in plan.parts:
-            if part.model is None:
+        if devices:
+            internal = _collection(context, _layer(context, unit), f"{plan.name} internal parts", collections)
+        # The mount Empties come first: naming a constraint makes Blender fix the animation paths of every
+        # animated datablock, so named after the parts' actions exist, the mounts cost time quadratic in the parts
+        mounts = {p.component: _new_mount(p, unit if p.external else internal)
+                  for p in plan.parts if p.model is not None and p.parent is not None}
+        for parts, target in ((external, unit), (devices, internal)):
+            if not parts:
                 continue
-            if not part.external and internal is None:
-                internal = _collection(context, _layer(context, unit), f"{plan.name} internal parts", collections)
-                _layer(context, internal).hide_viewport = True
-                internal.hide_render = True
-            target = unit if part.external else internal
+            # One build for all the parts of a collection: one edit-mode session for every armature (a build
+            # per part entered it once per part, each time slower as the scene grew)
             context.view_layer.active_layer_collection = _layer(context, target)
-            (root,) = import_plans(context, [part.model], root_matrix if part.parent is None else Matrix(),
-                                   set_frame_range=False)
-            roots[part.component] = root
-            _part_properties(root, part)
+            made = import_plans(context, [p.model for p in parts], root_matrix, set_frame_range=False)
+            for part, root in zip(parts, made):
+                roots[part.component] = root
+                _part_properties(root, part)
+                if part.parent is not None:
+                    root.matrix_world = Matrix()
+        if internal is not None:  # hidden once filled: Blender moves the active collection off a hidden one
+            _layer(context, internal).hide_viewport = True
+            internal.hide_render = True
         for part in plan.parts:
             if roots[part.component] is not None and part.parent is not None:
-                _mount(roots, part, actions)
+                _mount(roots, part, actions, mounts[part.component])
             if roots[part.component] is not None:
                 _damage(roots[part.component], part)
         if plan.points:
@@ -103,21 +113,28 @@ def node_handles(root) -> dict[int, object]:
     return {int(o[P.NODE_INDEX]): o for o in root.children_recursive if o.type == "EMPTY" and P.NODE_INDEX in o}
 
 
-def _mount(roots, part: PartPlan, actions: list) -> None:
+def _new_mount(part: PartPlan, collection) -> bpy.types.Object:
+    """The mount Empty of a part, in the part's collection, with its (not yet aimed) Child Of constraint."""
+    mount = bpy.data.objects.new(f"{part.model.name} {MOUNT.lower()}", None)
+    collection.objects.link(mount)  # (Object.users_collection would scan every collection)
+    mount.empty_display_type = "PLAIN_AXES"
+    mount.empty_display_size = 0.05
+    mount[COMPONENT] = part.component
+    mount.constraints.new("CHILD_OF").name = MOUNT
+    return mount
+
+
+def _mount(roots, part: PartPlan, actions: list, mount) -> None:
     """An external part: its root hangs on a mount Empty that follows the socket's bone or Empty (a Child Of
     constraint) and carries the inverse of the part's node-0 pose (keyed when node 0 moves), so that node
     n >= 1 lands on socket_world @ local(n); the part's own model and animation stay as imported. An internal
     part (a device of its parent's controller, whose node the controller names) follows its parent's root."""
     root, host = roots[part.component], roots[part.parent]
     if host is None:
+        bpy.data.objects.remove(mount)
         return
-    mount = bpy.data.objects.new(f"{root.name} {MOUNT.lower()}", None)
-    root.users_collection[0].objects.link(mount)
-    mount.empty_display_type = "PLAIN_AXES"
-    mount.empty_display_size = 0.05
-    mount[COMPONENT] = part.component
-    constraint = mount.constraints.new("CHILD_OF")
-    constraint.name = MOUNT
+    mount.name = f"{root.name} {MOUNT.lower()}"
+    constraint = mount.constraints[MOUNT]
     if part.external and part.socket is not None:
         socket = node_handles(host).get(part.socket)
         if host.type == "ARMATURE" and socket is not None:
