@@ -143,7 +143,8 @@ def _armature_nodes(root) -> list[SceneNode]:
 
 
 def _empty_nodes(root) -> list[SceneNode]:
-    empties = [o for o in descendants(root) if o.type == "EMPTY"]
+    # A unit's control points are Empties on the node Empties (io_msh.imp.unit): markers, not nodes
+    empties = [o for o in descendants(root) if o.type == "EMPTY" and "msh_cpt" not in o]
     in_set = {o.name for o in empties}
 
     def node_parent(obj):

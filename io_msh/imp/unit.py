@@ -178,7 +178,7 @@ def _damage(root, part: PartPlan) -> None:
         if handle is None:
             continue
         handle["msh_ndp_row"] = row.row
-        handle["msh_ndp_flags"] = row.flags
+        P.store_u32(handle, "msh_ndp_flags", row.flags & 0xFFFFFFFF)  # the file's i32, as its 32 bits
         handle["msh_hit_points"] = row.hit_points
         handle["msh_density"] = row.density
         handle["msh_explosion"] = row.explosion
@@ -210,7 +210,7 @@ def _point(collection, roots, component: int, point: PointPlan) -> None:
     obj[POINT] = point.index
     obj["msh_cpt_component"] = component
     obj["msh_cpt_name"] = point.name
-    obj["msh_cpt_flags"] = point.flags
+    P.store_u32(obj, "msh_cpt_flags", point.flags)  # a u32: the top bit is set on retail points
     obj["msh_cpt_vector"] = point.vector.tolist()
     if point.carrier is not None:
         obj["msh_cpt_carrier"] = list(point.carrier)

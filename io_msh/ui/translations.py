@@ -620,6 +620,9 @@ REPORTS = {
     "Animation: None":
         "Анимация «Ключи» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
         "импортируйте с анимацией «Нет»",
+    # branch unitimp: a u32 word kept in a custom property (issue 28, item 4)
+    "property {key} on {name} holds {value}, not a 32-bit word":
+        "свойство {key} у {name} содержит {value}, а не 32-битное слово",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
