@@ -94,7 +94,9 @@ def _leave_edit_modes(context) -> None:
 
 
 def _link(context, obj: bpy.types.Object, collection: bpy.types.Collection | None = None) -> None:
-    (collection or context.view_layer.active_layer_collection.collection).objects.link(obj)
+    # context.collection is the active layer collection's, read without the view layer's resync that
+    # view_layer.active_layer_collection makes after each link (a build of thousands of objects was quadratic)
+    (collection or context.collection).objects.link(obj)
 
 
 def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created) -> bpy.types.Object:
