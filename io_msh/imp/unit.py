@@ -36,10 +36,6 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
         internal = None
         if devices:
             internal = _collection(context, _layer(context, unit), f"{plan.name} internal parts", collections)
-        # The mount Empties come first: naming a constraint makes Blender fix the animation paths of every
-        # animated datablock, so named after the parts' actions exist, the mounts cost time quadratic in the parts
-        mounts = {p.component: _new_mount(p, unit if p.external else internal)
-                  for p in plan.parts if p.model is not None and p.parent is not None}
         for parts, target in ((external, unit), (devices, internal)):
             if not parts:
                 continue
@@ -55,9 +51,14 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
         if internal is not None:  # hidden once filled: Blender moves the active collection off a hidden one
             _layer(context, internal).hide_viewport = True
             internal.hide_render = True
+        template = _mount_template()
+        try:
+            for part in plan.parts:
+                if roots[part.component] is not None and part.parent is not None:
+                    _mount(roots, part, actions, unit if part.external else internal, template)
+        finally:
+            bpy.data.objects.remove(template)
         for part in plan.parts:
-            if roots[part.component] is not None and part.parent is not None:
-                _mount(roots, part, actions, mounts[part.component])
             if roots[part.component] is not None:
                 _damage(roots[part.component], part)
         if plan.points:
@@ -113,28 +114,31 @@ def node_handles(root) -> dict[int, object]:
     return {int(o[P.NODE_INDEX]): o for o in root.children_recursive if o.type == "EMPTY" and P.NODE_INDEX in o}
 
 
-def _new_mount(part: PartPlan, collection) -> bpy.types.Object:
-    """The mount Empty of a part, in the part's collection, with its (not yet aimed) Child Of constraint."""
-    mount = bpy.data.objects.new(f"{part.model.name} {MOUNT.lower()}", None)
-    collection.objects.link(mount)  # (Object.users_collection would scan every collection)
-    mount.empty_display_type = "PLAIN_AXES"
-    mount.empty_display_size = 0.05
-    mount[COMPONENT] = part.component
-    mount.constraints.new("CHILD_OF").name = MOUNT
-    return mount
+def _mount_template() -> bpy.types.Object:
+    """An Empty (in no scene) holding the mount constraint as every mount gets it: named, identity inverse.
+    Each mount copies it: naming a constraint makes Blender fix the animation paths of every animated datablock,
+    and setting its inverse costs as much, so done per mount both made the import quadratic in the parts."""
+    template = bpy.data.objects.new("io_msh mount", None)
+    constraint = template.constraints.new("CHILD_OF")
+    constraint.name = MOUNT
+    constraint.inverse_matrix = Matrix()
+    return template
 
 
-def _mount(roots, part: PartPlan, actions: list, mount) -> None:
+def _mount(roots, part: PartPlan, actions: list, collection, template) -> None:
     """An external part: its root hangs on a mount Empty that follows the socket's bone or Empty (a Child Of
     constraint) and carries the inverse of the part's node-0 pose (keyed when node 0 moves), so that node
     n >= 1 lands on socket_world @ local(n); the part's own model and animation stay as imported. An internal
     part (a device of its parent's controller, whose node the controller names) follows its parent's root."""
     root, host = roots[part.component], roots[part.parent]
     if host is None:
-        bpy.data.objects.remove(mount)
         return
-    mount.name = f"{root.name} {MOUNT.lower()}"
-    constraint = mount.constraints[MOUNT]
+    mount = bpy.data.objects.new(f"{root.name} {MOUNT.lower()}", None)
+    collection.objects.link(mount)  # the part's collection (Object.users_collection scans every collection)
+    mount.empty_display_type = "PLAIN_AXES"
+    mount.empty_display_size = 0.05
+    mount[COMPONENT] = part.component
+    constraint = mount.constraints.copy(template.constraints[MOUNT])
     if part.external and part.socket is not None:
         socket = node_handles(host).get(part.socket)
         if host.type == "ARMATURE" and socket is not None:
@@ -143,7 +147,6 @@ def _mount(roots, part: PartPlan, actions: list, mount) -> None:
             constraint.target = socket or host
     else:
         constraint.target = host
-    constraint.inverse_matrix = Matrix()
     mount.rotation_mode = "QUATERNION"
     if part.root_inverse is not None:
         mount.matrix_basis = Matrix(part.root_inverse[0].tolist())
