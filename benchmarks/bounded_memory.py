@@ -34,6 +34,8 @@ CASES = {
     "import-unmapped-4G": ("import", "unmapped_4294967295.msh", "Blender import, no map, frame count 0xFFFFFFFF"),
     "import-300x65535": ("import", "long_300.msh", "Blender import, 300 nodes x 65,535 frames"),
     "import-shared-map": ("import", "shared_300.msh", "Blender import, 300 nodes all reading one map"),
+    # Issue 28, item 9: every node moving at every frame: refused once the keys pass KEY_LIMIT
+    "import-dense-shared-map": ("import", "dense_300.msh", "Blender import, 300 nodes, one map of dense motion"),
     "import-aliasing-1k": ("import", "alias_1000.rlb", "Blender import, 1,000 entries sharing one payload"),
     "info-aliasing-20k": ("info", "alias_20000.rlb", "CLI info, 20,000 entries sharing one payload"),
     # Issue 19, item 17: imported with the defaults (Armature, Faithful), one bone keyed, exported (timed alone).
@@ -51,6 +53,7 @@ def build_inputs(folder: Path) -> None:
         (folder / f"unmapped_{count}.msh").write_bytes(synth.unmapped_model(count))
     (folder / "long_300.msh").write_bytes(generated(7, node_count=300, frame_count=65535, animated=0.0))
     (folder / "shared_300.msh").write_bytes(shared_map_model(300, 65535))
+    (folder / "dense_300.msh").write_bytes(shared_map_model(300, 65535, dense=True))
     sample = (ROOT / "samples" / "sample.msh").read_bytes()
     for count in (1000, 20000):
         (folder / f"alias_{count}.rlb").write_bytes(aliasing_archive(sample, count))
@@ -79,7 +82,10 @@ def _work(kind: str, path: str):
         bpy = blender_env.bpy
 
         def work():
-            bpy.ops.import_scene.parkan_msh(filepath=path)
+            try:
+                bpy.ops.import_scene.parkan_msh(filepath=path)
+            except RuntimeError as exc:
+                return f"refused: {str(exc).strip().splitlines()[-1][-90:]}"
             return f"{len(bpy.data.objects)} objects"
     elif kind == "export":
         import blender_env

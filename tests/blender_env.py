@@ -45,10 +45,8 @@ def clean_scene() -> None:
     """An empty scene and no datablocks of the kinds an import creates."""
     if bpy.context.view_layer.objects.active is not None and bpy.context.object and bpy.context.object.mode != "OBJECT":
         bpy.ops.object.mode_set(mode="OBJECT")
-    for kind in DATA_KINDS:
-        collection = getattr(bpy.data, kind)
-        for block in list(collection):
-            collection.remove(block)
+    for kind in DATA_KINDS:  # one batch per kind: removing one by one is quadratic (a unit of 1,000 parts)
+        bpy.data.batch_remove(list(getattr(bpy.data, kind)))
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 250
     scene.frame_set(1)

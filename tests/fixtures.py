@@ -51,10 +51,20 @@ def aliasing_archive(payload: bytes, count: int) -> bytes:
                 offsets=[16] * count, sizes=[len(payload)] * count)
 
 
-def shared_map_model(node_count: int, frame_count: int) -> bytes:
+def shared_map_model(node_count: int, frame_count: int, dense: bool = False) -> bytes:
     """A valid model whose nodes all read node 0's map block: every node moves at every frame (the
-    sampler takes any word below the node's fallback key, section 3.2), with one block of map words."""
+    sampler takes any word below the node's fallback key, section 3.2), with one block of map words.
+    ``dense``: node 0 is keyed at every frame with random motion, so every node's pose changes at every
+    frame and no key can be left out (issue 28, item 9)."""
     spec = random_model(11, node_count=node_count, frame_count=frame_count, animated=0.0)
+    if dense:
+        from core.authoring.synth import axis_quat, keyed_track
+
+        rng = np.random.default_rng(12)
+        keyed = min(frame_count, 65535 - 2 * node_count - 1)  # Res8 indexes at most 65535 keys
+        times = np.r_[np.arange(keyed - 1), frame_count - 1].astype(np.float64)
+        spec.animation.tracks[0] = keyed_track(times, rng.normal(size=(keyed, 3)),
+                                               axis_quat(rng.normal(size=3), rng.uniform(-3, 3, keyed)))
     for track in spec.animation.tracks[1:]:  # two keys each (a map needs a next key), no map of their own
         track.times, track.pos, track.rot = np.array([0, 1], np.float32), track.pos[[0, 0]], track.rot[[0, 0]]
     model = build_model(spec)

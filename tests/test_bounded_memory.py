@@ -236,3 +236,52 @@ def test_what_needs_every_node_at_every_frame_of_a_huge_model_is_refused_up_fron
     with pytest.raises(RuntimeError, match=why + r".* 8 nodes at each of 1,048,575 frames .*more than 2,097,152"):
         bpy.ops.export_scene.parkan_msh(filepath=str(out))
     assert not out.exists()
+
+
+# --------------------------------------------------------------------- issue 28, item 9: keys counted, then refused
+def test_an_import_that_would_write_too_many_keys_is_refused_while_planning():
+    """300 nodes all reading one 65,535-frame map of dense motion: ~19.7 million node keys. The count passes
+    the limit after a few dozen nodes, so the refusal comes in seconds and bounded memory (was: 2 GB after 38 s,
+    still writing keys)."""
+    import time
+
+    data = shared_map_model(300, 65535, dense=True)
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        with pytest.raises(plan.FormatError) as error:
+            plan.plan_model(read_container(data, "m.msh"), None, plan.ImportOptions())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    seconds = time.perf_counter() - start
+    message = str(error.value)
+    assert f"more than {animation_plan.KEY_LIMIT:,} node-frames" in message
+    assert "import with Animation: Keys or For Editing" in message
+    assert seconds < 30 and peak < 400 * MB, (seconds, peak / MB)
+    keys = plan.plan_model(read_container(data, "m.msh"), None, plan.ImportOptions(animation="KEYS"))
+    assert sum(len(c.frames) for c in keys.channels) < 70_000  # the remedy imports
+
+
+def test_the_key_count_refuses_for_editing_and_keys_past_the_limit_naming_what_is_left():
+    count = animation_plan.KeyCount("EDITING", limit=10)
+    count.add(10)
+    with pytest.raises(plan.FormatError, match="Animation: For Editing keys the nodes at more than 10 node-frames, "
+                                               "more than an import writes: import with Animation: Keys"):
+        count.add(1)
+    with pytest.raises(plan.FormatError, match="import with Animation: None"):
+        animation_plan.KeyCount("KEYS", limit=0).add(1)
+
+
+def test_a_refused_key_count_creates_no_blender_data(blender, tmp_path):
+    import time
+
+    bpy = blender.bpy
+    path = tmp_path / "dense.msh"
+    path.write_bytes(shared_map_model(300, 65535, dense=True))
+    before = blender.datablock_counts()
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="import with Animation: Keys or For Editing"):
+        bpy.ops.import_scene.parkan_msh(filepath=str(path), node_mode="EMPTIES")
+    assert time.perf_counter() - start < 30
+    assert blender.datablock_counts() == before

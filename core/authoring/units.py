@@ -222,3 +222,23 @@ def unit_files() -> dict[str, bytes]:
     """The game-folder files of the synthetic units, by path relative to the game folder."""
     return {OBJECTS: objects_archive().to_bytes(), PARTS: parts_archive().to_bytes(),
             UNIT_DAT: unit_tree().to_bytes(), FORT_DAT: fort_tree().to_bytes()}
+
+
+# --------------------------------------------------------------------- big units (issue 27, item 11: scale)
+CHAIN_DAT = "UNITS/SYNTH/synth_chain.dat"
+WIDE_DAT = "UNITS/SYNTH/synth_wide.dat"
+
+
+def chain_tree(count: int) -> UnitTree:
+    """The chassis carrying a chain of ``count - 1`` guns: the first on the chassis's socket Base_TM (node 2),
+    each next one on the muzzle (node 2) of the one before. Deep: the tree's depth is its size."""
+    components = [_component("synth_chassis", 0, -1, "Шасси (sh01)", 1 if count > 1 else 0)]
+    components += [_component("e_gun_ll_01", 4, 2, f"Gun (g{i:05d})", 1 if i < count - 1 else 0)
+                   for i in range(1, count)]
+    return UnitTree(UNIT_TYPE, components)
+
+
+def wide_tree(count: int) -> UnitTree:
+    """The chassis carrying ``count - 1`` guns side by side on its socket Base_TM (node 2). Wide: one parent."""
+    return UnitTree(UNIT_TYPE, [_component("synth_chassis", 0, -1, "Шасси (sh01)", count - 1)] +
+                    [_component("e_gun_ll_01", 4, 2, f"Gun (g{i:05d})", 0) for i in range(1, count)])

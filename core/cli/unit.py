@@ -24,6 +24,8 @@ from .roundtrip import rewritten
 EXIT_OK, EXIT_BAD_DATA = 0, 1
 UNIT_SUFFIXES = (".dat", ".cpt", ".ndp")
 OBJECTS = "objects.rlb"
+INDENT_LEVELS = 16  # the text indents a component by its depth up to here; deeper lines say their depth (a chain
+#                     of thousands of parts would print lines growing with it: output quadratic in the file)
 
 
 # --------------------------------------------------------------------- the game folder
@@ -180,7 +182,8 @@ def _lines(payload: dict) -> list[str]:
              f"{len(payload['components'])} components, {len(payload['nodes'])} unit nodes; game folder "
              f"{payload['game']}"]
     for c in payload["components"]:
-        pad = "  " * (c["depth"] + 1)
+        pad = "  " * (min(c["depth"], INDENT_LEVELS) + 1)
+        deeper = f"(depth {c['depth']}) " if c["depth"] > INDENT_LEVELS else ""
         tag = c["tag"] or "no record"
         where = ""
         if c["socket"] is not None:
@@ -189,7 +192,7 @@ def _lines(payload: dict) -> list[str]:
                 f" of component {s['component']}"
         elif c["device"] is not None:
             where = f" as controller device {c['device']} of component {c['parent']}"
-        lines.append(f"{pad}[{c['index']}] {c['class_name']} {c['record']} [{tag}] {c['display']!r}{where}")
+        lines.append(f"{pad}{deeper}[{c['index']}] {c['class_name']} {c['record']} [{tag}] {c['display']!r}{where}")
         files = c["files"]
         detail = []
         if c["model"] is not None:
@@ -235,7 +238,8 @@ def cmd_unit(args: argparse.Namespace) -> int:
         except FormatError as exc:
             findings += [f.located(OBJECTS) for f in exc.findings]
     unit = resolve_unit(tree, records, load)
-    unit.findings[:0] = [f for f in findings if f not in unit.findings]
+    known = set(unit.findings)
+    unit.findings[:0] = [f for f in findings if f not in known]
     payload = describe(unit, args.file, folder)
     if args.json:
         _emit_json(payload)

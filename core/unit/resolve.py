@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..animation.sampler import AnimationData
 from ..appearance.wear import parse_wear
-from ..container.nres import Archive, name_bytes
+from ..container.nres import Archive, Entry, name_bytes
 from ..errors import Finding, FormatError, error, warning
 from ..msh.model import Model
 from . import objects
@@ -76,11 +76,16 @@ class Unit:
 
 
 class Archives:
-    """Archives read once each, by file name (case as the loader treats it)."""
+    """Archives read once each, by file name (case as the loader treats it); and, within one unit, each record's
+    lookups and each member's parsed file, so that components naming one record share its files (a unit of
+    thousands of components reads each distinct file once: time and memory follow the distinct files)."""
 
     def __init__(self, load: Loader) -> None:
         self.load = load
         self._read: dict[str, Archive | FormatError | None] = {}
+        self._records: dict[str | bytes, Entry | None] = {}
+        self._lookups: dict[tuple[str | bytes, str], objects.Lookup] = {}
+        self._members: dict[tuple[str, bytes, str], tuple[object, str | FormatError | None]] = {}
 
     def get(self, name: str) -> Archive | None:
         """The archive, None when there is no such file; FormatError when it is not an NRes."""
@@ -95,6 +100,36 @@ class Archives:
         if isinstance(found, FormatError):
             raise found
         return found
+
+    def record(self, records: Archive, record: str | bytes) -> Entry | None:
+        """objects.rlb's entry of ``record`` (None when there is none)."""
+        if record not in self._records:
+            try:
+                self._records[record] = records.find(record)
+            except FormatError:
+                self._records[record] = None
+        return self._records[record]
+
+    def lookup(self, records: Archive, record: str | bytes, extension: str) -> objects.Lookup:
+        key = (record, extension)
+        if key not in self._lookups:
+            self._lookups[key] = objects.lookup(records, record, extension)
+        return self._lookups[key]
+
+    def member(self, slot: objects.Slot, extension: str) -> tuple[object, str | FormatError | None]:
+        """The slot's file read as ``extension`` (``_parsed``), or None with why not: the text of a missing file,
+        or the FormatError of one that does not read."""
+        key = (slot.archive.lower(), bytes(slot.member_raw).lower(), extension)
+        if key not in self._members:
+            data, why = _member(self, slot)
+            if data is None:
+                self._members[key] = (None, why)
+            else:
+                try:
+                    self._members[key] = (_parsed(extension, data, f"{slot.archive}:{slot.member}"), None)
+                except FormatError as exc:
+                    self._members[key] = (None, exc)
+        return self._members[key]
 
 
 def _member(archives: Archives, slot: objects.Slot) -> tuple[bytes | None, str | None]:
@@ -114,16 +149,16 @@ def _member(archives: Archives, slot: objects.Slot) -> tuple[bytes | None, str |
     return bytes(entry.data), None
 
 
+PART_FIELDS = {".msh": "model", ".wea": "materials", ".ctl": "controller_size", ".cpt": "points", ".ndp": "damage"}
+
+
 def resolve_part(component: int, record: str | bytes, records: Archive | None, archives: Archives) -> Part:
     shown = record if isinstance(record, str) else record.decode("cp1251", "replace")
     part = Part(component, shown)
     if records is None:
         part.missing.append("objects.rlb")
         return part
-    try:
-        entry = records.find(record)
-    except FormatError:
-        entry = None
+    entry = archives.record(records, record)
     if entry is None:
         part.missing.append("record")
         part.findings.append(error(STREAM, component, f"no record {shown!r} in objects.rlb"))
@@ -131,7 +166,7 @@ def resolve_part(component: int, record: str | bytes, records: Archive | None, a
     part.tag = objects.tag_text(entry.type_id)
     reported: set[str] = set()
     for extension in objects.EXTENSIONS:
-        found = objects.lookup(records, record, extension)
+        found = archives.lookup(records, record, extension)
         for f in found.findings:
             if f.message not in reported:
                 reported.add(f.message)
@@ -142,32 +177,32 @@ def resolve_part(component: int, record: str | bytes, records: Archive | None, a
             part.missing.append(extension)
             continue
         part.files[extension] = (found.slot.archive, found.slot.member)
-        data, why = _member(archives, found.slot)
-        if data is None:
+        value, why = archives.member(found.slot, extension)
+        if isinstance(why, str):
             part.missing.append(extension)
             part.findings.append(error(STREAM, component, f"{extension}: {why}"))
-            continue
-        try:
-            _read(part, extension, data, f"{found.slot.archive}:{found.slot.member}")
-        except FormatError as exc:
+        elif why is not None:
             part.missing.append(extension)
             part.findings += [Finding(f.severity, f.stream, f.index, f"{extension}: {f.message}",
-                                      f"component {component}") for f in exc.findings]
+                                      f"component {component}") for f in why.findings]
+        else:
+            setattr(part, PART_FIELDS[extension], value)
     return part
 
 
-def _read(part: Part, extension: str, data: bytes, where: str) -> None:
+def _parsed(extension: str, data: bytes, where: str) -> object:
+    """The file as the part holds it (shared by every component naming the same file: read, never changed)."""
     if extension == ".msh":
-        part.model = Model.parse(data, where)
-        part.model.nodes  # noqa: B018 -- reads Res1 now, so that a broken node table is this part's finding
-    elif extension == ".wea":
-        part.materials = parse_wear(data, where).materials
-    elif extension == ".ctl":
-        part.controller_size = len(data)
-    elif extension == ".cpt":
-        part.points = parse_cpt(data, where)
-    elif extension == ".ndp":
-        part.damage = parse_ndp(data, where)
+        model = Model.parse(data, where)
+        model.nodes  # noqa: B018 -- reads Res1 now, so that a broken node table is this part's finding
+        return model
+    if extension == ".wea":
+        return parse_wear(data, where).materials
+    if extension == ".ctl":
+        return len(data)
+    if extension == ".cpt":
+        return parse_cpt(data, where)
+    return parse_ndp(data, where)
 
 
 def resolve_unit(tree: UnitTree, records: Archive | None, load: Loader) -> Unit:

@@ -7,19 +7,26 @@ import bpy
 from .props import CONTROL_POINT
 
 
-def descendants(obj: bpy.types.Object) -> list[bpy.types.Object]:
+def descendants(obj: bpy.types.Object, children: dict | None = None) -> list[bpy.types.Object]:
     """``Object.children_recursive`` (depth first, in the same order) without recursion: Blender's recurses
-    once per level, and a chain of 1,000 Empties passes Python's recursion limit."""
-    children: dict[bpy.types.Object, list[bpy.types.Object]] = {}
-    for child in bpy.data.objects:
-        if child.parent is not None:
-            children.setdefault(child.parent, []).append(child)
+    once per level, and a chain of 1,000 Empties passes Python's recursion limit. ``children``
+    (``children_map``) saves the walk over every object when asked for many roots."""
+    children = children_map() if children is None else children
     out, stack = [], list(reversed(children.get(obj, ())))
     while stack:
         child = stack.pop()
         out.append(child)
         stack += reversed(children.get(child, ()))
     return out
+
+
+def children_map() -> dict[bpy.types.Object, list[bpy.types.Object]]:
+    """Each object's children, in ``bpy.data.objects`` order (one walk over every object)."""
+    children: dict[bpy.types.Object, list[bpy.types.Object]] = {}
+    for child in bpy.data.objects:
+        if child.parent is not None:
+            children.setdefault(child.parent, []).append(child)
+    return children
 
 
 def node_empties(root: bpy.types.Object) -> list[bpy.types.Object]:

@@ -143,3 +143,30 @@ def check_root(root) -> None:
         value = root.get(key)
         if value is not None and not isinstance(value, bytes):
             raise _bad_property(root, key, value, "the bytes the import stored")
+
+
+# --------------------------------------------------------------------- u32 words (branch unitimp; issue 28, item 4)
+U32 = 1 << 32
+
+
+def store_u32(holder, key: str, word: int) -> None:
+    """A u32 word of the file (flags) on custom property ``key``. Blender's int properties are signed 32-bit,
+    so a word with the top bit set is stored as the negative int with the same 32 bits (0x80000000 becomes
+    -2147483648); ``stored_u32`` gives the word back. A value that is no u32 is a ValueError (a bug, not data)."""
+    word = int(word)
+    if not 0 <= word < U32:
+        raise ValueError(f"{key}: {word} is not a 32-bit word")
+    holder[key] = word - U32 if word & 0x80000000 else word
+
+
+def stored_u32(holder, key: str, default: int | None = None) -> int | None:
+    """The u32 word ``store_u32`` stored on ``key`` (``default`` when there is none): the property's 32 bits,
+    so a negative int reads as the word with its top bit set. FormatError when the property holds no whole
+    number in -2^31 .. 2^32 - 1 (edited by hand)."""
+    value = holder.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not -(1 << 31) <= value < U32:
+        raise FormatError.single("scene", None, f"property {key} on {printable(str(getattr(holder, 'name', '')))} "
+                                                f"holds {printable(repr(value))}, not a 32-bit word")
+    return value & 0xFFFFFFFF

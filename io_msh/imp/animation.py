@@ -27,6 +27,7 @@ import numpy as np
 from ...core.animation.keys import Tolerance
 from ...core.animation.sampler import AnimationData, sample
 from ...core.animation.tracks import canonical_words, read_animation, track_starts
+from ...core.errors import FormatError
 from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ..com import conversion as C
@@ -66,13 +67,17 @@ class ChannelPlan:
     rotation: np.ndarray       # (k, 4) Blender quaternions, sign-continuous
 
 
-def plan_channels(model: Model, nodes: list, animation: str, node_mode: str) -> list[ChannelPlan]:
+def plan_channels(model: Model, nodes: list, animation: str, node_mode: str,
+                  count: KeyCount | None = None) -> list[ChannelPlan]:
     """Keys for ``nodes`` (NodePlans). ``animation`` FAITHFUL, EDITING (FAITHFUL within the export's
     tolerance: few keys) or KEYS; ``node_mode`` EMPTIES keys the local pose, ARMATURE the pose relative to
-    the bone's rest."""
+    the bone's rest. ``count`` refuses, as the keys are chosen, more than it allows."""
     if animation in ("FAITHFUL", "EDITING"):
-        return bake(model, nodes, node_mode, FAITHFUL_TOLERANCE if animation == "FAITHFUL" else EDITING_TOLERANCE)
+        return bake(model, nodes, node_mode, FAITHFUL_TOLERANCE if animation == "FAITHFUL" else EDITING_TOLERANCE,
+                    count)
     tracks = read_animation(model).tracks
+    if count is not None:
+        count.add(sum(len(tracks[n.index].times) for n in nodes if tracks[n.index].has_map))
     return [_keys(n, tracks[n.index].times.astype(np.float64), tracks[n.index].rotations, tracks[n.index].pos,
                   node_mode) for n in nodes if tracks[n.index].has_map]
 
@@ -89,8 +94,8 @@ def has_non_canonical_maps(model: Model) -> bool:
     return False
 
 
-def bake(model: Model, nodes: list, node_mode: str, tolerance: KeyTolerance = FAITHFUL_TOLERANCE
-         ) -> list[ChannelPlan]:
+def bake(model: Model, nodes: list, node_mode: str, tolerance: KeyTolerance = FAITHFUL_TOLERANCE,
+         count: KeyCount | None = None) -> list[ChannelPlan]:
     """Keys for every node whose pose at some frame differs from its first key (its rest), reproducing the
     runtime's pose at every integer frame within ``tolerance``."""
     data = AnimationData.from_model(model)
@@ -111,12 +116,12 @@ def bake(model: Model, nodes: list, node_mode: str, tolerance: KeyTolerance = FA
     group = max(1, BLOCK_SAMPLES // (chunk + 1))
     for g in range(0, len(mapped), group):
         baked += _bake_group(data, mapped[g:g + group], first_rot, first_pos, last_frame, chunk, node_mode,
-                             tolerance)
+                             tolerance, count)
     return sorted(baked, key=lambda b: b.node)
 
 
 def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_frame: int, chunk: int,
-                node_mode: str, tolerance: KeyTolerance) -> list[ChannelPlan]:
+                node_mode: str, tolerance: KeyTolerance, count: KeyCount | None = None) -> list[ChannelPlan]:
     ids = np.array([n.index for n in nodes])
     moving = np.zeros(len(nodes), bool)
     kept: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in nodes]
@@ -141,6 +146,8 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
             keep = linear_keys(values, _tolerance(location, tolerance))
         if start > 0:
             keep[:, 0] = False  # already kept as the previous chunk's last frame
+        if count is not None:
+            count.add(int(keep.sum()))
         for row in range(len(nodes)):
             at = np.flatnonzero(keep[row])
             kept[row].append((start + at, values[row, at]))
@@ -362,3 +369,26 @@ def _without_trailing_repeats(values: np.ndarray) -> int:
     while keep > 1 and np.array_equal(values[keep - 1], values[keep - 2]):
         keep -= 1
     return keep
+
+
+# --------------------------------------------------------------------- how many keys (issue 28, item 9)
+KEY_LIMIT = 2_097_152  # node-keys (7 F-curve keys each) an import writes at most: the export's HELD_LIMIT
+
+
+class KeyCount:
+    """The node-keys an import has chosen so far; past KEY_LIMIT a FormatError that says what to do, raised
+    while the keys are chosen (before more are held, and before any Blender data)."""
+
+    def __init__(self, animation: str, limit: int = KEY_LIMIT) -> None:
+        self.animation, self.limit, self.total = animation, limit, 0
+
+    def add(self, keys: int) -> None:
+        self.total += keys
+        if self.total > self.limit:
+            shown = {"FAITHFUL": "Faithful", "EDITING": "For Editing", "KEYS": "Keys"}.get(self.animation,
+                                                                                        self.animation)
+            remedy = {"FAITHFUL": "import with Animation: Keys or For Editing",
+                      "EDITING": "import with Animation: Keys"}.get(self.animation, "import with Animation: None")
+            raise FormatError.single("animation", None, f"Animation: {shown} keys the nodes at more than "
+                                                        f"{self.limit:,} node-frames, more than an import writes: "
+                                                        f"{remedy}")

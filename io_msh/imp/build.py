@@ -19,7 +19,7 @@ from ..com import conversion as C
 from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
-from ..com.hierarchy import descendants
+from ..com.hierarchy import children_map, descendants
 from .animation import rebased
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .material_animation import animate_materials, material_actions
@@ -83,7 +83,8 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                 progress(i + 1)
         if set_frame_range:
             _set_frame_range(context.scene, plans)
-        _select_only(context, [o for root in roots for o in (root, *descendants(root))], roots)
+        children = children_map()  # once: a walk over every object per root made many roots quadratic
+        _select_only(context, [o for root in roots for o in (root, *descendants(root, children))], roots)
     except BaseException:
         _leave_edit_modes(context)
         created.remove_all()
@@ -98,7 +99,9 @@ def _leave_edit_modes(context) -> None:
 
 
 def _link(context, obj: bpy.types.Object, collection: bpy.types.Collection | None = None) -> None:
-    (collection or context.view_layer.active_layer_collection.collection).objects.link(obj)
+    # context.collection is the active layer collection's, read without the view layer's resync that
+    # view_layer.active_layer_collection makes after each link (a build of thousands of objects was quadratic)
+    (collection or context.collection).objects.link(obj)
 
 
 def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created) -> bpy.types.Object:
@@ -483,7 +486,8 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     """Remove imported models and every datablock only they used (objects, meshes, armatures, actions,
     materials, images, their slot collections). One batch removal, so that Blender rebuilds its dependency
     graph once, not once per datablock or model."""
-    objects = [o for root in roots for o in (root, *descendants(root))]
+    children = children_map()
+    objects = [o for root in roots for o in (root, *descendants(root, children))]
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
     actions |= model_clip_actions(roots, objects) | timeline_actions(objects)

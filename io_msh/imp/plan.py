@@ -24,7 +24,7 @@ from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ...core.msh.validate import validate_model
 from ..com import conversion as C
-from .animation import ChannelPlan, has_non_canonical_maps, plan_channels
+from .animation import ChannelPlan, KeyCount, has_non_canonical_maps, plan_channels
 from .clips import ControllerPlan, plan_controller
 from .material_keys import MaterialKeys, plan_belt_keys, plan_material_keys
 
@@ -183,7 +183,10 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     warnings += [f"{where}: {w}" for w in dict.fromkeys(mesh_warnings + wear_warnings + look_warnings)]
     channels = []
     if options.animation != "NONE":
-        channels = plan_channels(model, nodes, options.animation, options.node_mode)
+        try:  # counted before any is written (issue 28, item 9)
+            channels = plan_channels(model, nodes, options.animation, options.node_mode, KeyCount(options.animation))
+        except FormatError as exc:
+            raise FormatError(exc.findings, where) from None
         if options.animation == "KEYS" and has_non_canonical_maps(model):
             warnings.append(f"{where}: the frame map is not canonical; KEYS shows the keys, "
                             "FAITHFUL shows what the game plays")

@@ -33,25 +33,35 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
     try:
         unit = _collection(context, active, plan.name, collections)
         P.store_path(unit, UNIT, plan.path)
+        external = [p for p in plan.parts if p.model is not None and p.external]
+        devices = [p for p in plan.parts if p.model is not None and not p.external]
         internal = None
-        for part in plan.parts:
-            if part.model is None:
+        if devices:
+            internal = _collection(context, layer_collection(context, unit), f"{plan.name} internal parts", collections)
+        for parts, target in ((external, unit), (devices, internal)):
+            if not parts:
                 continue
-            if not part.external and internal is None:
-                internal = _collection(context, layer_collection(context, unit), f"{plan.name} internal parts",
-                                       collections)
-                layer_collection(context, internal).hide_viewport = True
-                internal.hide_render = True
-            target = unit if part.external else internal
+            # One build for all the parts of a collection: one edit-mode session for every armature (a build
+            # per part entered it once per part, each time slower as the scene grew)
             context.view_layer.active_layer_collection = layer_collection(context, target)
-            (root,) = import_plans(context, [part.model], root_matrix if part.parent is None else Matrix(),
-                                   set_frame_range=False)
-            roots[part.component] = root
-            _part_properties(root, part)
+            made = import_plans(context, [p.model for p in parts], root_matrix, set_frame_range=False)
+            for part, root in zip(parts, made):
+                roots[part.component] = root
+                _part_properties(root, part)
+                if part.parent is not None:
+                    root.matrix_world = Matrix()
         unit[PARTS] = [p.component for p in plan.parts if roots[p.component] is not None]
+        if internal is not None:  # hidden once filled: Blender moves the active collection off a hidden one
+            layer_collection(context, internal).hide_viewport = True
+            internal.hide_render = True
+        template = _mount_template()
+        try:
+            for part in plan.parts:
+                if roots[part.component] is not None and part.parent is not None:
+                    _mount(roots, part, actions, unit if part.external else internal, template)
+        finally:
+            bpy.data.objects.remove(template)
         for part in plan.parts:
-            if roots[part.component] is not None and part.parent is not None:
-                _mount(roots, part, actions)
             if roots[part.component] is not None:
                 _damage(roots[part.component], part)
         if plan.points:
@@ -98,7 +108,18 @@ def node_handles(root) -> dict[int, object]:
     return {int(o[P.NODE_INDEX]): o for o in root.children_recursive if o.type == "EMPTY" and P.NODE_INDEX in o}
 
 
-def _mount(roots, part: PartPlan, actions: list) -> None:
+def _mount_template() -> bpy.types.Object:
+    """An Empty (in no scene) holding the mount constraint as every mount gets it: named, identity inverse.
+    Each mount copies it: naming a constraint makes Blender fix the animation paths of every animated datablock,
+    and setting its inverse costs as much, so done per mount both made the import quadratic in the parts."""
+    template = bpy.data.objects.new("io_msh mount", None)
+    constraint = template.constraints.new("CHILD_OF")
+    constraint.name = MOUNT
+    constraint.inverse_matrix = Matrix()
+    return template
+
+
+def _mount(roots, part: PartPlan, actions: list, collection, template) -> None:
     """An external part: its root hangs on a mount Empty that follows the socket's bone or Empty (a Child Of
     constraint) and carries the inverse of the part's node-0 pose (keyed when node 0 moves), so that node
     n >= 1 lands on socket_world @ local(n); the part's own model and animation stay as imported. An internal
@@ -107,12 +128,11 @@ def _mount(roots, part: PartPlan, actions: list) -> None:
     if host is None:
         return
     mount = bpy.data.objects.new(f"{root.name} {MOUNT.lower()}", None)
-    root.users_collection[0].objects.link(mount)
+    collection.objects.link(mount)  # the part's collection (Object.users_collection scans every collection)
     mount.empty_display_type = "PLAIN_AXES"
     mount.empty_display_size = 0.05
     mount[COMPONENT] = part.component
-    constraint = mount.constraints.new("CHILD_OF")
-    constraint.name = MOUNT
+    constraint = mount.constraints.copy(template.constraints[MOUNT])
     if part.external and part.socket is not None:
         socket = node_handles(host).get(part.socket)
         if host.type == "ARMATURE" and socket is not None:
@@ -121,8 +141,7 @@ def _mount(roots, part: PartPlan, actions: list) -> None:
             constraint.target = socket or host
     else:
         constraint.target = host
-    constraint.inverse_matrix = Matrix()
-    if constraint.subtarget:  # a bone turned from its node (msh_bone_frame): follow the node
+    if constraint.subtarget and P.BONE_FRAME in socket:  # a bone turned from its node (imp.animation): follow the node
         constraint.inverse_matrix = Quaternion(P.bone_frame(socket)).conjugated().to_matrix().to_4x4()
     mount.rotation_mode = "QUATERNION"
     if part.root_inverse is not None:
@@ -158,7 +177,7 @@ def _damage(root, part: PartPlan) -> None:
         if handle is None:
             continue
         handle["msh_ndp_row"] = row.row
-        handle["msh_ndp_flags"] = row.flags
+        P.store_u32(handle, "msh_ndp_flags", row.flags & 0xFFFFFFFF)  # the file's i32, as its 32 bits
         handle["msh_hit_points"] = row.hit_points
         handle["msh_density"] = row.density
         handle["msh_explosion"] = row.explosion
@@ -190,7 +209,7 @@ def _point(collection, roots, component: int, point: PointPlan) -> None:
     obj[POINT] = point.index
     obj["msh_cpt_component"] = component
     obj["msh_cpt_name"] = point.name
-    obj["msh_cpt_flags"] = point.flags
+    P.store_u32(obj, "msh_cpt_flags", point.flags)  # a u32: the top bit is set on retail points
     obj["msh_cpt_vector"] = point.vector.tolist()
     if point.carrier is not None:
         obj["msh_cpt_carrier"] = list(point.carrier)

@@ -96,17 +96,21 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
         raise FormatError.single("unit", 0, f"the root part cannot be read: {reasons}", path)
     options = ImportOptions(**{**options.__dict__, "game_folders": (*options.game_folders, str(folder))})
     containers: dict[str, object] = {}
+    planned: dict[tuple[str, str], ModelPlan] = {}  # one plan per part model, shared by the parts using it
+    inverses: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by id of the (shared) core model
     parts = []
     for i, (component, part) in enumerate(zip(tree.components, unit.parts)):
         mounted = unit.assembly.parts[i]
         model = None
         if mounted is not None and part.files.get(".msh") and part.model is not None:
-            model = _plan_part_model(folder, part.files[".msh"], options, containers)
+            model = _plan_part_model(folder, part.files[".msh"], options, containers, planned)
         plan = PartPlan(i, part.record, block_text(component.display_raw), component.kind, unit.parents[i],
                         component.attach, mounted is not None and mounted.nodes is not None, model)
         if model is not None and mounted is not None and mounted.socket is not None:
             plan.socket = component.attach
-            plan.root_frames, plan.root_inverse = _root_inverse(part.model)
+            if id(part.model) not in inverses:
+                inverses[id(part.model)] = _root_inverse(part.model)
+            plan.root_frames, plan.root_inverse = inverses[id(part.model)]
         if mounted is not None and part.damage is not None:
             for unit_node, row in mounted_damage_rows(part.damage, mounted):
                 owner = unit.assembly.owner[unit_node]
@@ -138,8 +142,12 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
     return UnitPlan(Path(path).name, path, str(folder), unit, parts, points, list(dict.fromkeys(warnings)))
 
 
-def _plan_part_model(folder: Path, where: tuple[str, str], options: ImportOptions, containers: dict) -> ModelPlan:
+def _plan_part_model(folder: Path, where: tuple[str, str], options: ImportOptions, containers: dict,
+                     planned: dict) -> ModelPlan:
+    """The part model's import plan; planned once per (archive, member) and shared: the build only reads it."""
     archive, member = where
+    if (archive.lower(), member.lower()) in planned:
+        return planned[archive.lower(), member.lower()]
     found = locate(folder, archive)
     if found is None:
         raise FormatError.single("unit", None, f"archive {archive!r} not found below {folder}")
@@ -151,7 +159,8 @@ def _plan_part_model(folder: Path, where: tuple[str, str], options: ImportOption
     entry = next((e for e in container.archive.entries if bytes(e.name).lower() == wanted), None)
     if entry is None:
         raise FormatError.single("unit", None, f"no {member!r} in {archive}")
-    return plan_model(container, entry, options)
+    planned[archive.lower(), member.lower()] = plan_model(container, entry, options)
+    return planned[archive.lower(), member.lower()]
 
 
 def _root_inverse(model) -> tuple[np.ndarray, np.ndarray]:

@@ -1373,6 +1373,22 @@ REPORTS = {
     "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
     "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
         "Записан {path}: сделано ассетов: {made}, без изменений: {kept}, не удалось: {failed}",
+    # branch unitimp: the import's key count (issue 28, item 9)
+    "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
+    "with Animation: Keys or For Editing":
+        "Анимация «Точная» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Ключи» или «Для правки»",
+    "Animation: For Editing keys the nodes at more than {limit} node-frames, more than an import writes: import "
+    "with Animation: Keys":
+        "Анимация «Для правки» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Ключи»",
+    "Animation: Keys keys the nodes at more than {limit} node-frames, more than an import writes: import with "
+    "Animation: None":
+        "Анимация «Ключи» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "импортируйте с анимацией «Нет»",
+    # branch unitimp: a u32 word kept in a custom property (issue 28, item 4)
+    "property {key} on {name} holds {value}, not a 32-bit word":
+        "свойство {key} у {name} содержит {value}, а не 32-битное слово",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
