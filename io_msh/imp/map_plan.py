@@ -35,7 +35,7 @@ from ...core.map.tma import KIND_BUILDING, Mission, PlacedObject, parse_tma, tex
 from ...core.map.validate import validate_mission
 from ...core.unit.objects import lookup
 from .plan import ImportOptions, ModelPlan
-from .unit_plan import UnitPlan, _plan_part_model, plan_unit
+from .unit_plan import UnitPlan, plan_part_model, plan_unit
 
 UV_TURN = 1024.0            # UV5 and UV18: 1024 = one turn (digest 2.1, 8.1)
 FACE_FLAGS = {              # boolean face attributes (digest 2.2, 2.8)
@@ -281,7 +281,7 @@ def _scenery(root: Path, records: Archive | None, obj: PlacedObject, options: Im
     if found.slot is None:
         reason = "; ".join(f.message for f in found.findings) or "the record has no .msh"
         raise FormatError.single(OBJECTS, None, reason)
-    return _plan_part_model(root, (found.slot.archive, found.slot.member), options, {})
+    return plan_part_model(root, (found.slot.archive, found.slot.member), options, {})
 
 
 def _placement(plan: MapPlan, index: int, obj: PlacedObject, key: str) -> PlacementPlan:

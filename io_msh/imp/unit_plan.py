@@ -103,7 +103,7 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
         mounted = unit.assembly.parts[i]
         model = None
         if mounted is not None and part.files.get(".msh") and part.model is not None:
-            model = _plan_part_model(folder, part.files[".msh"], options, containers, planned)
+            model = plan_part_model(folder, part.files[".msh"], options, containers, planned)
         plan = PartPlan(i, part.record, block_text(component.display_raw), component.kind, unit.parents[i],
                         component.attach, mounted is not None and mounted.nodes is not None, model)
         if model is not None and mounted is not None and mounted.socket is not None:
@@ -142,10 +142,12 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
     return UnitPlan(Path(path).name, path, str(folder), unit, parts, points, list(dict.fromkeys(warnings)))
 
 
-def _plan_part_model(folder: Path, where: tuple[str, str], options: ImportOptions, containers: dict,
-                     planned: dict) -> ModelPlan:
-    """The part model's import plan; planned once per (archive, member) and shared: the build only reads it."""
+def plan_part_model(folder: Path, where: tuple[str, str], options: ImportOptions, containers: dict,
+                    planned: dict | None = None) -> ModelPlan:
+    """The import plan of the model ``where`` (archive, member) names below ``folder``; with ``planned``, planned
+    once per (archive, member) and shared (the build only reads it). ``containers`` keeps the archives opened."""
     archive, member = where
+    planned = {} if planned is None else planned
     if (archive.lower(), member.lower()) in planned:
         return planned[archive.lower(), member.lower()]
     found = locate(folder, archive)
