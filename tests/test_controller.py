@@ -30,6 +30,7 @@ from core.animation.controller.codec import (
     STATE,
     Controller,
 )
+from core.animation.pose import pose_matrix
 from core.animation.sampler import AnimationData, blend
 from core.authoring.build import build_model
 from core.authoring.controllers import (
@@ -394,8 +395,11 @@ def test_sample_clip_step_gives_the_pose_at_that_step(capsys, files, walker, dat
     step = step_at(walker, clips_of(walker, data)[2], 2.1)
     assert (payload["state"], payload["frame_a"], payload["frame_b"], payload["weight"]) == (
         9, float(step.frame_a), float(step.frame_b), float(step.weight))
-    pose = pose_at_step(data, walker, step)
-    assert [n["matrix"] for n in payload["nodes"]] == [[float(v) for v in m.reshape(-1)] for m in pose]
+    pose = pose_at_step(data, walker, step)  # the matrices the printed rotation and position make, bit for bit
+    assert all(n["rot"] is not None for n in payload["nodes"])
+    made = pose_matrix(np.array([n["rot"] for n in payload["nodes"]], np.float32),
+                       np.array([n["pos"] for n in payload["nodes"]], np.float32))
+    assert np.array_equal(made, pose)
     code, out, _ = run(capsys, "sample", files["walker.msh"], "--clip", "1", "--step", "0", "--nodes", "3")
     assert code == 0 and out.startswith("clip 1 step 0: state 2") and "node 3 leg_l" in out
     assert run(capsys, "sample", files["walker.msh"], "--clip", "3", "--step", "0")[0] == 2

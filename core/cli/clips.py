@@ -14,11 +14,10 @@ import numpy as np
 from ..animation.controller import (
     Controller,
     clips_of,
-    pose_at_step,
     read_controller,
     step_at,
 )
-from ..animation.controller.clips import shadowed_channels
+from ..animation.controller.clips import poses_at_steps, shadowed_channels, steps_at
 from ..animation.controller.codec import ANCHOR, BY_VELOCITY, FIXED_STEP, JITTER
 from ..animation.sampler import AnimationData
 from ..disk import read_input
@@ -166,11 +165,12 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
         raise SelectionError.single("clip", args.clip, f"the controller has {len(clips)} clips", args.file)
     step = step_at(controller, clips[args.clip], args.step)
     nodes = _cli()._nodes(args, model)
-    poses = pose_at_step(data, controller, step, nodes)
-    rows = []
-    for n, matrix in zip(nodes, poses):
-        values = None if np.isnan(matrix).all() else [float(v) for v in matrix.reshape(-1)]
-        rows.append({"index": n, "name": model.node_name(n), "matrix": values})
+    # The pose before its matrix, as ``sample --times`` prints it: the file-order quaternion as the blend gives it
+    # (not normalised) and the position (node 0's cleared, as the game draws it)
+    rot, pos, shown = poses_at_steps(data, controller, steps_at(controller, clips[args.clip], [args.step]), nodes)
+    rows = [{"index": n, "name": model.node_name(n),
+             "rot": [float(v) for v in rot[i, 0]] if shown[i, 0] else None,
+             "pos": [float(v) for v in pos[i, 0]] if shown[i, 0] else None} for i, n in enumerate(nodes)]
     notes = [f"channels {posing} and {other} both animate node {node}: the first one poses it"
              for node, posing, other in shadowed_channels(controller) if node in nodes]
     payload = {"clip": args.clip, "step": args.step, "position": step.position, "state": step.state,
@@ -181,10 +181,8 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
              f"weight {float(step.weight):g}"]
     for row in rows:
         lines.append(f"node {row['index']} {row['name'] or ''}")
-        if row["matrix"] is None:
-            lines.append("  no pose (neither frame is taken)")
-            continue
-        lines += ["  " + " ".join(f"{v:12.6g}" for v in row["matrix"][r * 4:r * 4 + 4]) for r in range(4)]
+        lines.append("  no pose (neither frame is taken)" if row["rot"] is None
+                     else f"  rot={row['rot']} pos={row['pos']}")
     _cli()._out(args, payload, lines + notes)
     return _cli().EXIT_OK
 
