@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import atexit
-import os
 import sys
 import time
 from pathlib import Path
@@ -48,11 +46,6 @@ def write_generated(path: Path, nodes: int, frames: int) -> int:
 
 
 def run(main) -> None:
-    """Run a benchmark's ``main`` and end the process: the exit handlers (the extension unregistered, the
-    temporary folders removed), then an exit that skips Blender's own teardown, which crashes on 4.2 once
-    Blender's glTF add-on has exported in the process (and only frees memory)."""
+    """Run a benchmark's ``main`` and end the process without Blender's teardown (blender_env)."""
     main()
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    blender_env.exit_without_teardown(0)

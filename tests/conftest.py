@@ -1,5 +1,3 @@
-import atexit
-import os
 import sys
 
 import pytest
@@ -31,8 +29,7 @@ def blender():
 
 # Blender 4.2's bpy wheel crashes at exit (segmentation fault) once its glTF exporter has run in the process
 # (a cube exported alone does it; disabling the add-on does not help), which would turn a passing run into a
-# failed one. Then the exit handlers run (the extension unregistered, temporary folders removed) and the process
-# ends with pytest's status without Blender's teardown, which only frees memory.
+# failed one: then the process ends with pytest's status without Blender's teardown (blender_env).
 GLTF_EXPORTER = "io_scene_gltf2.blender.exp"
 EXIT_STATUS = pytest.StashKey[int]()
 
@@ -43,8 +40,5 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    if GLTF_EXPORTER in sys.modules and EXIT_STATUS in config.stash:
-        atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(config.stash[EXIT_STATUS])
+    if GLTF_EXPORTER in sys.modules and "blender_env" in sys.modules and EXIT_STATUS in config.stash:
+        sys.modules["blender_env"].exit_without_teardown(config.stash[EXIT_STATUS])
