@@ -8,6 +8,8 @@ same name when it has one, and otherwise keeps what it shows."""
 
 from __future__ import annotations
 
+import math
+
 import bpy
 
 from ...core.errors import FormatError
@@ -70,7 +72,7 @@ def show_unit_clip(scene, unit: bpy.types.Collection, label: str) -> list[bpy.ty
                 start, end = action.frame_range
                 span = (min(span[0], start), max(span[1], end)) if span else (start, end)
     if span is not None:
-        scene.frame_start, scene.frame_end = int(span[0]), max(round(span[1]), int(span[0]) + 1)
+        scene.frame_start, scene.frame_end = int(span[0]), max(math.ceil(span[1]), int(span[0]) + 1)
     return shown
 
 
