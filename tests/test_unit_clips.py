@@ -129,3 +129,26 @@ def test_an_edited_clip_key_reaches_the_parts_model(blender, tmp_path):
     assert np.abs(new.rot[:leg].astype(float) - old.rot[:leg]).max() < 1e-3
     assert np.abs(new.pos.astype(float) - old.pos).max() < 1e-3
     assert chassis["msh_model"] == "synth_chassis.msh"
+
+
+def test_the_panel_poses_the_whole_unit_from_any_of_its_parts(blender, tmp_path):
+    """Unit Pose: a button per clip of the unit (and Timeline), then each part's sliders under its name."""
+    from rna_layout import CheckedLayout
+    from test_panel import drawn_panel
+
+    bpy = blender.bpy
+    unit, roots = import_clip_unit(bpy, clip_unit(tmp_path))
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    turret = roots[5]
+    turret.select_set(True)
+    bpy.context.view_layer.objects.active = turret
+    panel = blender.ext.io_msh.ui.panel
+    drawn = CheckedLayout()
+    panel.VIEW3D_PT_parkan_model.draw(drawn_panel(drawn), bpy.context)
+    assert ("panel", "PARKAN_MSH_panel_unit") in drawn.drawn
+    clips = [d[2] for d in drawn.drawn if d[:2] == ("operator", "object.parkan_unit_clip")]
+    assert clips == ["Timeline", "stand 0", "walk 1", "run 2"]
+    assert ("operator property", "collection", unit.name) in drawn.drawn
+    at = drawn.drawn.index(("label", roots[0]["msh_unit_display"]))
+    assert drawn.drawn[at + 1:at + 3] == [("prop", '["msh_channel 0 Base_TL"]'), ("prop", '["msh_channel 1 Base_TM"]')]

@@ -567,7 +567,7 @@ def draw_unit(layout, unit) -> None:
     else:
         layout.label(text="No part has clips (import the unit with Clips: Actions)")
     for root in unit_parts(unit):
-        sliders = [k for k in root if k.startswith(P.CHANNEL + " ")]
+        sliders = [k for k in root.keys() if k.startswith(P.CHANNEL + " ")]  # noqa: SIM118 (an ID is not iterable)
         if not sliders:
             continue
         column = layout.column(align=True)
