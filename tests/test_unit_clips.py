@@ -9,12 +9,13 @@ import pytest
 from test_unit_import import node_worlds
 from unit_fixtures import write_game
 
-from core.animation.controller import read_controller
-from core.animation.sampler import AnimationData, sample
+from core.animation.controller import clips_of, pose_at_step, read_controller, step_at
+from core.animation.sampler import AnimationData, sample, world_matrices_at
 from core.authoring import units
 from core.authoring.controllers import walker_controller
 from core.container.nres import Archive
 from core.msh.model import Model
+from core.unit.mount import part_placement
 
 CHASSIS_CTL = "synth_chassis.ctl"
 WALK_FRAMES = np.arange(5.0, 12.0)  # inside pair B of the walker's walk states (4..12)
@@ -72,6 +73,48 @@ def test_a_chassis_clip_moves_every_mounted_part_with_its_socket(blender, tmp_pa
     # the clip, not the timeline, placed the sockets (the walk's frame differs from the timeline's)
     assert any(np.abs(socket_world(chassis, s) - walked[c]).max() > 1e-4 for c, s in sockets.items())
     assert holder.animation_data.action.get("msh_clip") is None
+
+
+MOUNTS = {2: (0, 1), 3: (2, 2), 4: (2, 3), 5: (0, 2), 6: (5, 3)}  # mounted component -> (parent, socket node)
+RATE = 24.0  # Import Unit's default Frame Rate
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_at_mid_stride_every_mounted_part_is_where_the_mounting_rule_puts_it_on_cores_clip_pose(
+        blender, tmp_path, node_mode):
+    """The chassis at the middle step of its walk, as core poses it (pose_at_step: the sockets Base_TL and
+    Base_TM are channel nodes, at their sliders' initial values), carries every turret and gun where
+    core.unit.mount's rule puts them: node n = socket_world @ root_local^-1 @ own(n), each part on its own
+    timeline at that frame (a mounted part plays no chassis state: docs/format-notes.md "Units")."""
+    bpy = blender.bpy
+    dat = clip_unit(tmp_path)
+    unit, roots = import_clip_unit(bpy, dat, node_mode=node_mode)
+    archive = Archive.parse((tmp_path / units.PARTS).read_bytes())
+    models = {c: Model.parse(archive.find(str(r["msh_model"])).data) for c, r in roots.items()}
+    controller = walker_controller()
+    chassis = AnimationData.from_model(models[0])
+    clip = clips_of(controller, chassis)[1]
+    k = len(clip.steps) // 2
+    frame = float(np.concatenate([[0], np.cumsum([s.duration_ms for s in clip.steps])])[k] * RATE / 1000)
+    assert frame > 0
+    assert bpy.ops.object.parkan_unit_clip(clip="walk 1", collection=unit.name) == {"FINISHED"}
+    blender.evaluated_frame(frame)
+    local = pose_at_step(chassis, controller, step_at(controller, clip, k), in_place=True).astype(np.float64)
+    expected = {0: {0: local[0], **{n: local[0] @ local[n] for n in range(1, len(local))}}}
+    for component, (parent, socket) in sorted(MOUNTS.items()):
+        assert roots[component]["msh_unit_attach"] == socket
+        own = world_matrices_at(AnimationData.from_model(models[component]), [frame], normalize=True)[:, 0]
+        placement = part_placement(expected[parent][socket], own[0])
+        expected[component] = {n: placement @ own[n] for n in range(len(own))}
+    unit_space = np.linalg.inv(np.array(roots[0].matrix_world))
+    worst, checked = 0.0, 0
+    for component in MOUNTS:
+        for node, world in node_worlds(roots[component]).items():
+            if node:  # a mounted part's root is dropped: its socket stands for it
+                worst = max(worst, float(np.abs(unit_space @ world - expected[component][node]).max()))
+                checked += 1
+    print(f"{node_mode}: {checked} mounted nodes at clip frame {frame:.4f}, worst {worst:.2e}")
+    assert checked == 12 and worst < 5e-5  # core normalises (normalize=True); measured 4e-6
 
 
 def test_an_unknown_clip_is_refused(blender, tmp_path):
