@@ -195,3 +195,15 @@ def test_the_panel_poses_the_whole_unit_from_any_of_its_parts(blender, tmp_path)
     assert ("operator property", "collection", unit.name) in drawn.drawn
     at = drawn.drawn.index(("label", roots[0]["msh_unit_display"]))
     assert drawn.drawn[at + 1:at + 3] == [("prop", '["msh_channel 0 Base_TL"]'), ("prop", '["msh_channel 1 Base_TM"]')]
+
+
+def test_a_state_value_the_game_cannot_take_is_refused_naming_the_part_and_nothing_is_written(blender, tmp_path):
+    bpy = blender.bpy
+    dat = clip_unit(tmp_path)
+    parts = tmp_path / units.PARTS
+    before = {p: p.read_bytes() for p in (dat, parts)}
+    _unit, roots = import_clip_unit(bpy, dat)
+    roots[0]["msh_state 2 step ms"] = -5.0
+    with pytest.raises(RuntimeError, match=r"part synth_chassis\.msh.*step length -5 ms is negative"):
+        bpy.ops.export_scene.parkan_unit(filepath=str(dat))
+    assert {p: p.read_bytes() for p in (dat, parts)} == before
