@@ -73,6 +73,7 @@ def test_a_chassis_clip_moves_every_mounted_part_with_its_socket(blender, tmp_pa
     # the clip, not the timeline, placed the sockets (the walk's frame differs from the timeline's)
     assert any(np.abs(socket_world(chassis, s) - walked[c]).max() > 1e-4 for c, s in sockets.items())
     assert holder.animation_data.action.get("msh_clip") is None
+    assert (scene.frame_start, scene.frame_end) == (0, 40)  # the timeline's range again (41 frames)
 
 
 MOUNTS = {2: (0, 1), 3: (2, 2), 4: (2, 3), 5: (0, 2), 6: (5, 3)}  # mounted component -> (parent, socket node)

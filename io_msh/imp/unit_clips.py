@@ -51,23 +51,23 @@ def unit_clip_labels(unit: bpy.types.Collection) -> list[str]:
 
 def show_unit_clip(scene, unit: bpy.types.Collection, label: str) -> list[bpy.types.Object]:
     """Show clip ``label`` on every part that has it (``TIMELINE``: every part's timeline again), the scene's
-    frame range set to the clip's; returns the parts that show it."""
+    frame range set to what is shown; returns the parts that show the clip."""
     shown, span = [], None
     for root in unit_parts(unit):
         holders = model_holders(root)
         if label == TIMELINE:
-            for holder in holders:
-                action = timeline_of(holder)[0]
+            actions = [timeline_of(holder)[0] for holder in holders]
+            for holder, action in zip(holders, actions):
                 if action is not None:
                     assign(holder, action)
-            continue
-        name = part_clips(root).get(label)
-        if name is None:
-            continue
-        show_clip(root, name, holders)
-        shown.append(root)
-        for holder in holders:
-            action = clip_actions(holder, name)
+        else:
+            name = part_clips(root).get(label)
+            if name is None:
+                continue
+            show_clip(root, name, holders)
+            shown.append(root)
+            actions = [clip_actions(holder, name) for holder in holders]
+        for action in actions:
             if action is not None:
                 start, end = action.frame_range
                 span = (min(span[0], start), max(span[1], end)) if span else (start, end)
