@@ -29,6 +29,7 @@ from ..com import props as P
 from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, UNIT, node_handles
 from .export import _entry_named, _existing_archive, _ImportedEntry, model_of
 from .plan import ExportOptions
+from .state_edits import ControllerWrite, controller_write
 
 
 @dataclass
@@ -68,10 +69,11 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
         part = _part_write(context, component, root, options, source, archives, read_as)
         result.warnings += part.warnings
         entries[component] = (part.archive, part.entry)
-        if part.model is None and part.wear is None:
+        if part.model is None and part.wear is None and part.states is None:
             continue
         key = (part.archive, part.entry)
-        if key in writes and (writes[key].model, writes[key].wear) != (part.model, part.wear):
+        if key in writes and (writes[key].model, writes[key].wear, _state_values(writes[key].states)) != (
+                part.model, part.wear, _state_values(part.states)):
             raise FormatError.single("unit", component, f"parts {roots[writes[key].component].name!r} and "
                                                         f"{root.name!r} share one model and were edited "
                                                         "differently; make the same edit on both", source)
@@ -82,6 +84,9 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
             archive.entries[index].data = part.model
         if part.wear is not None:
             part.wear_entry.data = part.wear
+        if part.states is not None:  # the edited states into the part's own controller, as the model export
+            part.states.into_archive(archive, archive.entries[index].name_str, archives[real][0])
+            result.warnings += [f"{roots[part.component].name}: {w}" for w in part.states.warnings]
         result.parts_written.append(part.component)
         sharing = sorted(c for c, key in entries.items() if c != part.component and key == (real, index))
         if sharing:
@@ -181,6 +186,7 @@ class _PartWrite:
     model: bytes | None = None
     wear: bytes | None = None
     wear_entry: Entry | None = None
+    states: ControllerWrite | None = None  # edited controller states (None: the controller is not touched)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -191,10 +197,14 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
     except FormatError as exc:
         raise FormatError([f.located(f"part {printable(root.name)}") for f in exc.findings], source) from None
     out = _PartWrite(component, warnings=[f"{root.name}: {w}" for w in exported.warnings])
+    try:
+        states = controller_write(root, exported.model)
+    except FormatError as exc:
+        raise FormatError([f.located(f"part {printable(root.name)}") for f in exc.findings], source) from None
     data = exported.model.to_bytes()
     wear = exported.materials.wear if exported.materials else None
     wear_data = wear.to_bytes() if wear is not None else None
-    edited = _digest(data) != _known(root, P.WRITTEN, P.SOURCE) or (
+    edited = states is not None or _digest(data) != _known(root, P.WRITTEN, P.SOURCE) or (
         wear_data is not None and _digest(wear_data) != _known(root, P.WRITTEN_WEAR, P.WEAR))
     path, index = P.stored_path(root, P.SOURCE_PATH), P.int_property(root, P.ENTRY_INDEX)
     if path is None or index is None:
@@ -216,7 +226,7 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
         out.warnings.append(f"{root.name}: {printable(path)} has no entry {name!r} any more; the part is not "
                             "written")
         return out
-    out.archive, out.entry = real, archive.entries.index(entry)
+    out.archive, out.entry, out.states = real, archive.entries.index(entry), states
     out.model = _change(root, component, data, bytes(entry.data), P.WRITTEN, P.SOURCE, name, path,
                         source)
     if wear_data is not None:
@@ -244,6 +254,10 @@ def _change(root, component: int, data: bytes, current: bytes, written: str, imp
                                                     "the same model, wrote it); import the unit again to edit it",
                                  source)
     return data
+
+
+def _state_values(states: ControllerWrite | None) -> list | None:
+    return None if states is None else [(e.state, e.field, e.values) for e in states.edits]
 
 
 def _known(root, written: str, imported: str) -> str:

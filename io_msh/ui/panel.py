@@ -23,6 +23,8 @@ from ..com.hierarchy import descendants
 from ..exp.check import ExportCheck, check_export
 from ..exp.live_check import LiveCheck
 from ..exp.plan import ExportOptions
+from ..imp.unit import UNIT
+from ..imp.unit_clips import part_label, unit_clip_labels, unit_parts
 from .dialog import export_options
 from .operators import EXPORT_SCENE_OT_parkan_msh
 from .translations import report, report_text
@@ -465,6 +467,12 @@ def draw_model(layout, context, root) -> None:
         header.label(text="Controller States")
         if body:
             draw_states(body, root)
+    unit = unit_of(root)
+    if unit is not None:
+        header, body = layout.panel("PARKAN_MSH_panel_unit", default_closed=False)
+        header.label(text="Unit Pose")
+        if body:
+            draw_unit(body, unit)
     header, body = layout.panel("PARKAN_MSH_panel_pose", default_closed=True)
     header.label(text="Game Pose")
     if body:
@@ -537,6 +545,36 @@ def draw_states(layout, root) -> None:
                     column.prop(root, f'["{prop}"]', text=f"{state} {label}", translate=False)
     layout.label(text="0 ms: set by stride/speed")
     layout.operator("object.parkan_update_clips", icon="FILE_REFRESH")
+
+
+def unit_of(root) -> bpy.types.Collection | None:
+    """The unit collection (Import Unit's) holding the model, None for a model imported alone."""
+    return next((c for c in bpy.data.collections if UNIT in c and root.name in c.all_objects), None)
+
+
+def draw_unit(layout, unit) -> None:
+    """The whole unit posed: the clip every part shows (the chassis's moves the mounted parts), and each
+    part's channel sliders under the part's name."""
+    labels = unit_clip_labels(unit)
+    if labels:
+        layout.label(text="Clip of every part:")
+        flow = layout.grid_flow(columns=3, even_columns=True, align=True)
+        op = flow.operator("object.parkan_unit_clip", text="Timeline", icon="TIME")
+        op.clip, op.collection = "", unit.name
+        for label in labels:
+            op = flow.operator("object.parkan_unit_clip", text=label, translate=False, icon="ACTION")
+            op.clip, op.collection = label, unit.name
+    else:
+        layout.label(text="No part has clips (import the unit with Clips: Actions)")
+    for root in unit_parts(unit):
+        sliders = [k for k in root.keys() if k.startswith(P.CHANNEL + " ")]  # noqa: SIM118 (an ID is not iterable)
+        if not sliders:
+            continue
+        column = layout.column(align=True)
+        column.label(text=part_label(root), icon="OUTLINER_OB_ARMATURE" if root.type == "ARMATURE"
+                     else "OUTLINER_OB_EMPTY", translate=False)
+        for key in sliders:
+            column.prop(root, f'["{key}"]', text=key[len(P.CHANNEL) + 1:], translate=False, slider=True)
 
 
 def check_lines(check: ExportCheck):

@@ -445,6 +445,21 @@ UI = {
     "Add to Asset Libraries": "Добавить в библиотеки ассетов",
     "Add the library's folder to Preferences > File Paths > Asset Libraries":
         "Добавить папку библиотеки в «Настройки > Пути к файлам > Библиотеки ассетов»",
+    # branch unitmotion (issue 30 items 1, 2): the unit posed as a whole
+    "Show Unit Clip": "Показать клип юнита",
+    "Show a clip on every part of the unit that has one of that name (the parts mounted on the chassis follow its "
+    "sockets); none: every part's timeline again":
+        "Показать клип на каждой части юнита, у которой есть клип с этим именем (части, установленные на шасси, "
+        "следуют за его гнёздами); без имени: снова временная шкала каждой части",
+    "The clip's name (e.g. walk 1); empty: the timeline": "Имя клипа (например, walk 1); пусто: временная шкала",
+    "The unit's collection (default: the active object's)":
+        "Коллекция юнита (по умолчанию: коллекция активного объекта)",
+    "Unit Pose": "Поза юнита",
+    "Timeline": "Временная шкала",
+    "Clip of every part:": "Клип всех частей:",
+    "No part has clips (import the unit with Clips: Actions)":
+        "Ни у одной части нет клипов (импортируйте юнит с параметром «Клипы»: «Действия»)",
+    # ---- end of unitmotion's block
 }
 
 # Reports: English template -> Russian template. Fields are the variable parts, put back after translation.
@@ -1389,6 +1404,8 @@ REPORTS = {
     # branch unitimp: a u32 word kept in a custom property (issue 28, item 4)
     "property {key} on {name} holds {value}, not a 32-bit word":
         "свойство {key} у {name} содержит {value}, а не 32-битное слово",
+    # branch unitmotion (issue 30 item 1)
+    "No part of {unit} has a clip {clip}": "Ни у одной части юнита {unit} нет клипа {clip}",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.

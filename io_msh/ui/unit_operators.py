@@ -22,6 +22,7 @@ from ..exp.unit import export_unit, unit_collection
 from ..imp.build import import_root_matrix
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
+from ..imp.unit_clips import TIMELINE, show_unit_clip
 from ..imp.unit_plan import plan_unit
 from . import dialog as D
 from .preferences import game_folder
@@ -137,6 +138,29 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
+class OBJECT_OT_parkan_unit_clip(bpy.types.Operator):
+    bl_idname = "object.parkan_unit_clip"
+    bl_label = "Show Unit Clip"
+    bl_description = ("Show a clip on every part of the unit that has one of that name (the parts mounted on the "
+                      "chassis follow its sockets); none: every part's timeline again")
+    bl_options = {"REGISTER", "UNDO"}
+
+    clip: StringProperty(name="Clip", description="The clip's name (e.g. walk 1); empty: the timeline")
+    collection: StringProperty(options={"HIDDEN"}, description="The unit's collection (default: the active object's)")
+
+    def execute(self, context):
+        try:
+            unit = unit_collection(context, self.collection or None)
+        except FormatError as exc:
+            report(self, "ERROR", exc.describe(""))
+            return {"CANCELLED"}
+        shown = show_unit_clip(context.scene, unit, self.clip or TIMELINE)
+        if self.clip and not shown:
+            report(self, "ERROR", f"No part of {unit.name} has a clip {self.clip!r}")
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
 class IO_FH_parkan_unit(bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_unit"
     bl_label = "Parkan Unit"
@@ -156,7 +180,7 @@ def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_parkan_unit.bl_idname, text="Parkan Unit (.dat)")
 
 
-CLASSES = (IMPORT_SCENE_OT_parkan_unit, EXPORT_SCENE_OT_parkan_unit, IO_FH_parkan_unit)
+CLASSES = (IMPORT_SCENE_OT_parkan_unit, EXPORT_SCENE_OT_parkan_unit, OBJECT_OT_parkan_unit_clip, IO_FH_parkan_unit)
 
 
 def register() -> None:
