@@ -11,8 +11,8 @@ import bpy
 from ..com import props as P
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
 
-UNIT_CLIPS_WARNING = ("--clips: a unit (.dat) is written with its timeline only: Import Unit does not make clips "
-                      "yet")
+UNIT_CLIPS_WARNING = ("--clips: a unit (.dat) is written with its timeline only: the batch does not export a unit's "
+                      "clips yet")
 
 
 def convert_with_clips(worker, item, path: str) -> None:
