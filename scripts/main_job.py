@@ -8,13 +8,14 @@ thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
 what it came from. Writes into out/main_job/ (or --out FOLDER) and prints a
 summary. Each run replaces only the folders it writes there (blend,
-thumbnails, msh, textures, unit, walker); nothing else is removed.
+thumbnails, msh, textures, unit, walker, maps); nothing else is removed.
 
-Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit): the core
-library reads, validates and round-trips each and lists the walker's clips; then, in Blender
+Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit,
+samples/maps): the core library reads, validates and round-trips each and lists the walker's clips; then, in Blender
 (scripts/main_job_features.py), the unit is imported, pictured assembled and exported back byte for byte, the
 walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller),
-and each damage stage of the tower pictured.
+each damage stage of the tower pictured, and the sample mission imported with its map, pictured from above and
+exported back byte for byte.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from core.files import open_container  # noqa: E402
 SAMPLES = ROOT / "samples"
 DEFAULT = SAMPLES / "sample.rlb"
 OUT = ROOT / "out" / "main_job"
-JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures", "unit", "walker")  # what a run makes in its output folder
+JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures", "unit", "walker", "maps")  # what a run makes in --out
 WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", SAMPLES / "unit"
+MAPS = SAMPLES / "maps"
+MISSION = MAPS / "MISSIONS" / "SAMPLE" / "data.tma"
 
 
 def sample_steps(target: str) -> list[list[str]]:
@@ -75,14 +78,15 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
     for step in (["validate", str(WALKER), str(WALKER.with_suffix(".ctl")), *walker_libraries],
                  ["roundtrip", str(WALKER)], ["clips", str(WALKER)], ["info", str(TOWER)],
                  ["validate", str(TOWER)], ["roundtrip", str(TOWER)],
-                 ["validate", *map(str, sorted(UNIT.rglob("*.dat")))]):
+                 ["validate", *map(str, sorted(UNIT.rglob("*.dat")))],
+                 ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))]):
         print(f"\n$ python -m core {' '.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
     command = [sys.executable, str(ROOT / "scripts" / "main_job_features.py"), str(out)]
     print(f"\n$ python scripts/main_job_features.py {out}", flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
-    lines = [line for line in result.stdout.splitlines() if line.startswith(("unit", "walker", "tower"))]
+    lines = [line for line in result.stdout.splitlines() if line.startswith(("unit", "walker", "tower", "mission"))]
     if (result.returncode and not any(line.endswith("FAILED") for line in lines)) or not lines:
         lines.append(f"the feature tour failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
         worst = 1

@@ -132,6 +132,26 @@ def tower(bpy, ext, out: Path) -> list[str]:
             f"{', '.join(pictures)}"]
 
 
+def mission(bpy, ext, out: Path) -> list[str]:
+    folder = out / "maps"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(SAMPLES / "maps", folder)
+    tma = folder / "MISSIONS" / "SAMPLE" / "data.tma"
+    kept = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    _clean(bpy)
+    bpy.ops.import_scene.parkan_map(filepath=str(tma))
+    placed = [o for o in bpy.data.objects if "msh_map_record" in o]
+    ground = next(o for o in bpy.data.objects if o.get("msh_map_level") == 0)
+    thumbnail = out / "thumbnails" / "mission_from_above.png"
+    _module("io_msh.batch.maps").render_map_thumbnail(bpy, thumbnail, THUMBNAIL)
+    bpy.ops.export_scene.parkan_map(filepath=str(tma))
+    differ = _same(kept)
+    return [f"mission {tma.name}: its map imported ({len(ground.data.polygons)} ground faces), {len(placed)} objects "
+            f"placed by clan; thumbnail from above: {thumbnail}",
+            f"mission {tma.name}: exported back with Export Parkan Map, {len(kept)} files "
+            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else ROOT / "out" / "main_job").resolve()
     (out / "thumbnails").mkdir(parents=True, exist_ok=True)
@@ -143,7 +163,7 @@ def main(argv: list[str]) -> int:
     ext = _extension()
     lines, failed = [], False
     try:
-        for step in (unit, walker, tower):
+        for step in (unit, walker, tower, mission):
             try:
                 lines += step(bpy, ext, out)
             except Exception as exc:  # one step's failure is reported; the others still run
