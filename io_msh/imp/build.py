@@ -417,7 +417,7 @@ def _escape(name: str) -> str:
 def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan) -> None:
     for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation)):
         for index in range(values.shape[1]):
-            write_keys(target.new_fcurve(prefix + path, index, group), channel.frames, values[:, index])
+            target.linear_fcurve(prefix + path, index, group, _key_co(channel.frames, values[:, index]))
 
 
 def _written_curves(plan: ModelPlan, channel: ChannelPlan, node_objects, prefix: str) -> list[Curve]:
