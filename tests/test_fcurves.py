@@ -179,3 +179,45 @@ def test_curves_that_do_not_give_the_pose_shown_are_not_trusted(blender, tmp_pat
     assert curve_steps == 30
     before, after, _ = round_trip(bpy, blender, tmp_path, node_mode)
     assert_same_view(before, after)
+
+
+def keyed_curves(bpy, compat, copies: bool, monkeypatch) -> list[tuple]:
+    """Seven curves of each of three bones (two key counts, fractional frames, keys 0.004 frame apart) through
+    ChannelTarget.linear_fcurve, F-curve copies on or off; returns each curve's path, index, group, keys and
+    handles as the channelbag (or 4.2's action) holds them, in its order."""
+    monkeypatch.setattr(compat, "CHANNELBAG_COPIES_FCURVES", copies)
+    rng = np.random.default_rng(7)
+    obj = bpy.data.objects.new(f"copies {copies}", None)
+    bpy.context.collection.objects.link(obj)
+    target = compat.ChannelTarget(bpy.data.actions.new(obj.name), obj, obj.name)
+    for bone, count in (("a", 40), ('b "q"', 40), ("c", 9)):
+        frames = np.sort(rng.uniform(-5, 50, count))
+        frames[1] = frames[0] + 0.004
+        for path, size in (("location", 3), ("rotation_quaternion", 4)):
+            for index in range(size):
+                co = np.column_stack([frames, rng.normal(size=count)]).astype(np.float32).ravel()
+                target.linear_fcurve(f'pose.bones["{bone}"].{path}', index, bone, co)
+    out = []
+    for fcurve in compat.assigned_fcurves(obj):
+        points, n = fcurve.keyframe_points, len(fcurve.keyframe_points)
+        floats = {p: np.empty(2 * n, np.float32) for p in ("co", "handle_left", "handle_right")}
+        ints = {p: np.empty(n, np.int32) for p in ("interpolation", "handle_left_type", "handle_right_type",
+                                                   "easing", "type")}
+        for name, array in (*floats.items(), *ints.items()):
+            points.foreach_get(name, array)
+        out.append((fcurve.data_path, fcurve.array_index, fcurve.group.name, fcurve.extrapolation,
+                    {k: v.tolist() for k, v in (*floats.items(), *ints.items())}))
+    return out
+
+
+def test_linear_curves_copied_from_a_template_hold_the_keys_and_handles_of_curves_keyed_one_by_one(
+        blender, monkeypatch):
+    """Issue 32 item 1: 5.0 writes an import's linear curves as copies of a template (new_from_fcurve); the keys,
+    handles, interpolations, order and groups are those of curves made with fcurves.new and keyframe_points.add."""
+    bpy, compat = blender.bpy, blender.ext.io_msh.com.compat
+    available = compat.CHANNELBAG_COPIES_FCURVES
+    assert available == (bpy.app.version >= (5, 0, 0))
+    added = keyed_curves(bpy, compat, False, monkeypatch)
+    copied = keyed_curves(bpy, compat, available, monkeypatch)
+    assert len(added) == 21 and added == copied
+    assert all(set(curve[4]["interpolation"]) == {compat.LINEAR} for curve in added)

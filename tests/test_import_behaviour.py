@@ -370,3 +370,31 @@ def test_for_editing_plans_in_bounded_memory_within_the_tolerance():
         runtime = C.blender_quaternions(s.rot[channel.node])
         assert rotation_error(rotation, runtime).max() <= np.radians(Tolerance().rotation_deg)
         assert len(channel.frames) < 100
+
+
+# --------------------------------------------------------------------- issue 32 item 7: selection without scans
+def test_an_import_selects_what_it_made_in_the_view_layer_and_only_that(blender, tmp_path):
+    """The import selects its own objects (hidden slot meshes too, as ever) by walking what it made, not every
+    object; an object it put outside the view layer (an excluded collection) is left unselected, no error."""
+    bpy = blender.bpy
+    path = write(tmp_path, "slots.msh", slotted_model())
+    (first,) = import_file(bpy, path, slots="ALL")
+    second = [r for r in import_file(bpy, path, slots="ALL") if r != first]
+    (second,) = second
+    view_layer = bpy.context.view_layer
+    made = {o for o in bpy.data.objects if o == second or second in _parents(o)}
+    assert all(o.select_get() for o in made) and view_layer.objects.active == second
+    assert set(bpy.context.selected_objects) == {o for o in made if o.visible_get()} and len(made) > 4
+    hidden = bpy.data.collections.new("excluded")
+    bpy.context.scene.collection.children.link(hidden)
+    view_layer.layer_collection.children[hidden.name].exclude = True
+    outside = bpy.data.objects.new("outside", None)
+    hidden.objects.link(outside)
+    blender.ext.io_msh.imp.build._select_only(bpy.context, [outside, first], [first])
+    assert set(bpy.context.selected_objects) == {first} and view_layer.objects.active == first
+
+
+def _parents(obj):
+    while obj.parent is not None:
+        obj = obj.parent
+        yield obj

@@ -207,3 +207,45 @@ def test_reduced_keys_are_those_of_the_documented_search(make):
     found = _reduced_frames(times, decoded, pos, rot, TOL.position, tol_rot)
     for node in range(len(rot)):
         assert found[node] == _greedy_one_node(times, decoded[node], pos[node], rot[node], TOL.position, tol_rot)
+
+
+def segments_fit_every_pair(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot):
+    """The segment test as it was before issue 32 item 6: positions and rotations of every pair."""
+    from core.animation.keys import rotation_error
+    from core.animation.sampler import SlerpTerms, lerp, slerp_at
+
+    fits = np.ones(len(ends), bool)
+    for i, (node, s, e) in enumerate(zip(nodes, starts, ends)):
+        frames = np.arange(s, e + 1)
+        with np.errstate(all="ignore"):
+            a = ((times[frames] - times[s]) / (times[e] - times[s])).astype(np.float32)
+        q0, q1 = decoded[node, s][None], decoded[node, e][None]
+        q = slerp_at(q0, q1, SlerpTerms.of(q0, q1), a)
+        p = lerp(pos[node, s], pos[node, e], a)
+        fits[i] = bool(((np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos)
+                        & (rotation_error(q, rot[node, frames], rot_norm[node, frames]) <= tol_rot)).all())
+    return fits
+
+
+@pytest.mark.parametrize("make", [smooth, jerky])
+def test_the_segment_test_skipping_rotations_of_failed_positions_gives_every_pairs_answers(make, monkeypatch):
+    """Issue 32 item 6: the rotations of a segment are tested only while its positions fit (over chunks too);
+    the answers are those of testing every pair."""
+    from core.animation import keys
+    from core.msh import streams as S
+
+    rng = np.random.default_rng(5)
+    rot, pos = make(rng, 6)
+    pos = pos.astype(np.float32)
+    decoded = np.array([S.decode_rotations(quantize_rotations(r)) for r in rot]).reshape(rot.shape)
+    times = np.arange(FRAMES, dtype=np.float32)
+    rot_norm = np.linalg.norm(rot, axis=-1)
+    nodes = rng.integers(0, 6, 400)
+    starts = rng.integers(0, FRAMES - 2, 400)
+    ends = np.minimum(starts + rng.integers(1, 40, 400), FRAMES - 1)
+    monkeypatch.setattr(keys, "CHUNK", 97)  # segments across chunks
+    for tol_pos, tol_rot in ((1e-4, np.radians(0.05)), (0.02, np.radians(2.0)), (0.5, np.radians(0.01))):
+        args = (times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot)
+        got = keys._segments_fit(*args)
+        assert 0 < got.sum() < len(got) or tol_pos == 1e-4
+        assert (got == segments_fit_every_pair(*args)).all()

@@ -207,3 +207,28 @@ def test_a_material_missing_from_the_library_falls_back_to_default(blender, game
     assert material.name == "NO_SUCH" and material["msh_mat0"] == "DEFAULT"
     assert tuple(material.diffuse_color) == pytest.approx((0.215861, 0.215861, 0.215861, 1.0), abs=1e-5)  # 128
     assert not nodes_of(material, "ShaderNodeTexImage")
+
+
+def test_an_earlier_imports_image_is_found_after_renames_removals_and_a_new_image_of_its_name(blender, game):
+    """Issue 32 item 7: an import finds an earlier import's image by its texture key without scanning every image
+    (a look-up by the name it was given): the look-up follows a renamed image, makes a removed one again, and is
+    not fooled by another image taking the remembered name."""
+    bpy = blender.bpy
+
+    def textures():
+        return sorted((i.name, i["msh_texture"]) for i in bpy.data.images if "msh_texture" in i)
+
+    (game / "one.rlb").write_bytes(model_archive(wear_of(["SAMPLE_METAL", "SAMPLE_BODY"]), 2))
+    import_(bpy, game / "one.rlb")
+    first = textures()
+    assert [name for name, _key in first] == ["BODY.0", "METAL.0"]
+    import_(bpy, game / "one.rlb")
+    assert textures() == first  # shared, not made again
+    bpy.data.images["METAL.0"].name = "renamed"
+    bpy.data.images.new("METAL.0", 4, 4)  # another image under the remembered name, without the key
+    import_(bpy, game / "one.rlb")
+    assert sorted(key for _name, key in textures()) == sorted(key for _name, key in first)
+    assert "renamed" in [name for name, _key in textures()]
+    bpy.data.images.remove(bpy.data.images["BODY.0"])
+    import_(bpy, game / "one.rlb")
+    assert sorted(key for _name, key in textures()) == sorted(key for _name, key in first)

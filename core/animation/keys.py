@@ -80,11 +80,14 @@ def _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_p
         t0, t1 = times[s], times[e]
         with np.errstate(all="ignore"):
             a = ((times[frames] - t0) / (t1 - t0)).astype(np.float32)
-        q = slerp_at(q0[owner], q1[owner], terms.take(owner), a)
         p = lerp(pos[node, s], pos[node, e], a)
-        ok = (np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos) & (
-            rotation_error(q, rot[node, frames], rot_norm[node, frames]) <= tol_rot)
-        fits[owner[~ok]] = False
+        fits[owner[~(np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos)]] = False
+        # the rotations (slerp, angles: most of the cost) only where every position so far fitted; each pair's
+        # test is elementwise, so the answers are those of testing every pair
+        alive = np.flatnonzero(fits[owner])
+        owner, node, frames, a = owner[alive], node[alive], frames[alive], a[alive]
+        q = slerp_at(q0[owner], q1[owner], terms.take(owner), a)
+        fits[owner[~(rotation_error(q, rot[node, frames], rot_norm[node, frames]) <= tol_rot)]] = False
     return fits
 
 

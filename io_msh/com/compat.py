@@ -5,6 +5,8 @@
   one action can animate many objects); 5.0 removed ``Action.fcurves``.
 - Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
 - Materials: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
+- Linear keys: 5.0 copies an F-curve (``new_from_fcurve``), the fastest way to a curve of linear keys;
+  4.x adds the keys and sets their interpolation.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import bpy
+import numpy as np
 
 HAS_SLOTTED_ACTIONS = "slots" in bpy.types.Action.bl_rna.properties
 ID_NAME_BYTES = bpy.types.ID.bl_rna.properties["name"].length_max - 1
@@ -20,6 +23,10 @@ LINEAR = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEA
 # 4.4 and 4.5 channelbags create F-curves without a group argument; 5.0 takes group_name.
 _CHANNELBAG_NEW_TAKES_GROUP = HAS_SLOTTED_ACTIONS and "group_name" in (
     bpy.types.ActionChannelbagFCurves.bl_rna.functions["new"].parameters)
+# 5.0 copies an F-curve, keys and all, into a channelbag: a copy of a linear curve with as many keys needs only
+# its ``co`` set, not the keys added and their interpolation set (issue 32 item 1)
+CHANNELBAG_COPIES_FCURVES = HAS_SLOTTED_ACTIONS and "new_from_fcurve" in (
+    bpy.types.ActionChannelbagFCurves.bl_rna.functions)
 
 
 def node_name_bytes(node_mode: str) -> int:
@@ -32,6 +39,7 @@ class ChannelTarget:
 
     def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str) -> None:
         self.action = action
+        self._templates: dict[int, bpy.types.FCurve] = {}  # key count -> a linear curve to copy (5.0)
         anim = id_block.animation_data or id_block.animation_data_create()
         anim.action = action
         if HAS_SLOTTED_ACTIONS:
@@ -43,6 +51,30 @@ class ChannelTarget:
             self._fcurves = self._bag.fcurves
         else:
             self._fcurves = action.fcurves
+
+    def linear_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray) -> bpy.types.FCurve:
+        """A new F-curve of linear keys at ``co`` (float32 (frame, value) pairs, flattened, frames increasing),
+        handles recalculated. Not ``fcurve.update()``: it also merges keys less than 0.01 frame apart."""
+        count = len(co) // 2
+        template = self._templates.get(count) if CHANNELBAG_COPIES_FCURVES else None
+        if template is None:
+            fcurve = self.new_fcurve(data_path, index, group)
+            points = fcurve.keyframe_points
+            points.add(count)
+            points.foreach_set("co", co)
+            points.foreach_set("interpolation", np.full(count, LINEAR, np.int32))
+            if CHANNELBAG_COPIES_FCURVES:
+                self._templates[count] = fcurve
+        else:
+            # The copy keeps the template's index: made under a path no curve has, then moved to its own, so
+            # that it never meets an existing (path, index); then put in its group, as ``new`` would.
+            fcurve = self._fcurves.new_from_fcurve(template, data_path=data_path + "#io_msh")
+            fcurve.data_path, fcurve.array_index = data_path, index
+            fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+            points = fcurve.keyframe_points
+            points.foreach_set("co", co)
+        points.handles_recalc()
+        return fcurve
 
     def new_fcurve(self, data_path: str, index: int, group: str) -> bpy.types.FCurve:
         if not HAS_SLOTTED_ACTIONS:

@@ -20,10 +20,11 @@ def descendants(obj: bpy.types.Object, children: dict | None = None) -> list[bpy
     return out
 
 
-def children_map() -> dict[bpy.types.Object, list[bpy.types.Object]]:
-    """Each object's children, in ``bpy.data.objects`` order (one walk over every object)."""
+def children_map(objects=None) -> dict[bpy.types.Object, list[bpy.types.Object]]:
+    """Each object's children, in ``bpy.data.objects`` order (one walk over every object); among ``objects``
+    only, in their order, when given (an import's own: a walk over the scene per import grew with the scene)."""
     children: dict[bpy.types.Object, list[bpy.types.Object]] = {}
-    for child in bpy.data.objects:
+    for child in bpy.data.objects if objects is None else objects:
         if child.parent is not None:
             children.setdefault(child.parent, []).append(child)
     return children

@@ -6,6 +6,7 @@ again: an import either completes or leaves the scene as it was.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -83,7 +84,8 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
                 progress(i + 1)
         if set_frame_range:
             _set_frame_range(context.scene, plans)
-        children = children_map()  # once: a walk over every object per root made many roots quadratic
+        # once, and over the objects this import made: every object they hold is one
+        children = children_map([b for b in created.ids if isinstance(b, bpy.types.Object)])
         _select_only(context, [o for root in roots for o in (root, *descendants(root, children))], roots)
     except BaseException:
         _leave_edit_modes(context)
@@ -415,7 +417,7 @@ def _escape(name: str) -> str:
 def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan) -> None:
     for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation)):
         for index in range(values.shape[1]):
-            write_keys(target.new_fcurve(prefix + path, index, group), channel.frames, values[:, index])
+            target.linear_fcurve(prefix + path, index, group, _key_co(channel.frames, values[:, index]))
 
 
 def _written_curves(plan: ModelPlan, channel: ChannelPlan, node_objects, prefix: str) -> list[Curve]:
@@ -471,7 +473,9 @@ def _select_only(context, objects, roots) -> None:
         obj.select_set(False)
     view_layer = context.view_layer
     for obj in objects:
-        if obj.name in view_layer.objects:
+        # not `obj.name in view_layer.objects`, a look-up by name that walks every object of the view layer;
+        # an object in an excluded slot collection is not in it
+        with contextlib.suppress(RuntimeError):
             obj.select_set(True, view_layer=view_layer)
     if roots:
         view_layer.objects.active = roots[0]

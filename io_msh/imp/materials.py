@@ -39,16 +39,40 @@ def texture_key(ref: TextureRef) -> str:
 def image_for(ref: TextureRef, created) -> bpy.types.Image:
     """The Blender image of a library texture: the one an earlier import made, or a new packed one."""
     key = texture_key(ref)
-    for image in bpy.data.images:
-        if image.get(P.TEXTURE) == key:
-            return image
+    image = _known_image(key)
+    if image is not None:
+        return image
     rgba = decoded(ref)
     height, width = rgba.shape[:2]
     image = created.add(bpy.data.images.new(ref.entry, width, height, alpha=True))
     image.pixels.foreach_set((np.flipud(rgba).astype(np.float32) / 255.0).ravel())
     image.pack()
     image[P.TEXTURE] = key
+    _IMAGES[key] = image.name
     return image
+
+
+# texture key -> image name (a name, never a reference that a file load would leave dangling), refreshed by one
+# scan when a key is missing
+_IMAGES: dict[str, str] = {}
+
+
+def _known_image(key: str) -> bpy.types.Image | None:
+    """The image an earlier import made for ``key``: a look-up, not a scan of every image per texture (the
+    100th import into a scene paid for all the images before it); a removed, renamed-away or not yet seen
+    image sends it to one scan of bpy.data.images."""
+    image = bpy.data.images.get(_IMAGES.get(key, ""))
+    if image is not None and image.library is None and image.get(P.TEXTURE) == key:
+        return image
+    _IMAGES.clear()
+    first = None
+    for each in bpy.data.images:
+        found = each.get(P.TEXTURE)
+        if isinstance(found, str) and found not in _IMAGES:
+            _IMAGES[found] = each.name
+            if found == key:
+                first = each
+    return first
 
 
 def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Material:

@@ -1,0 +1,103 @@
+"""Import at the key-writing floor (issue 32 item 1): a FAITHFUL import of a 60-node x 1000-frame model against
+writing the same F-curves alone, and against Blender's glTF importer on the same animation, in one process.
+
+The floor writes every curve the import made (its paths, groups and keys, read back from the import) into a new
+action, by the running Blender's fastest way (io_msh.com.compat.ChannelTarget.linear_fcurve: on 5.0 copies of a
+template curve) and by the sequence the import used before (fcurves.new, keyframe_points.add, foreach_set of co
+and interpolation, handles_recalc). Each time is the best of ``--repeat`` rounds.
+    .venv/bin/python benchmarks/import_floor.py [--nodes 60] [--frames 1000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from blender_bench import blender_env, bpy, run, start_blender, timed, write_generated
+
+GOALS = {"floor": 1.5, "gltf": 0.4}
+
+
+def read_curves(root) -> list[tuple[str, int, str, np.ndarray]]:
+    compat = blender_env.ext.io_msh.com.compat
+    curves = []
+    for fcurve in compat.assigned_fcurves(root):
+        co = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+        fcurve.keyframe_points.foreach_get("co", co)
+        curves.append((fcurve.data_path, fcurve.array_index, fcurve.group.name if fcurve.group else "", co))
+    return curves
+
+
+def write_curves(curves, fastest: bool) -> None:
+    compat = blender_env.ext.io_msh.com.compat
+    obj = bpy.data.objects.new("floor", None)
+    bpy.context.collection.objects.link(obj)
+    target = compat.ChannelTarget(bpy.data.actions.new("floor"), obj, obj.name)
+    for path, index, group, co in curves:
+        if fastest:
+            target.linear_fcurve(path, index, group, co)
+            continue
+        points = target.new_fcurve(path, index, group).keyframe_points
+        points.add(len(co) // 2)
+        points.foreach_set("co", co)
+        points.foreach_set("interpolation", np.full(len(co) // 2, compat.LINEAR, np.int32))
+        points.handles_recalc()
+
+
+def best(action, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        blender_env.clean_scene()
+        times.append(timed(action))
+    blender_env.clean_scene()
+    return min(times)
+
+
+def report(goal: str, what: str, ratio: float) -> None:
+    verdict = "met" if ratio <= GOALS[goal] else "NOT met"
+    print(f"{what}: {ratio:.2f} (goal <= {GOALS[goal]}: {verdict})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=60)
+    parser.add_argument("--frames", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    start_blender()
+    folder = Path(tempfile.mkdtemp(prefix="io_msh_floor_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    msh, glb = folder / "floor.msh", folder / "floor.glb"
+    write_generated(msh, args.nodes, args.frames)
+
+    def ours() -> None:
+        assert bpy.ops.import_scene.parkan_msh(filepath=str(msh), animation="FAITHFUL") == {"FINISHED"}
+
+    ours()
+    root = next(o for o in bpy.data.objects if "msh_model" in o)
+    curves = read_curves(root)
+    bpy.ops.export_scene.gltf(filepath=str(glb), export_format="GLB", export_animations=True,
+                              export_force_sampling=True)
+    rounds = max(1, args.repeat)
+    imported = best(ours, rounds)
+    gltf = best(lambda: bpy.ops.import_scene.gltf(filepath=str(glb)), rounds)
+    fastest = best(lambda: write_curves(curves, True), rounds)
+    added = best(lambda: write_curves(curves, False), rounds)
+    compat = blender_env.ext.io_msh.com.compat
+    keys = sum(len(c[3]) // 2 for c in curves)
+    print(f"Blender {bpy.app.version_string}; {args.nodes} nodes x {args.frames} frames, FAITHFUL: {len(curves)} "
+          f"curves, {keys} keys; F-curve copies {'used' if compat.CHANNELBAG_COPIES_FCURVES else 'not available'}")
+    print(f"  import {imported:.3f} s, glTF importer {gltf:.3f} s, keys alone {fastest:.3f} s "
+          f"(keys added one curve at a time {added:.3f} s)")
+    print(f"keys alone, fastest path / keys added curve by curve: {fastest / added:.2f}")
+    report("floor", "import / keys alone (the fastest path)", imported / fastest)
+    report("gltf", "import / glTF importer", imported / gltf)
+    blender_env.unregister()
+
+
+if __name__ == "__main__":
+    run(main)
