@@ -17,12 +17,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = Path(os.environ.get("IO_MSH_BENCH_CODE", ROOT))  # the checkout a case process runs
 sys.path[:0] = [str(CODE), str(CODE / "tests")]
+
+from peak_memory import measured  # noqa: E402  (beside this script)
 
 # name: (what runs, input file, what it is)
 CASES = {
@@ -60,13 +61,6 @@ def build_inputs(folder: Path) -> None:
 
 
 # --------------------------------------------------------------------- one case, in its own process
-def memory_mb(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def _work(kind: str, path: str):
     """The case's work as a function returning what it produced, with everything it needs loaded."""
     import importlib
@@ -119,16 +113,10 @@ def _work(kind: str, path: str):
 
 
 def run_case(kind: str, path: str) -> dict:
-    work = _work(kind, path)
-    Path("/proc/self/clear_refs").write_text("5")  # reset the peak (VmHWM) to the current resident size
-    before = memory_mb("VmRSS")
-    start = time.perf_counter()
-    outcome = work()
-    seconds = time.perf_counter() - start
-    peak = memory_mb("VmHWM")
+    figures = measured(_work(kind, path))
     if kind in ("import", "export"):
         sys.modules["blender_env"].unregister()
-    return {"seconds": seconds, "peak_rise_mb": peak - before, "outcome": outcome}
+    return figures
 
 
 def main() -> None:

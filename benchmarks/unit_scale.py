@@ -18,12 +18,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from peak_memory import measured  # noqa: E402  (beside this script)
 
 SHAPES = ("chain", "wide")
 KINDS = ("cli", "import")
@@ -48,13 +49,6 @@ def build_game(folder: Path, sizes: list[int], shapes: list[str]) -> dict[tuple[
 
 
 # --------------------------------------------------------------------- one case, in its own process
-def memory_mb(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def _work(kind: str, path: str):
     """The case's work as a function returning what it produced, with everything it needs loaded."""
     if kind == "import":
@@ -82,16 +76,10 @@ def _work(kind: str, path: str):
 
 
 def run_case(kind: str, path: str) -> dict:
-    work = _work(kind, path)
-    Path("/proc/self/clear_refs").write_text("5")  # reset the peak (VmHWM) to the current resident size
-    before = memory_mb("VmRSS")
-    start = time.perf_counter()
-    outcome = work()
-    seconds = time.perf_counter() - start
-    peak = memory_mb("VmHWM")
+    figures = measured(_work(kind, path))
     if kind == "import":
         sys.modules["blender_env"].unregister()
-    return {"seconds": seconds, "peak_rise_mb": peak - before, "outcome": outcome}
+    return figures
 
 
 def main() -> None:

@@ -36,7 +36,7 @@ TINY = {
     "texture_decode.py": ["--size", "16"],
     "validate_overlap.py": ["--count", "16"],
 }
-SHARED = {"blender_bench.py"}  # set-up imported by the others, not a benchmark
+SHARED = {"blender_bench.py", "peak_memory.py"}  # imported by the others, not benchmarks
 SMOKED_ELSEWHERE = {"unit_scale.py"}  # tests/test_unit_scale.py runs it at a tiny size and reads its rows
 
 
