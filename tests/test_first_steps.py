@@ -46,4 +46,4 @@ def test_nothing_uses_material_use_nodes_but_the_compat_module():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr == "use_nodes":
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert found == ["io_msh/com/compat.py:60"], found
+    assert len(found) == 1 and found[0].startswith("io_msh/com/compat.py:"), found
