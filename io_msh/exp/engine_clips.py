@@ -172,17 +172,23 @@ def _channel_tracks(root, undo: _Undo) -> list[str]:
     names = []
     for slider, fcurves in sorted(by_slider.items(), key=lambda item: _channel_index(item[0])):
         name = slider.replace(P.CHANNEL, "channel", 1)
-        action = bpy.data.actions.new(name)
-        undo(lambda a=action: bpy.data.actions.remove(a))
-        target = compat.ChannelTarget(action, root, root.name)
-        for driver in fcurves:
-            _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
-            if not driver.mute:
-                driver.mute = True
-                undo(lambda d=driver: setattr(d, "mute", False))
-        _unassign(root, undo)
-        names.append(_track(root, action, name, undo))
+        names.append(_driver_track(root, root.name, name, name, fcurves, undo))
     return names
+
+
+def _driver_track(holder, owner: str, action_name: str, name: str, drivers: list, undo: _Undo) -> str:
+    """The keys of ``drivers`` (on ``holder``, named ``owner`` in the action's slot) as a new action on an NLA
+    track named ``name``, the drivers muted meanwhile; the track's name."""
+    action = bpy.data.actions.new(action_name)
+    undo(lambda a=action: bpy.data.actions.remove(a))
+    target = compat.ChannelTarget(action, holder, owner)
+    for driver in drivers:
+        _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
+        if not driver.mute:
+            driver.mute = True
+            undo(lambda d=driver: setattr(d, "mute", False))
+    _unassign(holder, undo)
+    return _track(holder, action, name, undo)
 
 
 def _channel_index(slider: str) -> int:
@@ -224,16 +230,7 @@ def _material_tracks(undo: _Undo) -> list[str]:
                 by_slider.setdefault(driver.driver.variables[0].targets[0].data_path[2:-2], []).append(driver)
         for slider, drivers in by_slider.items():
             name = slider.replace(P.CHANNEL, "channel", 1)
-            action = bpy.data.actions.new(f"{name} {material.name}")
-            undo(lambda a=action: bpy.data.actions.remove(a))
-            target = compat.ChannelTarget(action, tree, material.name)
-            for driver in drivers:
-                _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
-                if not driver.mute:
-                    driver.mute = True
-                    undo(lambda d=driver: setattr(d, "mute", False))
-            _unassign(tree, undo)
-            _track(tree, action, name, undo)
+            _driver_track(tree, material.name, f"{name} {material.name}", name, drivers, undo)
             if name not in names:
                 names.append(name)
     return names
