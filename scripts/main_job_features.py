@@ -60,12 +60,22 @@ def _select_only(bpy, obj) -> None:
     bpy.context.view_layer.objects.active = obj
 
 
-def unit(bpy, ext, out: Path) -> list[str]:
-    folder = out / "unit"
+def _sample_copy(out: Path, name: str) -> Path:
+    """A fresh copy of samples/NAME in the output folder, for a step to import and export into."""
+    folder = out / name
     shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(SAMPLES / "unit", folder)
+    shutil.copytree(SAMPLES / name, folder)
+    return folder
+
+
+def _files(folder: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def unit(bpy, ext, out: Path) -> list[str]:
+    folder = _sample_copy(out, "unit")
     dat = folder / "UNITS" / "SYNTH" / "synth_unit.dat"
-    kept = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    kept = _files(folder)
     _clean(bpy)
     bpy.ops.import_scene.parkan_unit(filepath=str(dat))
     roots = [o for o in bpy.data.objects if "msh_model" in o and "msh_unit_component" in o]
@@ -81,9 +91,7 @@ def unit(bpy, ext, out: Path) -> list[str]:
 
 
 def walker(bpy, ext, out: Path) -> list[str]:
-    folder = out / "walker"
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(SAMPLES / "walker", folder)
+    folder = _sample_copy(out, "walker")
     model, controller = folder / "walker.msh", folder / "walker.ctl"
     kept = {p: p.read_bytes() for p in (model, controller)}
     _clean(bpy)
@@ -133,11 +141,9 @@ def tower(bpy, ext, out: Path) -> list[str]:
 
 
 def mission(bpy, ext, out: Path) -> list[str]:
-    folder = out / "maps"
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(SAMPLES / "maps", folder)
+    folder = _sample_copy(out, "maps")
     tma = folder / "MISSIONS" / "SAMPLE" / "data.tma"
-    kept = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    kept = _files(folder)
     _clean(bpy)
     bpy.ops.import_scene.parkan_map(filepath=str(tma))
     placed = [o for o in bpy.data.objects if "msh_map_record" in o]
