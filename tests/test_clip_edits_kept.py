@@ -49,6 +49,23 @@ def played(data):
     return sample(AnimationData.from_model(Model.parse(data)), FRAMES)
 
 
+KEYS = 8  # the key stream (msh-animation.md 2.2)
+
+
+def assert_same_up_to_rounding(a: bytes, b: bytes) -> None:
+    """Two exports of one scene that the export may read by different routes (the F-curves evaluated, or Blender
+    stepped through the frames: io_msh.exp.readback.read_scene), whose float32 rounding can differ by an ulp in a
+    rewritten track (seen once in CI): every stream but the keys byte for byte, the keys' times exact, their
+    positions within 4 ulp and rotations within one int16 step."""
+    x, y = Model.parse(a), Model.parse(b)
+    assert [(e.type_id, bytes(e.data)) for e in x.archive.entries if e.type_id != KEYS] == \
+        [(e.type_id, bytes(e.data)) for e in y.archive.entries if e.type_id != KEYS]
+    p, q = AnimationData.from_model(x), AnimationData.from_model(y)
+    assert all(np.array_equal(getattr(p, f), getattr(q, f)) for f in ("times", "map_start", "fallback", "words"))
+    np.testing.assert_array_max_ulp(p.pos, q.pos, maxulp=4)
+    assert np.abs(p.rot.astype(np.float64) - q.rot).max(initial=0) <= 1.01 / 32767
+
+
 def node_name(data, node):
     return Model.parse(data).node_name(node)
 
@@ -97,7 +114,7 @@ def test_edits_after_a_rename_reach_the_file(blender, walker_files, tmp_path, no
     direct = export(bpy, root, tmp_path / "direct.msh")
     assert write(bpy, root, WALK) == {"FINISHED"}
     show(blender, root, None)
-    assert export(bpy, root, tmp_path / "written.msh") == direct
+    assert_same_up_to_rounding(export(bpy, root, tmp_path / "written.msh"), direct)
     old, new = AnimationData.from_model(Model.parse(data)), AnimationData.from_model(Model.parse(direct))
     for frame in range(41):
         (_q0, p0, *_), (_q1, p1, *_) = sample_node(old, 3, float(frame)), sample_node(new, 3, float(frame))
