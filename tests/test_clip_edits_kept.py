@@ -8,6 +8,7 @@ import pytest
 from test_clip_timeline import (
     RUN,
     WALK,
+    assert_same_up_to_rounding,
     blender_fcurves,
     edit,
     export,
@@ -47,23 +48,6 @@ def rename(blender, root, node, name, update):
 
 def played(data):
     return sample(AnimationData.from_model(Model.parse(data)), FRAMES)
-
-
-KEYS = 8  # the key stream (msh-animation.md 2.2)
-
-
-def assert_same_up_to_rounding(a: bytes, b: bytes) -> None:
-    """Two exports of one scene that the export may read by different routes (the F-curves evaluated, or Blender
-    stepped through the frames: io_msh.exp.readback.read_scene), whose float32 rounding can differ by an ulp in a
-    rewritten track (seen once in CI): every stream but the keys byte for byte, the keys' times exact, their
-    positions within 4 ulp and rotations within one int16 step."""
-    x, y = Model.parse(a), Model.parse(b)
-    assert [(e.type_id, bytes(e.data)) for e in x.archive.entries if e.type_id != KEYS] == \
-        [(e.type_id, bytes(e.data)) for e in y.archive.entries if e.type_id != KEYS]
-    p, q = AnimationData.from_model(x), AnimationData.from_model(y)
-    assert all(np.array_equal(getattr(p, f), getattr(q, f)) for f in ("times", "map_start", "fallback", "words"))
-    np.testing.assert_array_max_ulp(p.pos, q.pos, maxulp=4)
-    assert np.abs(p.rot.astype(np.float64) - q.rot).max(initial=0) <= 1.01 / 32767
 
 
 def node_name(data, node):

@@ -26,6 +26,23 @@ def partly_blended_controller():
     return controller
 
 
+KEYS = 8  # the key stream (msh-animation.md 2.2)
+
+
+def assert_same_up_to_rounding(a: bytes, b: bytes) -> None:
+    """Two exports of one scene that the export may read by different routes (the F-curves evaluated, or Blender
+    stepped through the frames: io_msh.exp.readback.read_scene), whose float32 rounding can differ by an ulp in a
+    rewritten track (seen once in CI): every stream but the keys byte for byte, the keys' times exact, their
+    positions within 4 ulp and rotations within one int16 step."""
+    x, y = Model.parse(a), Model.parse(b)
+    assert [(e.type_id, bytes(e.data)) for e in x.archive.entries if e.type_id != KEYS] == \
+        [(e.type_id, bytes(e.data)) for e in y.archive.entries if e.type_id != KEYS]
+    p, q = AnimationData.from_model(x), AnimationData.from_model(y)
+    assert all(np.array_equal(getattr(p, f), getattr(q, f)) for f in ("times", "map_start", "fallback", "words"))
+    np.testing.assert_array_max_ulp(p.pos, q.pos, maxulp=4)
+    assert np.abs(p.rot.astype(np.float64) - q.rot).max(initial=0) <= 1.01 / 32767
+
+
 def model_with(tmp_path_factory, name, controller):
     folder = tmp_path_factory.mktemp(name)
     data = build_model(walker_model()).to_bytes()
@@ -444,7 +461,7 @@ def test_a_clip_edited_and_exported_writes_as_write_clip_to_timeline(blender, wa
     assert Model.parse(direct).frame_count == Model.parse(_data).frame_count
     assert write(bpy, root, WALK) == {"FINISHED"}
     show(blender, root, None)
-    assert export(bpy, root, tmp_path / "written.msh") == direct
+    assert_same_up_to_rounding(export(bpy, root, tmp_path / "written.msh"), direct)
     frames = np.arange(4.0, 13.0)  # the walk's timeline frames: node 3 lifted by 0.1 there, the same elsewhere
     old, new = AnimationData.from_model(Model.parse(_data)), AnimationData.from_model(Model.parse(direct))
     for frame in [0.0, 2.0, *frames, 20.0, 40.0]:
