@@ -191,7 +191,15 @@ def _greedy_one_node(times, decoded, pos, rot, tol_pos, tol_rot) -> list[int]:
     return keys
 
 
-@pytest.mark.parametrize("make", [smooth, jerky, sparse])
+def jerky_then_smooth(rng, n=4):
+    """Runs of keys at every frame broken by smooth stretches: the walk steps through runs at once."""
+    rot, pos = smooth(rng, n)
+    rough_rot, rough_pos = jerky(rng, n)
+    rough = (np.arange(rot.shape[1]) // 17) % 2 == 0
+    return np.where(rough[None, :, None], rough_rot, rot), np.where(rough[None, :, None], rough_pos, pos)
+
+
+@pytest.mark.parametrize("make", [smooth, jerky, sparse, sign_flips, jerky_then_smooth])
 def test_reduced_keys_are_those_of_the_documented_search(make):
     """The vectorised search (all nodes per call, windows tested ahead where keys come dense) chooses the
     keys that the plain one-segment-at-a-time search chooses."""
@@ -246,6 +254,7 @@ def test_the_segment_test_skipping_rotations_of_failed_positions_gives_every_pai
     monkeypatch.setattr(keys, "CHUNK", 97)  # segments across chunks
     for tol_pos, tol_rot in ((1e-4, np.radians(0.05)), (0.02, np.radians(2.0)), (0.5, np.radians(0.01))):
         args = (times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot)
-        got = keys._segments_fit(*args)
+        got = keys._segments_fit(times, decoded, pos.reshape(-1, 3), rot.reshape(-1, 4), rot_norm.reshape(-1),
+                                 nodes, starts, ends, tol_pos, tol_rot)  # flat over (node, frame)
         assert 0 < got.sum() < len(got) or tol_pos == 1e-4
         assert (got == segments_fit_every_pair(*args)).all()

@@ -66,28 +66,29 @@ def _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_p
     """For each candidate segment (node, start key, end key), whether keys at its two ends reproduce every
     frame between them (section 3.3 math), the runtime's slerp and lerp in float32. Only each segment's own
     frames are tested, at most CHUNK pairs at a time; what the slerp takes from the keys alone is computed
-    once per segment."""
+    once per segment. ``pos``, ``rot`` and ``rot_norm`` are flat over (node, frame): row node * frames + frame."""
     lengths = ends - starts + 1
-    stops = np.cumsum(lengths)
     fits = np.ones(len(ends), bool)
     q0, q1 = decoded[nodes, starts], decoded[nodes, ends]
+    p0, p1 = pos[nodes * len(times) + starts], pos[nodes * len(times) + ends]
     terms = SlerpTerms.of(q0, q1)
-    for first in range(0, int(stops[-1]) if len(stops) else 0, CHUNK):
-        flat = np.arange(first, min(first + CHUNK, int(stops[-1])))
-        owner = np.searchsorted(stops, flat, side="right")
-        frames = starts[owner] + flat - (stops - lengths)[owner]
-        node, s, e = nodes[owner], starts[owner], ends[owner]
-        t0, t1 = times[s], times[e]
+    owners = np.repeat(np.arange(len(ends)), lengths)
+    steps = np.arange(len(owners)) - np.repeat(np.cumsum(lengths) - lengths, lengths)  # frames into its segment
+    for first in range(0, len(owners), CHUNK):
+        owner = owners[first:first + CHUNK]
+        frames = starts[owner] + steps[first:first + CHUNK]
+        row = nodes[owner] * len(times) + frames
+        t0, t1 = times[starts[owner]], times[ends[owner]]
         with np.errstate(all="ignore"):
             a = ((times[frames] - t0) / (t1 - t0)).astype(np.float32)
-        p = lerp(pos[node, s], pos[node, e], a)
-        fits[owner[~(np.abs(p - pos[node, frames]).max(axis=-1) <= tol_pos)]] = False
+        p = lerp(p0[owner], p1[owner], a)
+        fits[owner[~(np.abs(p - pos[row]).max(axis=-1) <= tol_pos)]] = False
         # the rotations (slerp, angles: most of the cost) only where every position so far fitted; each pair's
         # test is elementwise, so the answers are those of testing every pair
         alive = np.flatnonzero(fits[owner])
-        owner, node, frames, a = owner[alive], node[alive], frames[alive], a[alive]
+        owner, row, a = owner[alive], row[alive], a[alive]
         q = slerp_at(q0[owner], q1[owner], terms.take(owner), a)
-        fits[owner[~(rotation_error(q, rot[node, frames], rot_norm[node, frames]) <= tol_rot)]] = False
+        fits[owner[~(rotation_error(q, rot[row], rot_norm[row]) <= tol_rot)]] = False
     return fits
 
 
@@ -102,7 +103,9 @@ def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int
     Every accepted segment has been checked on all of its frames, so the result is always within tolerance.
     """
     count, last = len(decoded), len(times) - 1
-    rot_norm = np.linalg.norm(np.asarray(rot, np.float64), axis=-1)
+    rot = np.asarray(rot, np.float64).reshape(-1, 4)
+    rot_norm = np.linalg.norm(rot, axis=-1)
+    pos = np.asarray(pos).reshape(-1, 3)
 
     def fit(nodes, starts, ends):
         return _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot)
@@ -159,6 +162,7 @@ class _Openings:
         self.ahead = np.ones(count, np.int64)
         self.first = np.zeros(count, np.int64)               # the first key of each node's tested run
         self.answers: list[list[tuple[int, bool]]] = [[] for _ in range(count)]  # (farthest, onward) per key
+        self.plain_until: list[list[int]] = [[] for _ in range(count)]
 
     def _test(self, nodes: np.ndarray, firsts: np.ndarray) -> None:
         ahead = self.ahead[nodes]
@@ -171,9 +175,15 @@ class _Openings:
         farthest = ends[np.arange(len(keys)), WINDOW - 1 - np.argmax(fits[:, ::-1], axis=1)]
         onward = fits[:, -1] & (ends[:, -1] < self.last)
         answers = list(zip(farthest.tolist(), onward.tolist()))
+        # A plain answer steps to the next frame and goes on; ``plain_until[p]``: the first position at or
+        # after p whose answer is not plain, so that the walk steps through a run of them at once.
+        positions = np.arange(len(keys))
+        not_plain = np.where((farthest == keys + 1) & ~onward, len(keys), positions)
         self.first[nodes] = firsts
         for node, stop, size in zip(nodes.tolist(), np.cumsum(ahead).tolist(), ahead.tolist()):
             self.answers[node] = answers[stop - size:stop]
+            until = np.minimum.accumulate(np.minimum(not_plain[stop - size:stop], stop)[::-1])[::-1]
+            self.plain_until[node] = (until - (stop - size)).tolist()
 
     def walk(self, nodes: np.ndarray, starts: np.ndarray, chosen: list[list[int]]):
         """For each node standing on a key: (node, key reached, onward). It takes window steps, adding each
@@ -183,8 +193,20 @@ class _Openings:
         if stale.any():
             self._test(nodes[stale], starts[stale])
         for node, key in zip(nodes.tolist(), starts.tolist()):
-            first, answers = int(self.first[node]), self.answers[node]
+            first, answers, plain_until = int(self.first[node]), self.answers[node], self.plain_until[node]
             while True:
+                # a run of plain steps at once, up to where a check below could stop the walk
+                run_end = first + min(plain_until[key - first], self.last - first, len(answers))
+                if run_end > key:
+                    chosen[node].extend(range(key + 1, run_end + 1))
+                    key = run_end
+                    if key >= self.last:
+                        yield node, key, False
+                        break
+                    if key - first >= len(answers):
+                        self.ahead[node] = min(2 * self.ahead[node], self.MAX_AHEAD)
+                        yield node, key, False
+                        break
                 farthest, onward = answers[key - first]
                 if onward:
                     self.ahead[node] = 1

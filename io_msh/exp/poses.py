@@ -11,7 +11,7 @@ from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints
-from .fcurves import evaluate, reproducible
+from .fcurves import BEZIER, evaluate, reproducible
 from .scene_model import SceneNode
 from .unedited import same_as_imported
 
@@ -68,10 +68,13 @@ def read_for_evaluation(root, curves: list[Curve]) -> None:
 
 def read_evaluation(curve: Curve, fcurve) -> None:
     """``read_for_evaluation`` of one curve."""
-    points = fcurve.keyframe_points
-    curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
-    points.foreach_get("handle_left", curve.left)
-    points.foreach_get("handle_right", curve.right)
+    if (curve.interpolation == BEZIER).any():
+        points = fcurve.keyframe_points
+        curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
+        points.foreach_get("handle_left", curve.left)
+        points.foreach_get("handle_right", curve.right)
+    else:  # constant and linear keys (and their extrapolation) never read a handle
+        curve.left = curve.right = curve.co
     curve.extrapolation = fcurve.extrapolation
     curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
                    and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
