@@ -265,9 +265,14 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
         if not active.any():
             break
         starts, ends = scaled[:, :last:size][active], scaled[:, size::size][active]  # (m, channels)
+        fraction = np.arange(size) / size
+        if size > 1:  # a block whose middle frame is off the line cannot fit: the rest is tested where it is on
+            middle = scaled[:, size // 2:last:size][active]
+            near = np.abs(middle - (starts + (ends - starts) * fraction[size // 2])).max(axis=1) <= 1.0
+            starts, ends = starts[near], ends[near]
+            active[active] = near
         inside = scaled[:, :last].reshape(rows, blocks, size, channels)[active]    # (m, size, channels)
-        fraction = (np.arange(size) / size)[None, :, None]
-        line = starts[:, None] + (ends - starts)[:, None] * fraction
+        line = starts[:, None] + (ends - starts)[:, None] * fraction[None, :, None]
         fits = np.zeros((rows, blocks), bool)
         fits[active] = np.abs(inside - line).max(axis=(1, 2)) <= 1.0
         keep[:, :last:size] |= fits
