@@ -385,6 +385,7 @@ def test_an_import_selects_what_it_made_in_the_view_layer_and_only_that(blender,
     made = {o for o in bpy.data.objects if o == second or second in _parents(o)}
     assert all(o.select_get() for o in made) and view_layer.objects.active == second
     assert set(bpy.context.selected_objects) == {o for o in made if o.visible_get()} and len(made) > 4
+    assert set(view_layer.objects.selected) == made  # the first import's hidden slot meshes too are deselected
     hidden = bpy.data.collections.new("excluded")
     bpy.context.scene.collection.children.link(hidden)
     view_layer.layer_collection.children[hidden.name].exclude = True

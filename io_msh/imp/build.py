@@ -469,9 +469,9 @@ def action_name(model: str) -> str:
 
 def _select_only(context, objects, roots) -> None:
     """Select every object the import made (in a hidden slot collection too) and make the first root active."""
-    for obj in context.selected_objects:
-        obj.select_set(False)
     view_layer = context.view_layer
+    for obj in list(view_layer.objects.selected):  # hidden ones too (an earlier import's slot meshes)
+        obj.select_set(False)
     for obj in objects:
         # not `obj.name in view_layer.objects`, a look-up by name that walks every object of the view layer;
         # an object in an excluded slot collection is not in it
