@@ -192,7 +192,7 @@ def select_named(context, name: str, objects: list) -> list:
     found = [o for o in found if o.name in view_layer.objects]
     if not found:
         return []
-    for obj in context.selected_objects:
+    for obj in list(view_layer.objects.selected):  # hidden ones too
         obj.select_set(False)
     for obj in found:
         obj.select_set(True)
