@@ -322,6 +322,30 @@ def test_nothing_to_export_is_an_error(blender, tmp_path):
         bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "x.msh"))
 
 
+def test_an_instance_of_a_model_collection_is_refused_naming_it(blender, tmp_path, sample_msh):
+    """An Empty that instances a collection holding a model (the Asset Browser's Link places an asset so) is
+    refused with the way out, not exported as a new model of no nodes; nothing is written."""
+    bpy = blender.bpy
+    import_file(bpy, write(tmp_path, "asset.msh", sample_msh))
+    collection = bpy.data.collections.new("asset")
+    for obj in list(bpy.data.objects):
+        collection.objects.link(obj)
+        for owner in list(obj.users_collection):
+            if owner != collection:
+                owner.objects.unlink(obj)
+    instance = bpy.data.objects.new("linked asset", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", collection
+    bpy.context.scene.collection.objects.link(instance)
+    for obj in bpy.context.view_layer.objects.selected:
+        obj.select_set(False)
+    instance.select_set(True)
+    bpy.context.view_layer.objects.active = instance
+    target = tmp_path / "never.msh"
+    with pytest.raises(RuntimeError, match=r"'linked asset' is an instance of the collection 'asset'.*Append"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(target))
+    assert not target.exists()
+
+
 @pytest.mark.parametrize("keys", ["EVERY_FRAME", "BLENDER_KEYS"])
 def test_other_key_modes(blender, tmp_path, keys):
     bpy = blender.bpy

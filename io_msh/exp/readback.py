@@ -52,6 +52,12 @@ def find_root(context) -> bpy.types.Object:
     if len(candidates) > 1:
         names = ", ".join(sorted(o.name for o in candidates))
         raise FormatError.single("scene", None, f"several models are selected ({names}); select one")
+    instanced = _instanced_model(context.active_object)
+    if instanced is not None:
+        raise FormatError.single("scene", None, f"{context.active_object.name!r} is an instance of the collection "
+                                                f"{instanced.name!r} (as the Asset Browser's Link places an asset), "
+                                                "which cannot be exported: drag the asset in with the Import Method "
+                                                "Append, and export that")
     roots = [o for o in context.scene.objects if P.MODEL in o]
     if len(roots) == 1:
         return roots[0]
@@ -156,6 +162,14 @@ def _set_frame(scene, frame: float) -> None:
 def _world_at(scene, read, frame: float) -> np.ndarray:
     _set_frame(scene, frame)
     return read()
+
+
+def _instanced_model(obj) -> bpy.types.Collection | None:
+    """The collection ``obj`` instances when a model is in it (a linked asset), else None."""
+    if obj is None or obj.instance_type != "COLLECTION" or obj.instance_collection is None:
+        return None
+    collection = obj.instance_collection
+    return collection if any(P.MODEL in o for o in collection.all_objects) else None
 
 
 def _shown_at(context, root, frame: float) -> bool:

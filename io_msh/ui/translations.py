@@ -1061,6 +1061,10 @@ REPORTS = {
     "no model root (an armature or an Empty) is selected; select the model to export":
         "не выбран корень модели (арматура или пустышка); выберите модель для экспорта",
     "{name} has no nodes: add bones or child Empties": "у {name} нет узлов: добавьте кости или дочерние пустышки",
+    "{name} is an instance of the collection {collection} (as the Asset Browser's Link places an asset), which "
+    "cannot be exported: drag the asset in with the Import Method Append, and export that":
+        "{name} — экземпляр коллекции {collection} (так ссылку на ассет ставит обозреватель ассетов), а экземпляр "
+        "экспортировать нельзя: перетащите ассет с методом импорта «Добавить» и экспортируйте его",
     "node hierarchy has a cycle": "в иерархии узлов есть цикл",
     "it changed on disk after the export read it": "он изменился на диске после того, как экспорт его прочитал",
     "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
