@@ -85,6 +85,17 @@ def test_blender_poses_the_node_as_the_cli_and_warns_naming_both_channels(blende
         assert np.abs(shown - game[0]).max() < 2e-4, value  # the game's matrix: the unnormalised i16 quaternion
 
 
+def test_update_clips_repeats_the_controllers_warnings(blender, files, capfd):
+    """Update Clips makes the clips again from the controller, and says what the import said of it."""
+    bpy = blender.bpy
+    folder, _data = files
+    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=30.0)
+    capfd.readouterr()
+    bpy.context.view_layer.objects.active = root
+    assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
+    assert "channels 1 and 2 both animate node 2: the first one poses it" in capfd.readouterr().out
+
+
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_a_slider_along_a_long_segment_keeps_every_key(blender, tmp_path, node_mode):
     """A channel along 38 timeline frames gets 609 slider keys, 1/608 apart in value: keyed at x = value, Blender's

@@ -26,7 +26,7 @@ from ..imp.clip_actions import (
     show_clip,
     timeline_of,
 )
-from ..imp.clips import FoundController, plan_clips, read_for_model
+from ..imp.clips import FoundController, plan_clips, read_for_model, shadowed_warnings
 from ..imp.plan import ImportOptions, _plan_nodes
 from .clip_timeline import TimelineError, write_clip_to_timeline
 from .export import model_of
@@ -50,7 +50,9 @@ def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
         raise FormatError.single("ctl", None, f"the clips cannot be made again: {where}")
     warnings = _write_edited_clips(root)
     model = model_of(context, root, ExportOptions()).model
-    controller = edit_states(read_for_model(data, where, model)[0], edits, model.frame_count, where)
+    read, findings = read_for_model(data, where, model)
+    controller = edit_states(read, edits, model.frame_count, where)
+    warnings += [f.format(where) for f in findings] + shadowed_warnings(controller)  # as the import says them
     kept = json.loads(str(root[P.STATES_IMPORTED])).get("options", {})
     mode = str(root.get(P.NODE_MODE, "ARMATURE"))
     options = ImportOptions(node_mode=mode, clips=str(kept.get("clips", "ACTIONS")),
