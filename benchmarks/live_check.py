@@ -73,6 +73,7 @@ def main() -> None:
     root.select_set(True)
     bpy.context.view_layer.update()
     settle(panel)  # warm-up
+    panel.run_check(bpy.context, root)  # the Check button once: the next checks keep what did not change
     print(f"Blender {bpy.app.version_string}; {args.nodes} nodes x {args.frames} frames, armature")
     for what, edit in edits(root):
         edit()

@@ -1,0 +1,218 @@
+"""What one export check read and planned, kept for the next check of the model (the panel's Check button,
+issue 32 item 5): the F-curves' keys, each mesh object's ``read_mesh``, each node's authored track and the
+import's geometry plan. The export itself never uses it: it reads everything fresh.
+
+A part is reused only when it provably did not change:
+- F-curves: Blender tags an action on every change to its keys, handles or interpolation, on a bone rename
+  (its paths) and when it is assigned (seen through ``depsgraph_update_post``: ``note_updates``). The keys of an
+  action tagged since the last check are read again, all of them; its curves whose arrays are byte for byte the
+  ones kept are kept as read (with their evaluation reading). The cheap settings of every curve (paths, key
+  count, extrapolation, muting, modifiers, group muting) are read at every check.
+- Mesh objects without modifiers or shape keys: their ``read_mesh`` is kept while neither the object's geometry
+  nor its mesh was tagged, the object and mesh are the same data-blocks, the mesh as stored is byte for byte the
+  one kept, and the materials are the object's slots (read again at every check).
+- Tracks and the geometry plan are pure functions of what they are keyed on (the exact bytes of the poses, the
+  source model), kept from the last check only.
+A file load, an undo or a redo forgets everything (``forget``)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import FormatError
+from ..com.curves import Curve, curve_settings, node_fcurves, read_curve
+from ..com.hierarchy import descendants
+from ..com.sliders import slider_drivers
+from .meshes import _stored, read_mesh
+from .poses import read_evaluation
+
+
+@dataclass
+class _Dirty:
+    """What Blender tagged since the last check: data-blocks by (type, full name)."""
+
+    everything: bool = True
+    ids: set = field(default_factory=set)          # every updated data-block
+    geometry: set = field(default_factory=set)     # objects whose geometry was updated
+
+
+_DIRTY = _Dirty()
+_CACHES: dict[str, CheckCache] = {}
+
+
+def note_updates(depsgraph) -> None:
+    """Record the data-blocks a depsgraph update changed (the panel's ``depsgraph_update_post`` handler)."""
+    for update in depsgraph.updates:
+        key = _id_key(update.id.original)
+        _DIRTY.ids.add(key)
+        if update.is_updated_geometry:
+            _DIRTY.geometry.add(key)
+
+
+def forget() -> None:
+    """Drop everything kept (a file loaded, an undo or redo: Blender's data is replaced)."""
+    _CACHES.clear()
+    _DIRTY.everything = True
+
+
+def cache_for(context, root_name: str) -> CheckCache:
+    """The cache of the model under ``root_name``, with what changed since the last check taken in. Blender's
+    pending changes are evaluated first, so that their tags are seen."""
+    context.evaluated_depsgraph_get()
+    cache = _CACHES.setdefault(root_name, CheckCache())
+    for other in _CACHES.values():
+        other.take(_DIRTY)
+    _DIRTY.everything, _DIRTY.ids, _DIRTY.geometry = False, set(), set()
+    return cache
+
+
+def _id_key(id_block) -> tuple[str, str]:
+    return type(id_block).__name__, id_block.name_full
+
+
+def _bytes(*arrays) -> tuple[bytes, ...]:
+    return tuple(np.ascontiguousarray(a).tobytes() if a is not None else b"" for a in arrays)
+
+
+@dataclass
+class _KeptCurve:
+    where: tuple          # (action pointer, F-curve pointer, node, handle, path, index, key count)
+    cheap: tuple          # (settings, group muted)
+    keys: tuple           # the bytes of co, handles and interpolation
+    curve: Curve
+
+
+@dataclass
+class _KeptMesh:
+    blocks: tuple         # (object pointer, mesh pointer, mesh name)
+    stored: tuple         # the bytes of the mesh as stored
+    read: tuple           # read_mesh's result
+
+
+class CheckCache:
+    """What the last check of one model read and planned (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.everything = True
+        self.ids: set = set()
+        self.geometry: set = set()
+        self.curves: dict[tuple, _KeptCurve] = {}
+        self.meshes: dict[str, _KeptMesh] = {}
+        self.memo = PlanMemo()
+        self.counts = {"curves read": 0, "meshes read": 0}  # the last check's re-reads (the tests look)
+
+    def take(self, dirty: _Dirty) -> None:
+        self.everything |= dirty.everything
+        self.ids |= dirty.ids
+        self.geometry |= dirty.geometry
+
+    def _changed(self, id_block) -> bool:
+        return self.everything or _id_key(id_block) in self.ids
+
+    def read_curves(self, root) -> list[Curve]:
+        """``read_curves(root)`` with ``read_evaluation`` of each, reusing what is kept."""
+        kept, self.curves, out = self.curves, {}, []
+        self.counts["curves read"] = 0
+        for fcurve, target, owner, path in node_fcurves(root):
+            action = fcurve.id_data
+            points = fcurve.keyframe_points
+            where = (action.as_pointer(), fcurve.as_pointer(), target, owner, path, fcurve.array_index, len(points))
+            cheap = (curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers)),
+                     bool(fcurve.group and fcurve.group.mute))
+            old = kept.get(where[:6])
+            keys = None
+            if old is not None and old.where == where and old.cheap == cheap and self._changed(action):
+                keys = _keys(points)
+            if old is None or old.where != where or old.cheap != cheap or (keys is not None and keys != old.keys):
+                curve = read_curve(fcurve, target, owner, path)
+                read_evaluation(curve, fcurve)
+                old = _KeptCurve(where, cheap, _bytes(curve.co, curve.left, curve.right, curve.interpolation), curve)
+                self.counts["curves read"] += 1
+            self.curves[where[:6]] = old
+            out.append(old.curve)
+        return out
+
+    def read_meshes(self, context, root) -> dict | None:
+        """``read_mesh`` of the root's mesh objects (by name) from the user's depsgraph, reusing what is kept;
+        None for a model with slider drivers (the read mutes them, and reads the meshes itself)."""
+        if slider_drivers(root):
+            self.meshes = {}
+            return None
+        depsgraph = context.evaluated_depsgraph_get()
+        kept, self.meshes, out = self.meshes, {}, {}
+        self.counts["meshes read"] = 0
+        for obj in descendants(root):
+            if obj.type != "MESH" or obj.modifiers or obj.data.shape_keys is not None:
+                continue  # read by the check itself
+            blocks = (obj.as_pointer(), obj.data.as_pointer(), obj.data.name_full)
+            stored = _bytes(*_stored(obj.data))
+            slots = [s.material for s in obj.material_slots]
+            old = kept.get(obj.name)
+            if (old is None or old.blocks != blocks or old.stored != stored or self._changed(obj.data)
+                    or self.everything or _id_key(obj) in self.geometry):
+                try:
+                    read = read_mesh(obj, depsgraph)
+                except FormatError:  # the check reads it again and refuses it as the export does
+                    continue
+                self.counts["meshes read"] += 1
+                if read[1] != slots:  # materials not the object's slots: not kept
+                    out[obj.name] = read
+                    continue
+                old = _KeptMesh(blocks, stored, read)
+            split, _slots, stored_arrays = old.read
+            self.meshes[obj.name] = old
+            out[obj.name] = (split, slots, stored_arrays)
+        return out
+
+    def done(self) -> None:
+        """The check read everything it needed: what changed so far is taken into account."""
+        self.everything, self.ids, self.geometry = False, set(), set()
+
+
+def _keys(points) -> tuple[bytes, ...]:
+    count = len(points)
+    co, left, right = (np.empty(2 * count, np.float32) for _ in range(3))
+    interpolation = np.empty(count, np.int32)
+    points.foreach_get("co", co)
+    points.foreach_get("handle_left", left)
+    points.foreach_get("handle_right", right)
+    points.foreach_get("interpolation", interpolation)
+    return _bytes(co, left, right, interpolation)
+
+
+class PlanMemo:
+    """Pure results of the planning kept from one check to the next, by the exact bytes of their inputs."""
+
+    def __init__(self) -> None:
+        self._tracks: dict = {}
+        self._fresh_tracks: dict = {}
+        self._geometry: tuple | None = None
+
+    def tracks(self, rot: np.ndarray, pos: np.ndarray, common: tuple, author) -> list:
+        """``author(rot, pos)`` per node (its result is per node: the key reduction of one node does not depend
+        on the others'), computed only for the nodes whose poses are not byte for byte kept."""
+        keys = [(common, r.tobytes(), p.tobytes()) for r, p in
+                zip(np.ascontiguousarray(rot), np.ascontiguousarray(pos))]
+        missing = [i for i, k in enumerate(keys) if k not in self._tracks and k not in self._fresh_tracks]
+        if missing:
+            for i, track in zip(missing, author(rot[missing], pos[missing])):
+                self._fresh_tracks[keys[i]] = track
+        out = []
+        for k in keys:
+            track = self._fresh_tracks.get(k) or self._tracks[k]
+            self._fresh_tracks[k] = track
+            out.append(copy.deepcopy(track))
+        return out
+
+    def geometry(self, key: tuple, plan):
+        """``plan()`` (the import's geometry plan of the source), kept while ``key`` is the same."""
+        if self._geometry is None or self._geometry[0] != key:
+            self._geometry = (key, plan())
+        return self._geometry[1]
+
+    def next_check(self) -> None:
+        """Keep only what the check that ended used."""
+        self._tracks, self._fresh_tracks = self._fresh_tracks, {}
