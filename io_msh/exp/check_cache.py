@@ -10,7 +10,7 @@ A part is reused only when it provably did not change:
   count, extrapolation, muting, modifiers, group muting) are read at every check.
 - Mesh objects without modifiers or shape keys: their ``read_mesh`` is kept while neither the object's geometry
   nor its mesh was tagged, the object and mesh are the same data-blocks, the mesh as stored is byte for byte the
-  one kept, and the materials are the object's slots (read again at every check).
+  one kept, and its materials are the evaluated copies of the object's slots' (these are read at every check).
 - Tracks and the geometry plan are pure functions of what they are keyed on (the exact bytes of the poses, the
   source model), kept from the last check only.
 A file load, an undo or a redo forgets everything (``forget``)."""
@@ -149,7 +149,9 @@ class CheckCache:
                 continue  # read by the check itself
             blocks = (obj.as_pointer(), obj.data.as_pointer(), obj.data.name_full)
             stored = _bytes(*_stored(obj.data))
-            slots = [s.material for s in obj.material_slots]
+            # read_mesh's materials are the evaluated copies of the object's slots' (read at every check)
+            slots = [s.material.evaluated_get(depsgraph) if s.material is not None else None
+                     for s in obj.material_slots]
             old = kept.get(obj.name)
             if (old is None or old.blocks != blocks or old.stored != stored or self._changed(obj.data)
                     or self.everything or _id_key(obj) in self.geometry):
@@ -158,7 +160,7 @@ class CheckCache:
                 except FormatError:  # the check reads it again and refuses it as the export does
                     continue
                 self.counts["meshes read"] += 1
-                if read[1] != slots:  # materials not the object's slots: not kept
+                if _pointers(read[1]) != _pointers(slots):  # materials not the object's slots: not kept
                     out[obj.name] = read
                     continue
                 old = _KeptMesh(blocks, stored, read)
@@ -170,6 +172,10 @@ class CheckCache:
     def done(self) -> None:
         """The check read everything it needed: what changed so far is taken into account."""
         self.everything, self.ids, self.geometry = False, set(), set()
+
+
+def _pointers(blocks: list) -> list[int]:
+    return [b.as_pointer() if b is not None else 0 for b in blocks]
 
 
 def _keys(points) -> tuple[bytes, ...]:
