@@ -69,6 +69,12 @@ def cache_for(context, root_name: str) -> CheckCache:
     return cache
 
 
+def kept_counts(root_name: str) -> dict[str, int]:
+    """The curves and meshes the last check of the model read again (none kept: nothing)."""
+    cache = _CACHES.get(root_name)
+    return dict(cache.counts) if cache is not None else {}
+
+
 def _id_key(id_block) -> tuple[str, str]:
     return type(id_block).__name__, id_block.name_full
 
