@@ -198,3 +198,26 @@ def test_the_export_reads_fresh_whatever_the_check_kept(blender, tmp_path):
     out = tmp_path / "out.msh"
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == fresh.model.to_bytes()
+
+
+def test_a_check_in_edit_mode_reads_the_edit(blender, tmp_path):
+    bpy = blender.bpy
+    import bmesh
+    panel = _panel(blender)
+    data = build_model(random_model(5, node_count=4, frame_count=20, animated=1.0, every_frame=True)).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "edit.msh", data))
+    mesh = next(o for o in root.children_recursive if o.type == "MESH")
+    _select_only(bpy, [root])
+    panel.run_check(bpy.context, root)
+    _select_only(bpy, [mesh])
+    bpy.ops.object.mode_set(mode="EDIT")
+    edit = bmesh.from_edit_mesh(mesh.data)
+    edit.verts.ensure_lookup_table()
+    edit.verts[0].co.x += 0.5
+    bmesh.update_edit_mesh(mesh.data)
+    cached = panel.run_check(bpy.context, root)
+    assert any("geometry changed" in x.message for x in cached.lines)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    fresh = panel.check_export(bpy.context, panel.last_export_options(bpy.context))
+    assert [(x.level, x.message) for x in cached.lines] == [(x.level, x.message) for x in fresh.lines]
+    assert cached.model.to_bytes() == fresh.model.to_bytes()

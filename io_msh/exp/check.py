@@ -49,7 +49,9 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
     not change (io_msh.exp.check_cache); the result is the same."""
     kept = None
     curves = meshes = None
-    if cache and collection is None:
+    active = context.active_object
+    # Edit Mode holds its changes out of the data until the read leaves it: nothing is read ahead then
+    if cache and collection is None and (active is None or active.mode != "EDIT"):
         root = _cached_root(context)
         if root is not None:
             kept = cache_for(context, root.name)
