@@ -55,6 +55,7 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
         root = _cached_root(context)
         if root is not None:
             kept = cache_for(context, root.name)
+            kept.start()
             curves = kept.read_curves(root)
             meshes = kept.read_meshes(context, root)
     job = CheckJob(context, options, collection, curves, meshes, kept.memo if kept is not None else None)

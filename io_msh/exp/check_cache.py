@@ -18,6 +18,7 @@ A file load, an undo or a redo forgets everything (``forget``)."""
 from __future__ import annotations
 
 import copy
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,8 @@ class _KeptMesh:
 
 
 class CheckCache:
-    """What the last check of one model read and planned (see the module's docstring)."""
+    """What the last checks of one model read and planned (see the module's docstring). The Check button and
+    the live check share it (both on Blender's main thread; the plan memo also from the live check's worker)."""
 
     def __init__(self) -> None:
         self.everything = True
@@ -108,7 +110,7 @@ class CheckCache:
         self.curves: dict[tuple, _KeptCurve] = {}
         self.meshes: dict[str, _KeptMesh] = {}
         self.memo = PlanMemo()
-        self.counts = {"curves read": 0, "meshes read": 0}  # the last check's re-reads (the tests look)
+        self.counts = {"curves read": 0, "meshes read": 0}  # the last read's re-reads (the tests look)
 
     def take(self, dirty: _Dirty) -> None:
         self.everything |= dirty.everything
@@ -118,65 +120,82 @@ class CheckCache:
     def _changed(self, id_block) -> bool:
         return self.everything or _id_key(id_block) in self.ids
 
+    def start(self) -> None:
+        """A new read of the model begins (``counts`` from zero)."""
+        self.counts.update({"curves read": 0, "meshes read": 0})
+
+    def curve(self, fcurve, target: int, owner: str, path: str) -> Curve:
+        """``read_curve`` of one of ``node_fcurves`` with ``read_evaluation``, kept when it did not change."""
+        action = fcurve.id_data
+        points = fcurve.keyframe_points
+        where = (action.as_pointer(), fcurve.as_pointer(), target, owner, path, fcurve.array_index, len(points))
+        cheap = (curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers)),
+                 bool(fcurve.group and fcurve.group.mute))
+        old = self.curves.get(where[:6])
+        same = old is not None and old.where == where and old.cheap == cheap
+        if same and self._changed(action):
+            same = _keys(points) == old.keys
+        if not same:
+            curve = read_curve(fcurve, target, owner, path)
+            read_evaluation(curve, fcurve)
+            old = _KeptCurve(where, cheap, _bytes(curve.co, curve.left, curve.right, curve.interpolation), curve)
+            self.curves[where[:6]] = old
+            self.counts["curves read"] += 1
+        return old.curve
+
     def read_curves(self, root) -> list[Curve]:
         """``read_curves(root)`` with ``read_evaluation`` of each, reusing what is kept."""
-        kept, self.curves, out = self.curves, {}, []
-        self.counts["curves read"] = 0
-        for fcurve, target, owner, path in node_fcurves(root):
-            action = fcurve.id_data
-            points = fcurve.keyframe_points
-            where = (action.as_pointer(), fcurve.as_pointer(), target, owner, path, fcurve.array_index, len(points))
-            cheap = (curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers)),
-                     bool(fcurve.group and fcurve.group.mute))
-            old = kept.get(where[:6])
-            keys = None
-            if old is not None and old.where == where and old.cheap == cheap and self._changed(action):
-                keys = _keys(points)
-            if old is None or old.where != where or old.cheap != cheap or (keys is not None and keys != old.keys):
-                curve = read_curve(fcurve, target, owner, path)
-                read_evaluation(curve, fcurve)
-                old = _KeptCurve(where, cheap, _bytes(curve.co, curve.left, curve.right, curve.interpolation), curve)
-                self.counts["curves read"] += 1
-            self.curves[where[:6]] = old
-            out.append(old.curve)
+        where = list(node_fcurves(root))
+        out = [self.curve(*w) for w in where]
+        wanted = {k.where[:6] for k in self.curves.values() if k.curve in out}
+        self.curves = {k: v for k, v in self.curves.items() if k in wanted}
         return out
+
+    def mesh(self, obj, depsgraph) -> tuple:
+        """``read_mesh(obj, depsgraph)``, kept when it did not change (not for objects with modifiers or shape
+        keys: read every time). Raises FormatError as ``read_mesh`` does."""
+        if obj.modifiers or obj.data.shape_keys is not None:
+            self.meshes.pop(obj.name, None)
+            self.counts["meshes read"] += 1
+            return read_mesh(obj, depsgraph)
+        blocks = (obj.as_pointer(), obj.data.as_pointer(), obj.data.name_full)
+        stored = _bytes(*_stored(obj.data))
+        # read_mesh's materials are the evaluated copies of the object's slots' (read at every check)
+        slots = [s.material.evaluated_get(depsgraph) if s.material is not None else None
+                 for s in obj.material_slots]
+        old = self.meshes.get(obj.name)
+        if (old is None or old.blocks != blocks or old.stored != stored or self._changed(obj.data)
+                or self.everything or _id_key(obj) in self.geometry):
+            self.meshes.pop(obj.name, None)
+            read = read_mesh(obj, depsgraph)
+            self.counts["meshes read"] += 1
+            if _pointers(read[1]) != _pointers(slots):  # materials not the object's slots: not kept
+                return read
+            old = self.meshes[obj.name] = _KeptMesh(blocks, stored, read)
+        split, _slots, stored_arrays = old.read
+        return split, slots, stored_arrays
 
     def read_meshes(self, context, root) -> dict | None:
         """``read_mesh`` of the root's mesh objects (by name) from the user's depsgraph, reusing what is kept;
-        None for a model with slider drivers (the read mutes them, and reads the meshes itself)."""
+        None for a model with slider drivers (the read mutes them, and reads the meshes itself). One that cannot
+        be read is left to the check, which refuses it as the export does."""
         if slider_drivers(root):
             self.meshes = {}
             return None
         depsgraph = context.evaluated_depsgraph_get()
-        kept, self.meshes, out = self.meshes, {}, {}
-        self.counts["meshes read"] = 0
+        out = {}
         for obj in descendants(root):
-            if obj.type != "MESH" or obj.modifiers or obj.data.shape_keys is not None:
-                continue  # read by the check itself
-            blocks = (obj.as_pointer(), obj.data.as_pointer(), obj.data.name_full)
-            stored = _bytes(*_stored(obj.data))
-            # read_mesh's materials are the evaluated copies of the object's slots' (read at every check)
-            slots = [s.material.evaluated_get(depsgraph) if s.material is not None else None
-                     for s in obj.material_slots]
-            old = kept.get(obj.name)
-            if (old is None or old.blocks != blocks or old.stored != stored or self._changed(obj.data)
-                    or self.everything or _id_key(obj) in self.geometry):
+            if obj.type == "MESH":
                 try:
-                    read = read_mesh(obj, depsgraph)
-                except FormatError:  # the check reads it again and refuses it as the export does
+                    out[obj.name] = self.mesh(obj, depsgraph)
+                except FormatError:
                     continue
-                self.counts["meshes read"] += 1
-                if _pointers(read[1]) != _pointers(slots):  # materials not the object's slots: not kept
-                    out[obj.name] = read
-                    continue
-                old = _KeptMesh(blocks, stored, read)
-            split, _slots, stored_arrays = old.read
-            self.meshes[obj.name] = old
-            out[obj.name] = (split, slots, stored_arrays)
+        self.meshes = {name: kept for name, kept in self.meshes.items() if name in out}
         return out
 
     def done(self) -> None:
-        """The check read everything it needed: what changed so far is taken into account."""
+        """A read ended with every part read or checked against what changed before it began: those changes
+        are taken into account (later ones wait in the module's record)."""
         self.everything, self.ids, self.geometry = False, set(), set()
 
 
@@ -196,11 +215,13 @@ def _keys(points) -> tuple[bytes, ...]:
 
 
 class PlanMemo:
-    """Pure results of the planning kept from one check to the next, by the exact bytes of their inputs."""
+    """Pure results of the planning kept from one check to the next, by the exact bytes of their inputs. The
+    tracks used by the last two checks are kept (the live check's and the Check button's)."""
 
     def __init__(self) -> None:
-        self._tracks: dict = {}
-        self._fresh_tracks: dict = {}
+        self._lock = threading.Lock()
+        self._tracks: dict = {}    # key -> [track, the last check that used it]
+        self._check = 0
         self._geometry: tuple | None = None
 
     def tracks(self, rot: np.ndarray, pos: np.ndarray, common: tuple, author) -> list:
@@ -208,23 +229,25 @@ class PlanMemo:
         on the others'), computed only for the nodes whose poses are not byte for byte kept."""
         keys = [(common, r.tobytes(), p.tobytes()) for r, p in
                 zip(np.ascontiguousarray(rot), np.ascontiguousarray(pos))]
-        missing = [i for i, k in enumerate(keys) if k not in self._tracks and k not in self._fresh_tracks]
+        with self._lock:
+            found = {i: self._tracks[k][0] for i, k in enumerate(keys) if k in self._tracks}
+        missing = [i for i in range(len(keys)) if i not in found]
         if missing:
-            for i, track in zip(missing, author(rot[missing], pos[missing])):
-                self._fresh_tracks[keys[i]] = track
-        out = []
-        for k in keys:
-            track = self._fresh_tracks.get(k) or self._tracks[k]
-            self._fresh_tracks[k] = track
-            out.append(copy.deepcopy(track))
-        return out
+            found.update(zip(missing, author(rot[missing], pos[missing])))
+        with self._lock:
+            for i, k in enumerate(keys):
+                self._tracks[k] = [found[i], self._check]
+        return [copy.deepcopy(found[i]) for i in range(len(keys))]
 
     def geometry(self, key: tuple, plan):
         """``plan()`` (the import's geometry plan of the source), kept while ``key`` is the same."""
-        if self._geometry is None or self._geometry[0] != key:
-            self._geometry = (key, plan())
-        return self._geometry[1]
+        kept = self._geometry
+        if kept is None or kept[0] != key:
+            kept = self._geometry = (key, plan())
+        return kept[1]
 
     def next_check(self) -> None:
-        """Keep only what the check that ended used."""
-        self._tracks, self._fresh_tracks = self._fresh_tracks, {}
+        """A check ended: keep the tracks it or the one before it used."""
+        with self._lock:
+            self._check += 1
+            self._tracks = {k: v for k, v in self._tracks.items() if v[1] >= self._check - 2}
