@@ -145,10 +145,9 @@ class CheckCache:
 
     def read_curves(self, root) -> list[Curve]:
         """``read_curves(root)`` with ``read_evaluation`` of each, reusing what is kept."""
-        where = list(node_fcurves(root))
-        out = [self.curve(*w) for w in where]
-        wanted = {k.where[:6] for k in self.curves.values() if k.curve in out}
-        self.curves = {k: v for k, v in self.curves.items() if k in wanted}
+        out = [self.curve(*where) for where in node_fcurves(root)]
+        wanted = {id(curve) for curve in out}
+        self.curves = {k: v for k, v in self.curves.items() if id(v.curve) in wanted}
         return out
 
     def mesh(self, obj, depsgraph) -> tuple:
