@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 from test_import import import_file, write
-from test_live_check import curves_of
+from test_live_check import curves_of, settle
 from test_panel import _panel, _select_only, export_dialog_defaults  # noqa: F401  (an autouse fixture)
 
 from core.authoring.build import build_model
@@ -132,12 +132,14 @@ class Edits:
 
     KINDS = ("key", "handle", "interpolation", "vertex", "rename", "action", "delete", "set_back", "set_back")
 
-    def random_edit(self) -> str:
-        kind = self.rng.choice(self.KINDS)
+    def apply(self, kind: str) -> str:
         back = getattr(self, kind)()
         if back is not None:
             self.undo.append(back)
         return kind
+
+    def random_edit(self) -> str:
+        return self.apply(self.rng.choice(self.KINDS))
 
 
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
@@ -221,3 +223,19 @@ def test_a_check_in_edit_mode_reads_the_edit(blender, tmp_path):
     fresh = panel.check_export(bpy.context, panel.last_export_options(bpy.context))
     assert [(x.level, x.message) for x in cached.lines] == [(x.level, x.message) for x in fresh.lines]
     assert cached.model.to_bytes() == fresh.model.to_bytes()
+
+
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_the_check_after_the_live_check_reads_nothing_again_and_is_the_same(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    panel = _panel(blender)
+    data = build_model(random_model(7, node_count=6, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "shared.msh", data), node_mode=node_mode)
+    _select_only(bpy, [root])
+    edits = Edits(bpy, root, random.Random(7))
+    for kind in ("key", "vertex", "rename", "handle", "set_back", "interpolation"):
+        edits.apply(kind)
+        panel.CHECKS.generation += 1  # as the depsgraph handler counts a change
+        settle(bpy, panel)
+        checked_alike(bpy, panel, root)
+        assert _cache(blender).kept_counts(root.name) == {"curves read": 0, "meshes read": 0}, kind
