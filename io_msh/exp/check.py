@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ...core.errors import FormatError
 from ...core.msh.model import Model
 from ..com import props as P
+from .check_cache import PlanMemo, cache_for
 from .export import ModelRead, _library_files, _root_in_collection, plan_read, read_model
 from .plan import ExportOptions, ExportResult, refuse_oversized
 from .readback import find_root
@@ -40,13 +41,39 @@ class ExportCheck:
         return any(line.level == "ERROR" for line in self.lines)
 
 
-def check_export(context, options: ExportOptions | None = None, collection: str | None = None) -> ExportCheck:
+def check_export(context, options: ExportOptions | None = None, collection: str | None = None,
+                 cache: bool = False) -> ExportCheck:
     """Run the export up to the point where it would write: every refusal it gives is an ERROR line, every
     warning a WARNING line. A part too large for MSH is listed for every such part (the export stops at the
-    first)."""
-    job = CheckJob(context, options, collection)
+    first). With ``cache``, what the last check of the model read and planned is reused where it provably did
+    not change (io_msh.exp.check_cache); the result is the same."""
+    kept = None
+    curves = meshes = None
+    active = context.active_object
+    # Edit Mode holds its changes out of the data until the read leaves it: nothing is read ahead then
+    if cache and collection is None and (active is None or active.mode != "EDIT"):
+        root = _cached_root(context)
+        if root is not None:
+            kept = cache_for(context, root.name)
+            kept.start()
+            curves = kept.read_curves(root)
+            meshes = kept.read_meshes(context, root)
+    job = CheckJob(context, options, collection, curves, meshes, kept.memo if kept is not None else None)
     job.plan()
+    if kept is not None:
+        kept.done()
+        kept.memo.next_check()
     return job.finish()
+
+
+def _cached_root(context):
+    """The model a cached check reads ahead: the one the export takes, imported, without clips (whose curves
+    are read through the export's timeline copies)."""
+    try:
+        root = find_root(context)
+    except FormatError:
+        return None
+    return root if P.MODEL in root and not root.get(P.CLIPS) else None
 
 
 class CheckJob:
@@ -54,11 +81,12 @@ class CheckJob:
     (``plan``: plain Python, no Blender data, so the panel's live check runs it in a worker thread while Blender
     stays responsive), and what needs Blender again (``finish``, main thread). ``curves``, ``meshes``: the root's
     ``read_curves`` and ``read_mesh`` of its mesh objects, when already read (the live check reads them in
-    slices)."""
+    slices); ``memo``: what the last check planned (io_msh.exp.check_cache)."""
 
     def __init__(self, context, options: ExportOptions | None = None, collection: str | None = None,
-                 curves: list | None = None, meshes: dict | None = None) -> None:
+                 curves: list | None = None, meshes: dict | None = None, memo: PlanMemo | None = None) -> None:
         self.options = options or ExportOptions()
+        self.memo = memo
         self.found: list[CheckLine] = []
         self.root = None
         self.error: FormatError | None = None
@@ -82,7 +110,7 @@ class CheckJob:
         if self.error is not None:
             return
         try:
-            self.result = plan_read(self.read, self.options, self.parts_of)
+            self.result = plan_read(self.read, self.options, self.parts_of, self.memo)
             _library_files(self.result.materials, self.options, {})
         except FormatError as exc:
             self.error = exc

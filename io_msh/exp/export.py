@@ -8,6 +8,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
 
@@ -27,6 +28,9 @@ from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .readback import find_root, read_scene
 from .scene_model import SceneModel
 from .state_edits import ControllerWrite, controller_write
+
+if TYPE_CHECKING:
+    from .check_cache import PlanMemo
 
 
 def export_to_file(context, path: str, options: ExportOptions, entry: str | None = None,
@@ -170,15 +174,15 @@ def read_model(context, root, options: ExportOptions, curves: list | None = None
 
 
 def plan_read(got: ModelRead | ExportResult, options: ExportOptions,
-              on_read: Callable[[SceneModel], None] | None = None) -> ExportResult:
+              on_read: Callable[[SceneModel], None] | None = None, memo: PlanMemo | None = None) -> ExportResult:
     """The planning side of ``model_of``, from what ``read_model`` read: plain Python, no Blender data (the
-    panel's live check runs it off the main thread)."""
+    panel's live check runs it off the main thread). ``memo``: the export check's (io_msh.exp.check_cache)."""
     if isinstance(got, ExportResult):
         return got
     read, curves, end, frames = got.scene, got.curves, got.end, got.frames
     if on_read is not None:
         on_read(read)
-    result = export_model(read, options)
+    result = export_model(read, options, memo)
     result.warnings[:0] = got.clip_warnings
     # Keyframes outside the range are lost only on the nodes that get new tracks; the others keep theirs.
     edited = set(result.edited_nodes)

@@ -15,6 +15,9 @@
 
 A model with clips reads its curves through the timeline copies the export makes (``timeline_as_exported``),
 so its curves and meshes are read in step 3 with the rest.
+
+Steps 1, 2 and 4 keep what the last check (live, or the Check button) read and planned where it provably did not
+change (io_msh.exp.check_cache), and leave what they read and planned there for the next one.
 """
 
 from __future__ import annotations
@@ -26,13 +29,12 @@ import bpy
 
 from ...core.errors import FormatError
 from ..com import props as P
-from ..com.curves import node_fcurves, read_curve
+from ..com.curves import node_fcurves
 from ..com.hierarchy import descendants
 from ..com.sliders import slider_drivers
 from .check import CheckJob, ExportCheck
-from .meshes import read_mesh
+from .check_cache import CheckCache, cache_for
 from .plan import ExportOptions
-from .poses import read_evaluation
 
 
 class LiveCheck:
@@ -50,6 +52,7 @@ class LiveCheck:
         self.thread: threading.Thread | None = None
         self.failure: BaseException | None = None
         self.longest = 0.0   # the longest step so far, seconds (the benchmark prints it)
+        self.kept: CheckCache | None = None  # what the last checks of the model read and planned
 
     def step(self, context, on_read=None) -> ExportCheck | None:
         """The next piece; the check's result once the last one ran, else None (call again)."""
@@ -68,6 +71,9 @@ class LiveCheck:
         if self.job is None:
             root = bpy.data.objects.get(self.root_name)
             ahead = root is not None and P.MODEL in root and not root.get(P.CLIPS)
+            if ahead and self.kept is None:
+                self.kept = cache_for(context, self.root_name)
+                self.kept.start()
             if ahead and not self.curves_read:
                 self.curves_read = self._read_curves(root)
                 return None
@@ -78,7 +84,9 @@ class LiveCheck:
                     self.meshes_read = self._read_meshes(context, root)
                     return None  # the rest of the read is a step of its own
             self.job = CheckJob(context, self.options, curves=self.curves if ahead else None,
-                                meshes=self.meshes if ahead else None)
+                                meshes=self.meshes if ahead else None, memo=self.kept.memo if ahead else None)
+            if ahead:
+                self.kept.done()
             if on_read is not None:
                 on_read()
             self.thread = threading.Thread(target=self._plan, name="io_msh live check", daemon=True)
@@ -88,6 +96,8 @@ class LiveCheck:
             return None
         if self.failure is not None:
             raise self.failure
+        if self.kept is not None:
+            self.kept.memo.next_check()
         return self.job.finish()
 
     def _read_curves(self, root) -> bool:
@@ -99,9 +109,7 @@ class LiveCheck:
         elif self.count != len(where):  # changed under us without a depsgraph update: read them all again
             self.curves, self.count = [], len(where)
         for fcurve, target, owner, path in where[len(self.curves):]:
-            curve = read_curve(fcurve, target, owner, path)
-            read_evaluation(curve, fcurve)
-            self.curves.append(curve)
+            self.curves.append(self.kept.curve(fcurve, target, owner, path))
             if time.perf_counter() - start > self.budget:
                 break
         return len(self.curves) == len(where)
@@ -115,7 +123,7 @@ class LiveCheck:
             if obj.type != "MESH" or obj.name in self.meshes or obj.name in self.unread:
                 continue
             try:
-                self.meshes[obj.name] = read_mesh(obj, depsgraph)
+                self.meshes[obj.name] = self.kept.mesh(obj, depsgraph)
             except FormatError:
                 self.unread.add(obj.name)
             if time.perf_counter() - start > self.budget:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from .game_fields import area_warnings, write_flags
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_imported, same_in_blocks
+
+if TYPE_CHECKING:
+    from .check_cache import PlanMemo
 
 KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
 FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
@@ -90,8 +94,9 @@ def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: f
     return np.arange(end + 1, dtype=np.float64), warnings
 
 
-def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
-    """The model to write; raises FormatError naming what cannot be written."""
+def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | None = None) -> ExportResult:
+    """The model to write; raises FormatError naming what cannot be written. ``memo``: what the last export
+    check planned, for the next check (io_msh.exp.check_cache; the export passes none)."""
     if options.keys not in KEY_MODES:
         raise FormatError.single("scene", None, f"unknown key mode {options.keys!r}")
     hold_every_frame(scene)
@@ -108,13 +113,13 @@ def export_model(scene: SceneModel, options: ExportOptions) -> ExportResult:
                         "scene, and the original's unknown streams and fields are not carried over")
         source = None
     if source is None:
-        model = _new_model(scene, poses, times, options, materials.words)
+        model = _new_model(scene, poses, times, options, materials.words, memo)
         warnings += area_warnings(scene, [(m.node, m.slot) for m in scene.meshes if len(m.triangles)])
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
-    edited = _update_tracks(anim, source, scene, poses, times, options)
+    edited = _update_tracks(anim, source, scene, poses, times, options, memo)
     warnings += _fit_frame_count(anim, edited, len(times))
-    new_parts, removed = _changed_slots(scene, source, materials.words)
+    new_parts, removed = _changed_slots(scene, source, materials.words, memo)
     if not new_parts and not removed:
         write_animation(source, anim)
         _rename_nodes(source, scene)
@@ -220,7 +225,8 @@ def bake_node_scale(scene: SceneModel) -> list[str]:
 
 
 # --------------------------------------------------------------------- poses
-def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Poses, times, options) -> list[int]:
+def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Poses, times, options,
+                   memo: PlanMemo | None = None) -> list[int]:
     """Replace the tracks of the nodes Blender changed; returns their indices. A node whose curves are the
     import's costs one frame; the others are compared with the runtime a block of frames at a time."""
     if scene.as_imported:
@@ -242,18 +248,24 @@ def _update_tracks(anim: Animation, source: Model, scene: SceneModel, poses: Pos
         poses = Held(poses, rest)
     same[rest] = same_in_blocks(source, poses.at, rest, times, split, same_position, same_rotation)
     edited = [int(i) for i in np.flatnonzero(~same)]
-    for i, track in zip(edited, _authored(edited, scene, poses, times, options)):
+    for i, track in zip(edited, _authored(edited, scene, poses, times, options, memo)):
         anim.tracks[i] = track
     return edited
 
 
-def _authored(nodes: list[int], scene: SceneModel, poses: Poses | Held, times, options: ExportOptions) -> list[Track]:
+def _authored(nodes: list[int], scene: SceneModel, poses: Poses | Held, times, options: ExportOptions,
+              memo: PlanMemo | None = None) -> list[Track]:
     if options.keys == "BLENDER_KEYS":
         return [_at_blender_keys(i, scene, poses, times) for i in nodes]
     if not nodes:
         return []
-    # All nodes in one call: the key reduction tests them together.
-    return author_tracks(*poses.at(nodes), times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
+
+    def author(rot, pos):  # all nodes in one call: the key reduction tests them together
+        return author_tracks(rot, pos, times, reduce=options.keys == "REDUCED", tolerance=options.tolerance)
+    if memo is None:
+        return author(*poses.at(nodes))
+    common = (np.asarray(times, np.float32).tobytes(), options.keys, options.tolerance)
+    return memo.tracks(*poses.at(nodes), common, author)
 
 
 def _at_blender_keys(node: int, scene: SceneModel, poses: Poses | Held, times) -> Track:
@@ -273,7 +285,8 @@ def _at_blender_keys(node: int, scene: SceneModel, poses: Poses | Held, times) -
 
 
 # --------------------------------------------------------------------- geometry
-def _changed_slots(scene: SceneModel, source: Model, words: list[int]) -> tuple[list[NewPart], set]:
+def _changed_slots(scene: SceneModel, source: Model, words: list[int],
+                   memo: PlanMemo | None = None) -> tuple[list[NewPart], set]:
     """The meshes that are not exactly what the import made from the source (or were added), as parts to
     rebuild, and the imported slots whose mesh was deleted.
 
@@ -282,7 +295,9 @@ def _changed_slots(scene: SceneModel, source: Model, words: list[int]) -> tuple[
     for are not compared: they stay as the source has them.
     """
     stage, lod = divmod(scene.slot_position, S.LODS)
-    planned = plan_geometry(source, ImportOptions(slots=scene.slots_imported, stage=stage, lod=lod))
+    options = ImportOptions(slots=scene.slots_imported, stage=stage, lod=lod)
+    planned = plan_geometry(source, options) if memo is None else \
+        memo.geometry((scene.source, scene.model_name, options), lambda: plan_geometry(source, options))
     expected = {(m.node, m.slot_position): m for m in planned}
     changed = [m for m in scene.meshes if (m.node, m.slot) not in expected
                or not _unchanged(m, expected[(m.node, m.slot)], words)]
@@ -449,8 +464,9 @@ def _node_defs(scene: SceneModel) -> list[NodeDef]:
     return [NodeDef(_stored_name(node, NAME_BYTES), node.parent, flags=node.flags or 0) for node in scene.nodes]
 
 
-def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int]) -> Model:
-    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, poses, times, options))
+def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int],
+               memo: PlanMemo | None = None) -> Model:
+    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, poses, times, options, memo))
     anim.fit_frame_count()
     return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
 

@@ -20,6 +20,7 @@ from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
 from ..com.hierarchy import descendants
+from ..exp import check_cache
 from ..exp.check import ExportCheck, check_export
 from ..exp.live_check import LiveCheck
 from ..exp.plan import ExportOptions
@@ -77,7 +78,7 @@ def run_check(context, root: bpy.types.Object | None = None) -> ExportCheck:
     options, and keep the result for the panel (under ``root``'s name when no model root was found)."""
     CHECKS.running = True
     try:
-        result = check_export(context, last_export_options(context))
+        result = check_export(context, last_export_options(context), cache=True)
         context.view_layer.update()  # the check's own changes (the export's timeline copies) are no scene change
     finally:
         CHECKS.running = False
@@ -89,12 +90,22 @@ def run_check(context, root: bpy.types.Object | None = None) -> ExportCheck:
 
 @persistent
 def _on_depsgraph_update(scene, depsgraph) -> None:
+    check_cache.note_updates(depsgraph)  # also the check's own: what it changed is read again next time
     if CHECKS.running or _GHOSTS_UPDATING[0]:
         return
     CHECKS.generation += 1
     wm = bpy.context.window_manager
     if wm is not None and getattr(wm, LIVE, False) and not bpy.app.timers.is_registered(_live_check):
         bpy.app.timers.register(_live_check, first_interval=0.5)
+
+
+@persistent
+def _on_data_replaced(*_args) -> None:
+    """A file loaded, an undo or a redo: nothing the export check kept is known to hold any more."""
+    check_cache.forget()
+
+
+_REPLACED_DATA = (bpy.app.handlers.load_post, bpy.app.handlers.undo_post, bpy.app.handlers.redo_post)
 
 
 LIVE_STEP = 0.01  # seconds between the live check's steps (Blender handles its events in between)
@@ -601,9 +612,15 @@ def register() -> None:
         description="Check the export again shortly after every change to the scene"))
     bpy.app.handlers.depsgraph_update_post.append(_on_depsgraph_update)
     bpy.app.handlers.frame_change_post.append(_on_frame_change)
+    for handlers in _REPLACED_DATA:
+        handlers.append(_on_data_replaced)
 
 
 def unregister() -> None:
+    for handlers in _REPLACED_DATA:
+        if _on_data_replaced in handlers:
+            handlers.remove(_on_data_replaced)
+    check_cache.forget()
     if _on_frame_change in bpy.app.handlers.frame_change_post:
         bpy.app.handlers.frame_change_post.remove(_on_frame_change)
     if _on_depsgraph_update in bpy.app.handlers.depsgraph_update_post:
