@@ -27,6 +27,7 @@ from ...core.errors import FormatError
 from ..com.curves import Curve, curve_settings, node_fcurves, read_curve
 from ..com.hierarchy import descendants
 from ..com.sliders import slider_drivers
+from .fcurves import BEZIER
 from .meshes import _stored, read_mesh
 from .poses import read_evaluation
 
@@ -203,13 +204,17 @@ def _pointers(blocks: list) -> list[int]:
 
 
 def _keys(points) -> tuple[bytes, ...]:
+    """The bytes of what ``read_curve`` and ``read_evaluation`` read of the keys (handles only for a curve with
+    Bezier keys: the others never read one)."""
     count = len(points)
-    co, left, right = (np.empty(2 * count, np.float32) for _ in range(3))
-    interpolation = np.empty(count, np.int32)
+    co, interpolation = np.empty(2 * count, np.float32), np.empty(count, np.int32)
     points.foreach_get("co", co)
-    points.foreach_get("handle_left", left)
-    points.foreach_get("handle_right", right)
     points.foreach_get("interpolation", interpolation)
+    left = right = co
+    if (interpolation == BEZIER).any():
+        left, right = np.empty(2 * count, np.float32), np.empty(2 * count, np.float32)
+        points.foreach_get("handle_left", left)
+        points.foreach_get("handle_right", right)
     return _bytes(co, left, right, interpolation)
 
 
