@@ -336,7 +336,7 @@ def test_an_instance_of_a_model_collection_is_refused_naming_it(blender, tmp_pat
     instance = bpy.data.objects.new("linked asset", None)
     instance.instance_type, instance.instance_collection = "COLLECTION", collection
     bpy.context.scene.collection.objects.link(instance)
-    for obj in bpy.context.view_layer.objects.selected:
+    for obj in list(bpy.context.view_layer.objects.selected):
         obj.select_set(False)
     instance.select_set(True)
     bpy.context.view_layer.objects.active = instance

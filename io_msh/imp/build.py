@@ -396,45 +396,46 @@ def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> l
         action.frame_start, action.frame_end = 0, min(max(plan.frame_count - 1, 0), BLENDER_LAST_FRAME)
         return action
 
+    written = []
     if plan.options.node_mode == "ARMATURE":
         target = compat.ChannelTarget(new_action(action_name(plan.name)), root, root.name)
         for channel in plan.channels:
             bone = node_objects[channel.node]
-            _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel)
-        return [c for channel in plan.channels for c in _written_curves(plan, channel, node_objects, ".")]
+            written += _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel,
+                                      plan.nodes[channel.node].index, ".")
+        return written
     shared = new_action(action_name(plan.name)) if compat.one_action_animates_many_ids() else None
     for channel in plan.channels:
         obj = node_objects[channel.node]
         action = shared or new_action(f"{plan.name}|{obj.name}")
-        _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel)
-    return [c for channel in plan.channels for c in _written_curves(plan, channel, node_objects, "")]
+        written += _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel,
+                                  plan.nodes[channel.node].index, "")
+    return written
 
 
 def _escape(name: str) -> str:
     return name.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan) -> None:
+def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan, node: int,
+                   read_prefix: str) -> list[Curve]:
+    """The channel's F-curves; returns them as io_msh.com.curves.read_curves reads them back (``read_prefix``:
+    what it leaves of ``prefix``, '.' of a pose bone's path)."""
+    linear = np.full(len(channel.frames), compat.LINEAR, np.int32)
+    written = []
     for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation)):
         for index in range(values.shape[1]):
-            target.linear_fcurve(prefix + path, index, group, _key_co(channel.frames, values[:, index]))
-
-
-def _written_curves(plan: ModelPlan, channel: ChannelPlan, node_objects, prefix: str) -> list[Curve]:
-    """The F-curves ``_write_channel`` writes for ``channel``, as io_msh.com.curves.read_curves reads them
-    (``prefix``: what is left of a pose bone's path, '.')."""
-    handle = node_objects[channel.node]
-    handle = handle if isinstance(handle, str) else handle.name
-    node = plan.nodes[channel.node].index
-    linear = np.full(len(channel.frames), compat.LINEAR, np.int32)
-    return [Curve(node, handle, prefix + path, index, _key_co(channel.frames, values[:, index]), linear, NEW_CURVE)
-            for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation))
-            for index in range(values.shape[1])]
+            co = _key_co(channel.frames, values[:, index])
+            target.linear_fcurve(prefix + path, index, group, co)
+            written.append(Curve(node, group, read_prefix + path, index, co, linear, NEW_CURVE))
+    return written
 
 
 def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Keyframe (frame, value) pairs as ``keyframe_points`` holds them: float32, flattened."""
-    return np.column_stack([frames, values]).astype(np.float32).ravel()
+    co = np.empty((len(frames), 2), np.float32)
+    co[:, 0], co[:, 1] = frames, values
+    return co.ravel()
 
 
 def write_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
