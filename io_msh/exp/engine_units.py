@@ -79,7 +79,7 @@ def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
                         end = max([end] + [s.frame_end for s in t.strips])
                 _rest(root)
             # the exporter samples whole frames up to int(end) (its track range)
-            frames = np.arange(max(int(end), 1) + 1, dtype=np.float64)
+            frames = np.arange(int(end) + 1, dtype=np.float64)
             worlds, poses = [], []
             for f in frames:
                 scene.frame_set(int(f))
