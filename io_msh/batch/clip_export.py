@@ -12,18 +12,25 @@ import bpy
 from ..com import props as P
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
 
+UNIT_WITHOUT_CLIPS = "--clips: no part of the unit has clips (no controller with states): written with its timeline"
 
-def convert_with_clips(worker, item, path: str) -> None:
+
+def convert_with_clips(worker, item, path: str) -> bool:
     """The item's model (or unit) imported with Clips (as armature, at the scene's frame rate, so that a glTF
     second is a game second), with its clips planned again with MOVING root motion unless only IN_PLACE is
-    asked for, then exported to ``path`` (the stage folder's .glb or .fbx)."""
+    asked for, then exported to ``path`` (the stage folder's .glb or .fbx). False (nothing written, a warning)
+    for a unit none of whose parts has clips: the caller writes it as without --clips."""
     from ...core.errors import FormatError
+    from ..imp.unit_plan import UnitPlan
 
     args = worker.args
     scene = bpy.context.scene
     plans = worker._load(item, clips="ACTIONS", root_motion="IN_PLACE",
                          frame_rate=scene.render.fps / scene.render.fps_base)
     roots = clip_roots(bpy.data.objects)
+    if not roots and plans and isinstance(plans[0], UnitPlan):
+        worker.warnings.append(UNIT_WITHOUT_CLIPS)
+        return False
     moving = {}
     if args.root_motion != "IN_PLACE":
         try:
@@ -40,6 +47,7 @@ def convert_with_clips(worker, item, path: str) -> None:
 
             with textures_for_fbx(bpy.data.materials):  # FBX follows no Mix node: textures go straight in
                 bpy.ops.export_scene.fbx(**fbx_options(path))
+    return True
 
 
 def _moving_controllers(source: str, plans: list, roots: list) -> dict:

@@ -209,9 +209,10 @@ class Worker:
         if clips and self.args.format != "blend":
             from .clip_export import convert_with_clips
 
-            convert_with_clips(self, item, self._staged(name))
-            return [(name, item.output)]
-        if clips:  # a .blend: the clips as the import's NLA strips (a unit's on each part with a controller)
+            if convert_with_clips(self, item, self._staged(name)):
+                return [(name, item.output)]
+            # a unit none of whose parts has clips: written as without --clips (warned)
+        elif clips:  # a .blend: the clips as the import's NLA strips (a unit's on each part with a controller)
             self._load(item, clips="NLA", root_motion="MOVING" if self.args.root_motion == "MOVING" else "IN_PLACE")
         else:
             self._load(item)
