@@ -190,3 +190,81 @@ def test_glb_read_back_by_blender_poses_chassis_and_mounted_parts_as_the_core(bl
     print(f"checked {checked} mounted poses: worst chassis {worst['chassis']:.2e}, mounted {worst['mounted']:.2e}")
     assert checked > 300
     assert worst["chassis"] < RIGID_BOUND and worst["mounted"] < RIGID_BOUND, worst
+
+
+def test_a_part_with_its_own_clips_gets_them_named_after_it(tmp_path):
+    """Turret M (component 5) given the walker's controller too: its clips and channels go out prefixed with its
+    model and component (two parts may share a model), so that they cannot collide with the chassis's."""
+    files = units.unit_files()
+    archive = Archive.parse(files[units.PARTS])
+    for member in ("synth_chassis.ctl", "e_tur_mt_01.ctl"):
+        archive.find(member).data = walker_controller().to_bytes()
+    files[units.PARTS] = archive.to_bytes()
+    from unit_fixtures import write_game
+
+    game = write_game(tmp_path / "game", files)
+    result = batch("convert", str(game / units.UNIT_DAT), "-o", str(tmp_path / "out"), "--format", "glb", "--clips",
+                   "--root-motion", "IN_PLACE")
+    assert result.returncode == 0, result.stdout + result.stderr
+    path = tmp_path / "out" / "synth_unit.glb"
+    validate(path)
+    turret = "e_tur_mt_01.msh 5 "
+    expected = CLIPS + CHANNELS + [turret + n for n in [*CLIPS, "channel 0 Turn", "channel 1 GP"]]
+    assert sorted(a["name"] for a in _glb_json(path)["animations"]) == sorted(expected)
+
+
+def test_fbx_has_a_take_per_chassis_clip_and_channel_and_the_mounts_follow_the_sockets(blender, tmp_path):
+    """FBX: the exporter bakes each NLA strip's scene (the Child Of constraints followed), one take each."""
+    import addon_utils
+
+    bpy = blender.bpy
+    path = convert(tmp_path / "game", tmp_path / "out", fmt="fbx")
+    addon_utils.enable("io_scene_fbx", default_set=False)
+    assert bpy.ops.import_scene.fbx(filepath=str(path)) == {"FINISHED"}
+    takes = {a.name.split("|")[-1] for a in bpy.data.actions}
+    assert takes == set(CLIPS + MOVING + CHANNELS)
+    sweep = bpy.data.actions.get("e_tur_mt_01.msh mount|channel 1 Base_TM")
+    assert sweep is not None
+    values = [p.co[1] for f in blender.ext.io_msh.com.compat.action_fcurves(sweep)
+              if (f.data_path, f.array_index) == ("rotation_euler", 2) for p in f.keyframe_points]
+    # turret M swept with its socket (Base_TM's segment turns it by up to 8.5 degrees about z)
+    assert len(values) > 60 and np.ptp(values) > 0.1
+
+
+def scene_state(bpy) -> dict:
+    """What the export must leave as it was: every holder's action and NLA tracks, the mounts' constraints,
+    driver mutes, the pose bones' values, the datablocks."""
+    state = {}
+    for obj in bpy.data.objects:
+        anim = obj.animation_data
+        state[obj.name] = (
+            anim.action if anim else None,
+            [(t.name, t.mute, [s.action for s in t.strips]) for t in anim.nla_tracks] if anim else None,
+            [d.mute for d in anim.drivers] if anim else None,
+            [(c.name, c.mute) for c in obj.constraints],
+            [tuple(b.location) + tuple(b.rotation_quaternion) + tuple(b.scale) for b in obj.pose.bones]
+            if obj.pose else None)
+    state["actions"] = sorted(a.name for a in bpy.data.actions)
+    return state
+
+
+def test_export_operator_writes_a_unit_with_its_clips_and_leaves_it_as_it_was(blender, tmp_path):
+    """File > Export > Parkan Clips for Engines with a unit imported by Import Unit with Clips: the chassis's
+    clips (as they show: no moving twins) and channels, every mount in every animation; the scene as it was."""
+    bpy = blender.bpy
+    _unit, _roots = import_clip_unit(bpy, clip_unit(tmp_path / "game"))
+    blender.evaluated_frame(7)
+    before = scene_state(bpy)
+    path = tmp_path / "unit.glb"
+    assert bpy.ops.export_scene.parkan_clips(filepath=str(path)) == {"FINISHED"}
+    assert scene_state(bpy) == before
+    validate(path)
+    data = _glb_json(path)
+    assert sorted(a["name"] for a in data["animations"]) == sorted(CLIPS + CHANNELS)
+    mounts = {i for i, n in enumerate(data["nodes"]) if n.get("name", "").endswith(" mount")}
+    assert len(mounts) == 7
+    for animation in data["animations"]:
+        assert mounts <= {c["target"]["node"] for c in animation["channels"]}, animation["name"]
+    fbx = tmp_path / "unit.fbx"
+    assert bpy.ops.export_scene.parkan_clips(filepath=str(fbx), file_format="FBX") == {"FINISHED"}
+    assert scene_state(bpy) == before and fbx.stat().st_size > 0

@@ -91,6 +91,8 @@ def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
             for i, t in enumerate(root.animation_data.nla_tracks):
                 t.mute = mutes[root.name, i]
     for holder in mounts + followers:
+        if holder.animation_data is None:  # made for the tracks: removed last
+            undo(holder.animation_data_clear)
         unassign(holder, undo)  # a mount's node-0 keys, a part's timeline: baked into every animation
     for mount in mounts:
         constraint = mount.constraints[MOUNT]
