@@ -47,6 +47,36 @@ def test_glb_names_every_chassis_clip_and_channel_and_every_animation_holds_ever
     for animation in data["animations"]:
         keyed = {(c["target"]["node"], c["target"]["path"]) for c in animation["channels"]}
         assert {(m, p) for m in mounts for p in ("translation", "rotation", "scale")} <= keyed, animation["name"]
+    # The mounts' own pose (what a viewer shows without animation): on their sockets, the unit at rest (every
+    # part at its first key), where glTF's static bones (their rests) put the sockets
+    archive = Archive.parse((tmp_path / "game" / units.PARTS).read_bytes())
+    anims = {c: AnimationData.from_model(Model.parse(archive.find(model).data)) for c, model in MODELS.items()}
+    local = {n: rigid(*blend_pose(anims[0], n, -1.0, 0.0, 1.0)) for n in range(anims[0].node_count)}
+    expected = {0: chain(anims[0].parents, local)}
+    nodes = {n.get("name"): n for n in data["nodes"]}
+    worst = 0.0
+    for component, (parent, socket) in sorted(MOUNTS.items()):
+        own = world_matrices_at(anims[component], [0.0], normalize=True)[:, 0]
+        placement = part_placement(expected[parent][socket], own[0])
+        expected[component] = {n: placement @ own[n] for n in range(len(own))}
+        worst = max(worst, np.abs(blender_matrix(nodes[MOUNT_NODES[component]]) - placement).max())
+    assert worst < RIGID_BOUND, worst
+
+
+MODELS = {0: "synth_chassis.msh", 2: "e_tur_lt_01.msh", 3: "e_gun_ll_01.msh", 4: "e_gun_ll_01.msh",
+          5: "e_tur_mt_01.msh", 6: "e_gun_mc_01.msh"}
+MOUNT_NODES = {2: "e_tur_lt_01.msh mount", 3: "e_gun_ll_01.msh mount", 4: "e_gun_ll_01.msh.001 mount",
+               5: "e_tur_mt_01.msh mount", 6: "e_gun_mc_01.msh mount"}
+Y_UP = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])  # glTF axes -> Blender's
+
+
+def blender_matrix(node: dict) -> np.ndarray:
+    """A glTF node's own matrix (translation, rotation, scale; Y up) in Blender's axes."""
+    x, y, z, w = node.get("rotation", (0, 0, 0, 1))
+    matrix = np.eye(4)
+    matrix[:3, :3] = np.linalg.inv(turn_inverse((w, x, y, z)))[:3, :3] * np.asarray(node.get("scale", (1, 1, 1)))
+    matrix[:3, 3] = node.get("translation", (0, 0, 0))
+    return Y_UP @ matrix @ Y_UP.T
 
 
 @pytest.mark.parametrize("motion, expected", [("IN_PLACE", CLIPS), ("MOVING", CLIPS)])

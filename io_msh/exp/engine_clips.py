@@ -252,11 +252,13 @@ def gltf_options(path: str, materials: bool = True) -> dict:
     each (a bone the track does not key at its rest pose: the exporter resets the pose before each track; leaving
     constant bones out fails in the exporter when no bone moves, as in a standing clip), every object a track
     keys too (a unit's mount Empty standing still in an animation: left out, it would show the node's pose at
-    the export, not its pose in the animation); material animation as KHR_animation_pointer where the exporter
+    the export, not its pose in the animation); the other objects out of the depsgraph while one is sampled
+    (every track plays on its own object alone: a unit's followers are baked, engine_units; the synthetic unit
+    with two parts with clips: 18 s -> 4 s); material animation as KHR_animation_pointer where the exporter
     has it."""
     options = {"filepath": path, "export_format": "GLB", "export_animations": True,
                "export_animation_mode": "NLA_TRACKS", "export_reset_pose_bones": True,
-               "export_optimize_animation_keep_anim_object": True}
+               "export_optimize_animation_keep_anim_object": True, "export_optimize_disable_viewport": True}
     if materials and compat.gltf_exports_pointer_animation():
         options["export_pointer_animation"] = True
     return options

@@ -7,7 +7,8 @@ timeline, would be sampled with the chassis anywhere but in the clip. So every a
 *Show Unit Clip* shows it (io_msh.imp.unit_clips) and baked, one key per frame, onto what follows:
 
 - each mount Empty gets, per animation, an action of its world matrix (the Child Of constraint muted
-  meanwhile: the keys hold where the socket put it);
+  meanwhile: the keys hold where the socket put it), and as its own pose its world with the unit at rest
+  (no clip playing, every part at its first key), where glTF's static bones put its socket;
 - each part without clips (a turret or gun with no controller) plays its own timeline over the animation's
   frames (what the scene shows while the chassis plays a clip; docs/format-notes.md "Units"), baked as an
   action of its bones;
@@ -61,10 +62,13 @@ def unit_tracks(laid_out: dict[str, list[str]], track, unassign, undo) -> None:
 def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
     scene = bpy.context.scene
     mounts = [o for o in unit.all_objects if o.type == "EMPTY" and MOUNT in o.constraints]
-    followers = [p for p in parts if p.name not in laid_out and p.type == "ARMATURE"]
+    # the parts without clips that play something (a static part shows its rest: no track, as glTF's bones)
+    followers = [p for p in parts if p.name not in laid_out and p.type == "ARMATURE"
+                 and p.animation_data is not None and p.animation_data.action is not None]
     if not mounts and not followers:
         return
     armatures = [p for p in parts if p.type == "ARMATURE"]
+    rest = _rest_worlds(mounts)
     _keep_poses(armatures, undo)
     names = list(dict.fromkeys(name for root in shown for name in laid_out[root.name]))
     samples: dict[str, tuple[np.ndarray, list, list]] = {}
@@ -94,21 +98,73 @@ def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
         if holder.animation_data is None:  # made for the tracks: removed last
             undo(holder.animation_data_clear)
         unassign(holder, undo)  # a mount's node-0 keys, a part's timeline: baked into every animation
-    for mount in mounts:
+    for mount, world in zip(mounts, rest):
         constraint = mount.constraints[MOUNT]
         if not constraint.mute:
             constraint.mute = True
             undo(lambda c=constraint: setattr(c, "mute", False))
+        before = tuple(mount.location), tuple(mount.rotation_quaternion), tuple(mount.scale)
+        undo(lambda m=mount, b=before: (setattr(m, "location", b[0]), setattr(m, "rotation_quaternion", b[1]),
+                                        setattr(m, "scale", b[2])))
+        mount.matrix_basis = world  # the node's own pose: on its socket, the unit at rest
     for name, (frames, worlds, poses) in samples.items():
         for k, mount in enumerate(mounts):
             matrices = np.array([w[k] for w in worlds])
             action = _baked(mount, f"{mount.name} {name}", [("", mount.name, matrices)], frames, undo)
-            track(mount, action, name, undo)
+            _muted(mount, track(mount, action, name, undo))
         for k, part in enumerate(followers):
             bones = [(f'pose.bones["{_escape(b.name)}"].', b.name, np.array([p[k][j] for p in poses]))
                      for j, b in enumerate(part.pose.bones)]
             action = _baked(part, f"{part.name} {name}", bones, frames, undo)
-            track(part, action, name, undo)
+            _muted(part, track(part, action, name, undo))
+
+
+def _rest_worlds(mounts: list) -> list[Matrix]:
+    """Each mount's world with the unit at rest (every bone at its rest, a mount's node-0 keys at their first
+    key, the part's rest: imp.plan NodePlan), worked out rather than evaluated: an evaluation with every track
+    of a model muted can leave Blender's depsgraph without the model's time dependency, so that the later
+    frames of the bake would all show the first one."""
+    own = {m.name for m in mounts}
+    cache: dict[str, Matrix] = {}
+
+    def world(obj) -> Matrix:
+        if obj.name not in cache:
+            if obj.name in own:  # Child Of with every channel: target @ inverse @ basis (io_msh.imp.unit._mount)
+                constraint = obj.constraints[MOUNT]
+                target = world(constraint.target)
+                if constraint.subtarget:
+                    target = target @ constraint.target.data.bones[constraint.subtarget].matrix_local
+                cache[obj.name] = target @ constraint.inverse_matrix @ _first_basis(obj)
+            elif obj.parent is not None:
+                cache[obj.name] = world(obj.parent) @ obj.matrix_parent_inverse @ obj.matrix_basis
+            else:
+                cache[obj.name] = obj.matrix_world.copy()
+        return cache[obj.name]
+
+    return [world(m) for m in mounts]
+
+
+def _first_basis(obj) -> Matrix:
+    """The object's basis at its action's first key (its own values without one)."""
+    action = obj.animation_data.action if obj.animation_data else None
+    if action is None:
+        return obj.matrix_basis.copy()
+    from mathutils import Quaternion, Vector
+
+    location, rotation = list(obj.location), list(obj.rotation_quaternion)
+    for fcurve in compat.action_fcurves(action):
+        first = fcurve.keyframe_points[0].co[0] if len(fcurve.keyframe_points) else 0.0
+        if fcurve.data_path == "location":
+            location[fcurve.array_index] = fcurve.evaluate(first)
+        elif fcurve.data_path == "rotation_quaternion":
+            rotation[fcurve.array_index] = fcurve.evaluate(first)
+    return Matrix.LocRotScale(Vector(location), Quaternion(rotation).normalized(), obj.scale)
+
+
+def _muted(holder, name: str) -> None:
+    """A baked track muted: the glTF exporter plays each track alone whatever its mute (and puts the mute back);
+    playing meanwhile, the tracks would set the pose the exporter writes as the nodes' own (a mount's)."""
+    holder.animation_data.nla_tracks[name].mute = True
 
 
 def _keep_poses(armatures, undo) -> None:
