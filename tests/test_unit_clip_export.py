@@ -298,3 +298,12 @@ def test_export_operator_writes_a_unit_with_its_clips_and_leaves_it_as_it_was(bl
     fbx = tmp_path / "unit.fbx"
     assert bpy.ops.export_scene.parkan_clips(filepath=str(fbx), file_format="FBX") == {"FINISHED"}
     assert scene_state(bpy) == before and fbx.stat().st_size > 0
+
+
+def test_blend_keeps_the_unit_clips_as_nla_strips(blender, tmp_path):
+    """convert --format blend --clips of a unit: the chassis's clip actions on their NLA tracks, as for a model."""
+    bpy = blender.bpy
+    path = convert(tmp_path / "game", tmp_path / "out", fmt="blend")
+    with bpy.data.libraries.load(str(path)) as (source, _target):
+        actions = set(source.actions)
+    assert {f"synth_chassis.msh|{name}" for name in CLIPS} <= actions
