@@ -282,11 +282,13 @@ def scene_state(bpy) -> dict:
     return state
 
 
-def test_export_operator_writes_a_unit_with_its_clips_and_leaves_it_as_it_was(blender, tmp_path):
+@pytest.mark.parametrize("clips", ["ACTIONS", "NLA"])
+def test_export_operator_writes_a_unit_with_its_clips_and_leaves_it_as_it_was(blender, tmp_path, clips):
     """File > Export > Parkan Clips for Engines with a unit imported by Import Unit with Clips: the chassis's
     clips (as they show: no moving twins) and channels, every mount in every animation; the scene as it was."""
     bpy = blender.bpy
-    _unit, _roots = import_clip_unit(bpy, clip_unit(tmp_path / "game"))
+    dat = clip_unit(tmp_path / "game")
+    assert bpy.ops.import_scene.parkan_unit(filepath=str(dat), clips=clips) == {"FINISHED"}
     blender.evaluated_frame(7)
     before = scene_state(bpy)
     path = tmp_path / "unit.glb"
