@@ -309,8 +309,9 @@ def test_blend_keeps_the_clips_as_nla_strips(blender, tmp_path):
     assert {f"walker.msh|{name}" for name in CLIPS} <= actions
 
 
-def test_a_unit_is_written_with_its_timeline_and_a_warning(tmp_path):
-    """Import Unit makes no clips yet: a .dat converted with --clips is the assembled unit as without, warned."""
+def test_a_unit_without_clips_is_written_with_its_timeline_and_a_warning(tmp_path):
+    """No part of the synthetic unit has a controller with states: --clips writes it as without, warned (a unit
+    with clips: tests/test_unit_clip_export.py)."""
     from unit_fixtures import write_game
 
     from core.authoring import units
@@ -318,6 +319,6 @@ def test_a_unit_is_written_with_its_timeline_and_a_warning(tmp_path):
     game = write_game(tmp_path / "game")
     result = batch("convert", str(game / units.UNIT_DAT), "-o", str(tmp_path / "out"), "--format", "glb", "--clips")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "warning: --clips: a unit (.dat) is written with its timeline only" in result.stdout
+    assert "warning: --clips: no part of the unit has clips (no controller with states)" in result.stdout
     data = _glb_json(tmp_path / "out" / "synth_unit.glb")
     assert data["animations"] and "muzzle" in {n.get("name") for n in data["nodes"]}

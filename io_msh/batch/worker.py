@@ -150,7 +150,7 @@ class Worker:
 
     def _load(self, item: Item, **overrides) -> list:
         """Import the item's model (an archive's entry by its index: names may repeat or look like patterns);
-        returns its import plans, each with its options (none for a unit)."""
+        returns its import plans, each with its options (a unit: its plan, io_msh.imp.unit_plan.UnitPlan)."""
         from mathutils import Matrix
 
         from ...core.errors import FormatError
@@ -171,8 +171,7 @@ class Worker:
                                 entry_indices=None if item.index is None else (item.index,),
                                 name_bytes=compat.node_name_bytes(options["node_mode"]))
         if item.source.lower().endswith(UNIT_SUFFIX):
-            self._load_unit(item, options)
-            return []
+            return [self._load_unit(item, options)]
         try:
             plans = plan_file(item.source, options)
         except FormatError as exc:
@@ -181,8 +180,8 @@ class Worker:
         import_plans(self.bpy.context, plans, Matrix.Identity(4))
         return plans
 
-    def _load_unit(self, item: Item, options) -> None:
-        """Import a unit tree assembled (io_msh.imp.unit): every part at its socket."""
+    def _load_unit(self, item: Item, options):
+        """Import a unit tree assembled (io_msh.imp.unit): every part at its socket; returns its plan."""
         from mathutils import Matrix
 
         from ...core.errors import FormatError
@@ -195,6 +194,7 @@ class Worker:
             raise ValueError(exc.describe(item.source)) from None
         self.warnings += plan.warnings
         import_unit(self.bpy.context, plan, Matrix.Identity(4))
+        return plan
 
     def _import(self, item: Item) -> list[tuple[str, str]]:
         self._load(item)
@@ -206,17 +206,13 @@ class Worker:
         ops = self.bpy.ops
         name = f"0.{self.args.format}"
         clips = getattr(self.args, "clips", False)
-        unit = item.source.lower().endswith(UNIT_SUFFIX)
-        if clips and unit:
-            from .clip_export import UNIT_CLIPS_WARNING
-
-            self.warnings.append(UNIT_CLIPS_WARNING)
-        if clips and not unit and self.args.format != "blend":
+        if clips and self.args.format != "blend":
             from .clip_export import convert_with_clips
 
-            convert_with_clips(self, item, self._staged(name))
-            return [(name, item.output)]
-        if clips and not unit:  # a .blend: the clips as the import's NLA strips
+            if convert_with_clips(self, item, self._staged(name)):
+                return [(name, item.output)]
+            # a unit none of whose parts has clips: written as without --clips (warned)
+        elif clips:  # a .blend: the clips as the import's NLA strips (a unit's on each part with a controller)
             self._load(item, clips="NLA", root_motion="MOVING" if self.args.root_motion == "MOVING" else "IN_PLACE")
         else:
             self._load(item)

@@ -35,6 +35,7 @@ from ..com import props as P
 from ..com.sliders import is_slider_driver, slider_drivers
 from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
 from ..imp.clips import ControllerPlan
+from .engine_units import part_prefix, unit_tracks
 
 ROOT_MOTIONS = ("IN_PLACE", "MOVING", "BOTH")
 MOVING_SUFFIX = " moving"
@@ -67,17 +68,24 @@ class _Undo:
 
 @contextmanager
 def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[ControllerPlan, object]] | None = None,
-                  root_motion: str = "IN_PLACE", materials: bool = True) -> Iterator[list[str]]:
+                  root_motion: str = "IN_PLACE", materials: bool = True,
+                  bake_units: bool = True) -> Iterator[list[str]]:
     """Within the block, every clip, channel and animated material of the ``roots`` (armatures imported with
     Clips) as unmuted NLA tracks, the models' own actions unassigned; yields the animation names in the order
     the exporters write them. ``moving``: by root name, the controller planned with MOVING root motion and the
     import options, for the moving clips (``root_motion`` IN_PLACE leaves them out, MOVING writes them under
-    the plain names instead of the clips as shown). Afterwards everything is as before."""
+    the plain names instead of the clips as shown). A unit part's animations are named after the part
+    (io_msh.exp.engine_units.part_prefix) but the chassis's; ``bake_units`` (glTF) bakes each animation onto
+    what follows in a unit (engine_units.unit_tracks). Afterwards everything is as before."""
     undo = _Undo()
     names: list[str] = []
     try:
+        laid_out = {}
         for root in roots:
-            names += _lay_out(root, (moving or {}).get(root.name), root_motion, undo)
+            laid_out[root.name] = _lay_out(root, (moving or {}).get(root.name), root_motion, undo, part_prefix(root))
+            names += laid_out[root.name]
+        if bake_units:
+            unit_tracks(laid_out, _track, _unassign, undo)
         if materials:
             names += _material_tracks(undo)
         yield names
@@ -85,7 +93,7 @@ def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[Control
         undo.run()
 
 
-def _lay_out(root, moving, root_motion: str, undo: _Undo) -> list[str]:
+def _lay_out(root, moving, root_motion: str, undo: _Undo, prefix: str = "") -> list[str]:
     for holder in model_holders(root):
         _unassign(holder, undo)
     names = []
@@ -93,7 +101,7 @@ def _lay_out(root, moving, root_motion: str, undo: _Undo) -> list[str]:
         for clip in root.get(P.CLIPS, []):
             action = clip_actions(root, clip)
             if action is not None:
-                names.append(_track(root, action, engine_name(clip), undo))
+                names.append(_track(root, action, prefix + engine_name(clip), undo))
     if moving is not None and root_motion != "IN_PLACE":
         plan, options = moving
         suffix = MOVING_SUFFIX if root_motion == "BOTH" else ""
@@ -105,8 +113,8 @@ def _lay_out(root, moving, root_motion: str, undo: _Undo) -> list[str]:
             action = bpy.data.actions[_build_clip(_Plan(options), root, bones, renamed, _Kept())]
             undo(lambda a=action: bpy.data.actions.remove(a))
             _unassign(root, undo)
-            names.append(_track(root, action, engine_name(renamed.name), undo))
-    names += _channel_tracks(root, undo)
+            names.append(_track(root, action, prefix + engine_name(renamed.name), undo))
+    names += _channel_tracks(root, undo, prefix)
     return names
 
 
@@ -161,7 +169,7 @@ def _track(holder, action: bpy.types.Action, name: str, undo: _Undo) -> str:
     return track.name
 
 
-def _channel_tracks(root, undo: _Undo) -> list[str]:
+def _channel_tracks(root, undo: _Undo, prefix: str = "") -> list[str]:
     """Each channel slider's sweep: its drivers' keys (slider value x (keys - 1) -> pose) as an action on the
     armature, the drivers muted meanwhile (a driver overrides every action)."""
     by_slider: dict[str, list] = {}
@@ -171,7 +179,7 @@ def _channel_tracks(root, undo: _Undo) -> list[str]:
             by_slider.setdefault(target[2:-2], []).append(fcurve)
     names = []
     for slider, fcurves in sorted(by_slider.items(), key=lambda item: _channel_index(item[0])):
-        name = slider.replace(P.CHANNEL, "channel", 1)
+        name = prefix + slider.replace(P.CHANNEL, "channel", 1)
         names.append(_driver_track(root, root.name, name, name, fcurves, undo))
     return names
 
@@ -212,8 +220,9 @@ def _copy_keys(source: bpy.types.FCurve, fcurve: bpy.types.FCurve) -> None:
 def _material_tracks(undo: _Undo) -> list[str]:
     """An NLA track on the node tree of every material animated by an action, named ``material <name>``, and of
     every belt material (driven by a channel slider: io_msh.imp.material_animation), named after the slider
-    (``channel 2 leg_l``; the belt's materials in one animation): its drivers' keys (slider value x the track's
-    period in ms -> value) as an action, one frame per millisecond, the drivers muted meanwhile."""
+    (``channel 2 leg_l``, a unit part's prefixed as its clips; the belt's materials in one animation): its
+    drivers' keys (slider value x the track's period in ms -> value) as an action, one frame per millisecond,
+    the drivers muted meanwhile."""
     names = []
     for material in bpy.data.materials:
         tree = material.node_tree
@@ -224,12 +233,14 @@ def _material_tracks(undo: _Undo) -> list[str]:
             action = anim.action
             _unassign(tree, undo)
             names.append(_track(tree, action, f"material {material.name}", undo))
-        by_slider: dict[str, list] = {}
+        by_slider: dict[tuple[str, str], list] = {}
         for driver in anim.drivers:
             if is_slider_driver(driver):
-                by_slider.setdefault(driver.driver.variables[0].targets[0].data_path[2:-2], []).append(driver)
-        for slider, drivers in by_slider.items():
-            name = slider.replace(P.CHANNEL, "channel", 1)
+                target = driver.driver.variables[0].targets[0]
+                prefix = part_prefix(target.id) if target.id is not None else ""
+                by_slider.setdefault((prefix, target.data_path[2:-2]), []).append(driver)
+        for (prefix, slider), drivers in by_slider.items():
+            name = prefix + slider.replace(P.CHANNEL, "channel", 1)
             _driver_track(tree, material.name, f"{name} {material.name}", name, drivers, undo)
             if name not in names:
                 names.append(name)
@@ -239,10 +250,15 @@ def _material_tracks(undo: _Undo) -> list[str]:
 def gltf_options(path: str, materials: bool = True) -> dict:
     """The glTF exporter's options for the tracks: one animation per track, sampled at every frame, every bone in
     each (a bone the track does not key at its rest pose: the exporter resets the pose before each track; leaving
-    constant bones out fails in the exporter when no bone moves, as in a standing clip); material animation as
-    KHR_animation_pointer where the exporter has it."""
+    constant bones out fails in the exporter when no bone moves, as in a standing clip), every object a track
+    keys too (a unit's mount Empty standing still in an animation: left out, it would show the node's pose at
+    the export, not its pose in the animation); the other objects out of the depsgraph while one is sampled
+    (every track plays on its own object alone: a unit's followers are baked, engine_units; the synthetic unit
+    with two parts with clips: 18 s -> 4 s); material animation as KHR_animation_pointer where the exporter
+    has it."""
     options = {"filepath": path, "export_format": "GLB", "export_animations": True,
-               "export_animation_mode": "NLA_TRACKS", "export_reset_pose_bones": True}
+               "export_animation_mode": "NLA_TRACKS", "export_reset_pose_bones": True,
+               "export_optimize_animation_keep_anim_object": True, "export_optimize_disable_viewport": True}
     if materials and compat.gltf_exports_pointer_animation():
         options["export_pointer_animation"] = True
     return options

@@ -1,6 +1,8 @@
 """File > Export > Parkan Clips for Engines (issue 30 item 3): the scene to .glb or .fbx through Blender's own
 exporters, every model imported with Clips carrying each clip as it shows now, each channel's range and each
-animated material as a named animation (io_msh.exp.engine_clips); the scene is left as it was."""
+animated material as a named animation (io_msh.exp.engine_clips); a unit imported by Import Unit with Clips
+goes out as ``batch convert --clips`` writes it, its mounts and parts without clips baked into each glTF
+animation (io_msh.exp.engine_units); the scene is left as it was."""
 
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
             report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
         try:  # written beside, then moved onto the file: a failed export leaves the file as it was
-            with engine_tracks(roots, materials=self.material_animation) as names:
+            with engine_tracks(roots, materials=self.material_animation, bake_units=glb) as names:
                 if glb:
                     bpy.ops.export_scene.gltf(**gltf_options(temporary, self.material_animation))
                 else:
