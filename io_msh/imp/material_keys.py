@@ -162,6 +162,48 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     return out, warnings
 
 
+@dataclass
+class _Samples:
+    """A track at the positions where what it shows can change (issue 32 item 4): instead of every whole ms of
+    the cycle (``timeline`` over 0..last), each interval's first and last ms, the turns and the ends, with their
+    neighbours (``_change_ms``). Between two samples the key, the turn and the hold stay as they are, so a
+    stepping field holds its value and a gliding one moves one way (a float32 lerp is monotone in its factor):
+    a field changes at a whole ms only where it changes at a sample, and is constant when it is at the samples.
+    A field glided every ms (no ``glide_ms``) is read at every ms (``every``)."""
+
+    block: object
+    ms: np.ndarray       # (s,) int64, increasing: the positions sampled (ms of the track, or track indices)
+    times: TrackTimes    # the track at ``ms``
+    last: int            # the positions are 0..last
+    _every: TrackTimes | None = None
+
+    def every(self) -> TrackTimes:
+        """The track at every position 0..last."""
+        if self._every is None:
+            dense = len(self.ms) == self.last + 1
+            self._every = self.times if dense else timeline(self.block, np.arange(self.last + 1))
+        return self._every
+
+    @classmethod
+    def of(cls, block, last: int) -> _Samples:
+        ms = _change_ms(block, last)
+        return cls(block, ms, timeline(block, ms), last)
+
+
+def _change_ms(block, last: int) -> np.ndarray:
+    """The ms of 0..last where the track's key, turn or hold can change, and the ms before and after each: the
+    interval bounds as the modes map them (loop t, ping-pong t and 2 x period - t, 3.2), the period's multiples.
+    Every ms where the key, turn or hold differs from the ms before is one (``_bracket`` changes its key only
+    at a bound), and so is the ms before it."""
+    ends = block.keys["k1"].astype(np.int64)
+    period = int(ends[-1])
+    bounds = np.concatenate([[0], ends])
+    local = np.concatenate([bounds - 1, bounds, bounds + 1])
+    t = np.concatenate([local, 2 * period - local, period + local, [0, period, 2 * period, last]])
+    t = np.concatenate([t - 1, t, t + 1])
+    return np.unique(t[(t >= 0) & (t <= last)])
+
+
 class _Clock:
     """A track played by the clock (manager slot 3): keys at Blender frames, one cycle of the mode."""
 
@@ -170,12 +212,12 @@ class _Clock:
     def __init__(self, frame_rate: float) -> None:
         self.frame_rate = frame_rate
 
-    def times(self, block) -> TrackTimes:
-        """The track at each whole ms of one cycle; ``glide_ms``: where a gliding field is keyed linear (None:
+    def times(self, block) -> _Samples:
+        """The track over each whole ms of one cycle; ``glide_ms``: where a gliding field is keyed linear (None:
         it is keyed constant at each whole ms where it changes)."""
         period, mode = int(block.keys["k1"][-1]), block.header & 7
         cycle = 2 * period if mode == PING_PONG else period
-        ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
+        samples = _Samples.of(block, min(cycle, PERIOD_LIMIT))
         cycle_frames = cycle * self.frame_rate / 1000
         if mode != ONCE and abs(cycle_frames - round(cycle_frames)) > 1e-6 \
                 and self.frame_rate / 1000 > MERGE_DISTANCE:
@@ -183,7 +225,7 @@ class _Clock:
             # the first loop's frames, where linear keys would blend linear colours while the game blends the
             # bytes of whole ms. Keys at every whole ms show the game's value at any time, every loop.
             self.glide_ms = None
-            return timeline(block, ms)
+            return samples
         frame_ms = np.arange(0, np.floor(cycle_frames + 1e-9) + 1) * 1000 / self.frame_rate
         ends = block.keys["k1"].astype(np.float64)
         ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else [], [cycle]])
@@ -199,7 +241,9 @@ class _Clock:
             keep[-1] = True  # period) was too close after a frame's key: keyed just after it
             frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
         self.glide_ms, self.glide_frames = glide[keep], frames[keep]
-        return timeline(block, ms)
+        # the track at the whole ms of each gliding key (the game's clock is whole ms)
+        self.glide_times = timeline(block, np.floor(self.glide_ms + MS_ROUNDING))
+        return samples
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return ms * self.frame_rate / 1000
@@ -214,8 +258,8 @@ class _Fraction:
     cyclic_modes = False
     glide_ms = None
 
-    def times(self, block) -> TrackTimes:
-        return timeline(block, np.arange(int(block.keys["k1"][-1]) + 1))  # t = 0..period, as f = 0..1 gives
+    def times(self, block) -> _Samples:
+        return _Samples.of(block, int(block.keys["k1"][-1]))  # t = 0..period, as f = 0..1 gives
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return np.asarray(ms, np.float64)
@@ -236,11 +280,12 @@ class _Choice:
         """More than one track, and every one static (an animated track 0 plays by the clock instead)."""
         return len(material.animations) > 1 and all(_static(block) for block in material.animations)
 
-    def times(self, _block) -> TrackTimes:
-        each = [timeline(block, np.zeros(1)) for block in self.blocks]
+    def times(self, block) -> _Samples:
+        each = [timeline(b, np.zeros(1)) for b in self.blocks]
         zero = np.zeros(len(each), np.int64)
-        return TrackTimes(np.arange(len(each)), zero, np.concatenate([t.entry for t in each]),
-                          np.concatenate([t.next_entry for t in each]), np.zeros(len(each), F32), 0)
+        times = TrackTimes(np.arange(len(each)), zero, np.concatenate([t.entry for t in each]),
+                           np.concatenate([t.next_entry for t in each]), np.zeros(len(each), F32), 0)
+        return _Samples(block, np.arange(len(each)), times, len(each) - 1, times)  # every track sampled
 
     def at(self, index: np.ndarray) -> np.ndarray:
         return np.asarray(index, np.float64)
@@ -260,18 +305,26 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     if _static(block) and not choice:
         return None
     mode, mask = block.header & 7, block.header >> 3
-    times = clock.times(block)
+    samples = clock.times(block)
+    times = samples.times
 
-    def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(frames, values there): every frame when gliding by the clock, else where the values change."""
+    def sampled(name: str, values: np.ndarray, glides: bool, shown=None) -> tuple[np.ndarray, np.ndarray]:
+        """(frames, values there, made ``shown``): every frame when gliding by the clock, else where the values
+        (at the samples) change; a field glided every ms is read at every ms."""
+        shown = shown or (lambda v: v)
         if glides and clock.glide_ms is not None:
-            return clock.glide_frames, values[np.floor(clock.glide_ms + MS_ROUNDING).astype(np.int64)]
+            return clock.glide_frames, shown(field_values(material, clock.glide_times, name))
+        if mask & GLIDING.get(name, (0,))[0]:
+            values = shown(field_values(material, samples.every(), name))
+            at = _changes(values)
+            return clock.at(at), values[at]
+        values = shown(values)
         at = _changes(values)
-        return clock.at(at), values[at]
+        return clock.at(samples.ms[at]), values[at]
 
     diffuse = field_values(material, times, "diffuse")
     glides = bool(mask & 0x02) and clock.glide_ms is not None
-    colour_frames, colour_bytes = sampled(diffuse, glides)
+    colour_frames, colour_bytes = sampled("diffuse", diffuse, glides)
     colour = _linear(colour_bytes)
     fields = {}
     for name in ("ambient", "specular", "emissive", "ambient_alpha"):
@@ -280,23 +333,22 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         values = field_values(material, times, name)
         if constant(values):
             continue
-        if name == "ambient_alpha":  # what the device gets as diffuse alpha (mat0.Material.diffuse)
-            values = np.minimum(values * F32(0.01), F32(1))
+        shown = _device_alpha if name == "ambient_alpha" else None
         field_glides = bool(mask & GLIDING[name][0]) and clock.glide_ms is not None
-        frames, shown = sampled(values, field_glides)
+        frames, values = sampled(name, values, field_glides, shown)
         fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
-            frames, shown if name == "ambient_alpha" else _linear(shown), field_glides)
+            frames, values if name == "ambient_alpha" else _linear(values), field_glides)
     textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
     texture_frames = texture_index = None
     if len(textures) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
-        texture_frames, texture_index = clock.at(at), texture_at[at]
+        texture_frames, texture_index = clock.at(samples.ms[at]), texture_at[at]
     cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
     boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
     if boxes is not None and not constant(boxes):
         at = _changes(boxes)
-        cell_frames, cell_boxes = clock.at(at), boxes[at]
+        cell_frames, cell_boxes = clock.at(samples.ms[at]), boxes[at]
     if constant(diffuse) and cell_frames is None and not fields and texture_frames is None:
         return None
     cyclic = clock.cyclic_modes and mode != ONCE
@@ -304,6 +356,11 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     return MaterialKeys(word, mode, cyclic, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
                         textures, texture_frames, texture_index, period,
                         tracks=len(material.animations) if choice else 0)
+
+
+def _device_alpha(ambient_alpha: np.ndarray) -> np.ndarray:
+    """What the device gets as diffuse alpha (mat0.Material.diffuse): ambient alpha x 0.01, at most 1."""
+    return np.minimum(ambient_alpha * F32(0.01), F32(1))
 
 
 def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
