@@ -30,10 +30,11 @@ from ...core.appearance.material_tracks import (
     GLIDING,
     ONCE,
     PING_PONG,
+    STEPPING,
     TrackTimes,
     constant,
-    field_steady,
     field_values,
+    phase_values,
     shown_textures,
     timeline,
 )
@@ -204,6 +205,11 @@ def _change_ms(block, last: int) -> np.ndarray:
     return np.unique(t[(t >= 0) & (t <= last)])
 
 
+def _part(times: TrackTimes, part: slice) -> TrackTimes:
+    return TrackTimes(times.time[part], times.key[part], times.entry[part], times.next_entry[part],
+                      times.factor[part], times.mask)
+
+
 class _Clock:
     """A track played by the clock (manager slot 3): keys at Blender frames, one cycle of the mode."""
 
@@ -217,7 +223,7 @@ class _Clock:
         it is keyed constant at each whole ms where it changes)."""
         period, mode = int(block.keys["k1"][-1]), block.header & 7
         cycle = 2 * period if mode == PING_PONG else period
-        samples = _Samples.of(block, min(cycle, PERIOD_LIMIT))
+        last = min(cycle, PERIOD_LIMIT)
         cycle_frames = cycle * self.frame_rate / 1000
         if mode != ONCE and abs(cycle_frames - round(cycle_frames)) > 1e-6 \
                 and self.frame_rate / 1000 > MERGE_DISTANCE:
@@ -225,7 +231,7 @@ class _Clock:
             # the first loop's frames, where linear keys would blend linear colours while the game blends the
             # bytes of whole ms. Keys at every whole ms show the game's value at any time, every loop.
             self.glide_ms = None
-            return samples
+            return _Samples.of(block, last)
         frame_ms = np.arange(0, np.floor(cycle_frames + 1e-9) + 1) * 1000 / self.frame_rate
         ends = block.keys["k1"].astype(np.float64)
         ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else [], [cycle]])
@@ -241,9 +247,12 @@ class _Clock:
             keep[-1] = True  # period) was too close after a frame's key: keyed just after it
             frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
         self.glide_ms, self.glide_frames = glide[keep], frames[keep]
-        # the track at the whole ms of each gliding key (the game's clock is whole ms)
-        self.glide_times = timeline(block, np.floor(self.glide_ms + MS_ROUNDING))
-        return samples
+        # The track at the samples and at the whole ms of each gliding key (the game's clock is whole ms), in one
+        # pass.
+        ms = _change_ms(block, last)
+        both = timeline(block, np.concatenate([ms, np.floor(self.glide_ms + MS_ROUNDING)]))
+        self.glide_times = _part(both, slice(len(ms), None))
+        return _Samples(block, ms, _part(both, slice(0, len(ms))), last)
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return ms * self.frame_rate / 1000
@@ -313,7 +322,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         (at the samples) change; a field glided every ms is read at every ms."""
         shown = shown or (lambda v: v)
         if glides and clock.glide_ms is not None:
-            return clock.glide_frames, shown(field_values(material, clock.glide_times, name))
+            return clock.glide_frames, shown(glided()[:, GLIDING[name][1]])
         if mask & GLIDING.get(name, (0,))[0]:
             values = shown(field_values(material, samples.every(), name))
             at = _changes(values)
@@ -322,15 +331,22 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         at = _changes(values)
         return clock.at(samples.ms[at]), values[at]
 
-    diffuse = field_values(material, times, "diffuse")
+    at_glides: list[np.ndarray] = []
+
+    def glided() -> np.ndarray:
+        """The phase bytes at the gliding keys' ms: read once, for the first gliding field."""
+        if not at_glides:
+            at_glides.append(phase_values(material, clock.glide_times))
+        return at_glides[0]
+
+    diffuse = field_values(material, times, "diffuse")  # first, as before: its entries are checked first
+    shown_bytes = phase_values(material, times)
     glides = bool(mask & 0x02) and clock.glide_ms is not None
     colour_frames, colour_bytes = sampled("diffuse", diffuse, glides)
     colour = _linear(colour_bytes)
     fields = {}
     for name in ("ambient", "specular", "emissive", "ambient_alpha"):
-        if field_steady(material, times, name):  # constant: not worth a per-ms pass
-            continue
-        values = field_values(material, times, name)
+        values = shown_bytes[:, GLIDING[name][1]]
         if constant(values):
             continue
         shown = _device_alpha if name == "ambient_alpha" else None
@@ -343,7 +359,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     if len(textures) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
         texture_frames, texture_index = clock.at(samples.ms[at]), texture_at[at]
-    cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
+    cells = shown_bytes[:, STEPPING["cell"]][:, 0].astype(np.uint8).view(np.int8)
     boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
     if boxes is not None and not constant(boxes):
