@@ -176,14 +176,20 @@ def texture_names(material: Material, times: TrackTimes) -> list[str]:
 
 def shown_textures(material: Material, times: TrackTimes) -> tuple[list[str], np.ndarray]:
     """``texture_names`` without a name per time: the distinct names in the order they are first shown, and the
-    index into them at each time (``names[index[i]] == texture_names(...)[i]``)."""
+    index into them at each time (``names[index[i]] == texture_names(...)[i]``). The entries are read where they
+    change, not sorted (issue 32 item 4)."""
     _check_entries(material, times.entry, times.entry)
-    entries, first, inverse = np.unique(times.entry, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    names = list(dict.fromkeys(material.texture_name(int(e)) for e in entries[order]))
+    entry = times.entry
+    if not len(entry):
+        return [], np.zeros(0, np.int64)
+    changes = np.flatnonzero(entry[1:] != entry[:-1]) + 1
+    name_of = {e: material.texture_name(e) for e in dict.fromkeys([int(entry[0]), *entry[changes].tolist()])}
+    names = list(dict.fromkeys(name_of.values()))
     slot = {name: i for i, name in enumerate(names)}
-    by_entry = np.array([slot[material.texture_name(int(e))] for e in entries], np.int64)
-    return names, by_entry[inverse.reshape(-1)] if len(entries) else np.zeros(0, np.int64)
+    index = np.zeros(len(material.phases), np.int64)
+    for e, name in name_of.items():
+        index[e] = slot[name]
+    return names, index[entry]
 
 
 def field_steady(material: Material, times: TrackTimes, name: str) -> bool:

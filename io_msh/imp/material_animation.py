@@ -15,7 +15,8 @@ repeated by a Cycles modifier unless the track plays once (docs/format-notes.md 
   material without animation does not show them: track 0 looks as the material would without the others.
 
 The fingerprint of the curves written is kept on the material (``msh_material_curves``), so that the export can
-tell an edited animation (which it does not write back) from the import's."""
+tell an edited animation (which it does not write back) from the import's; it is made from the keys written, a
+curve whose keys Blender merged read back."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from ...core.appearance.mat0 import ADD, BLEND
 from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
-from ..com.material_curves import material_curves_fingerprint
+from ..com.curves import Curve, curve_settings, fingerprint
+from ..com.material_curves import material_curve
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
 from .materials import base_texture, image_for
@@ -92,6 +94,7 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, roo
         target = compat.ChannelTarget(action, tree, material.name)
     else:
         target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
+    target = _Written(target, material)
     nodes = _NewNodes(tree)
     diffuse = _diffuse_node(nodes, look)
     if diffuse is not None:
@@ -113,7 +116,28 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, roo
         if name in keys.fields:
             _colour(nodes, name, label, keys, target, texture_colour)
     nodes.place()
-    material[P.MATERIAL_CURVES] = material_curves_fingerprint(material)
+    material[P.MATERIAL_CURVES] = fingerprint(target.curves)
+
+
+class _Written:
+    """A target (``keyed_fcurve``) that keeps the curves it made as Curves, as ``material_curves`` would read them
+    back: the keys as written, unless ``update`` merged some (then read back; issue 32 item 4: no read-back of
+    every curve's keys)."""
+
+    def __init__(self, target, material) -> None:
+        self.target, self.material = target, material
+        self.curves: list[Curve] = []
+
+    def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
+                     cyclic: bool) -> None:
+        fcurve = self.target.keyed_fcurve(data_path, index, group, co, interpolation, cyclic)
+        count = len(co) // 2
+        if len(fcurve.keyframe_points) != count:
+            self.curves.append(material_curve(self.material, fcurve))
+            return
+        settings = curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))
+        self.curves.append(Curve(-1, self.material.name, data_path, index, co, np.full(count, interpolation, np.int32),
+                                 settings))
 
 
 class _NewNodes:
@@ -269,7 +293,9 @@ def material_actions(materials) -> set:
 
 def _keys(target, data_path: str, index: int, group: str, frames: np.ndarray, values: np.ndarray, linear: bool,
           cyclic: bool) -> None:
-    co = np.column_stack([frames, values]).astype(np.float32).ravel()
+    co = np.empty((len(frames), 2), np.float32)
+    co[:, 0], co[:, 1] = frames, values
+    co = co.ravel()
     target.keyed_fcurve(data_path, index, group, co, compat.LINEAR if linear else CONSTANT, cyclic)
 
 
@@ -280,10 +306,10 @@ def _diffuse_node(nodes: _NewNodes, look):
     # np.allclose(value, wanted, atol=1e-6) in plain Python, each socket's name read first (issue 32 item 4).
     sockets = []
     for node in nodes.tree.nodes:
-        mix = node.type == "MIX"
-        for s in node.inputs:
-            if (s.name in ("Base Color", "Color") or (mix and s.name == "B")) and s.type == "RGBA" \
-                    and not s.is_linked \
+        names = ("Base Color", "Color", "B") if node.type == "MIX" else ("Base Color", "Color")
+        for i, name in enumerate(node.inputs.keys()):
+            s = node.inputs[i] if name in names else None
+            if s is not None and s.type == "RGBA" and not s.is_linked \
                     and all(abs(v - w) <= 1e-6 + 1e-5 * abs(w) for v, w in zip(s.default_value, wanted)):
                 sockets.append(s)
     if not sockets:

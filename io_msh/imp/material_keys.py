@@ -339,16 +339,21 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
             at_glides.append(phase_values(material, clock.glide_times))
         return at_glides[0]
 
-    diffuse = field_values(material, times, "diffuse")  # first, as before: its entries are checked first
-    shown_bytes = phase_values(material, times)
+    try:
+        shown_bytes = phase_values(material, times)
+    except FormatError:
+        field_values(material, times, "diffuse")  # the entry the diffuse names is the one reported, as before
+        raise
+    steady = (shown_bytes == shown_bytes[:1]).all(axis=0)  # per phase byte: ``constant`` of each field at once
+    diffuse = shown_bytes[:, GLIDING["diffuse"][1]]
     glides = bool(mask & 0x02) and clock.glide_ms is not None
     colour_frames, colour_bytes = sampled("diffuse", diffuse, glides)
     colour = _linear(colour_bytes)
     fields = {}
     for name in ("ambient", "specular", "emissive", "ambient_alpha"):
-        values = shown_bytes[:, GLIDING[name][1]]
-        if constant(values):
+        if steady[GLIDING[name][1]].all():
             continue
+        values = shown_bytes[:, GLIDING[name][1]]
         shown = _device_alpha if name == "ambient_alpha" else None
         field_glides = bool(mask & GLIDING[name][0]) and clock.glide_ms is not None
         frames, values = sampled(name, values, field_glides, shown)
@@ -365,7 +370,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     if boxes is not None and not constant(boxes):
         at = _changes(boxes)
         cell_frames, cell_boxes = clock.at(samples.ms[at]), boxes[at]
-    if constant(diffuse) and cell_frames is None and not fields and texture_frames is None:
+    if steady[GLIDING["diffuse"][1]].all() and cell_frames is None and not fields and texture_frames is None:
         return None
     cyclic = clock.cyclic_modes and mode != ONCE
     period = 0 if choice else int(block.keys["k1"][-1])
@@ -412,11 +417,11 @@ def _cell_boxes(headers: list, texture_at: np.ndarray, cells: np.ndarray) -> np.
     None when no texture is drawn."""
     if headers[0] is None:
         return None
-    boxes = np.empty((len(cells), 4), np.float64)
-    for t, header in enumerate(headers):
-        for c in np.unique(cells[texture_at == t]).tolist():
-            boxes[(texture_at == t) & (cells == c)] = (0.0, 0.0, 1.0, 1.0) if header is None else header.cell(c)
-    return boxes
+    pairs = texture_at * 256 + (cells.astype(np.int64) & 0xFF)  # (texture, cell byte): one number each
+    _pairs, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
+    boxes = [(0.0, 0.0, 1.0, 1.0) if headers[t] is None else headers[t].cell(c)
+             for t, c in zip(texture_at[first].tolist(), cells[first].tolist())]
+    return np.array(boxes, np.float64).reshape(-1, 4)[inverse.reshape(-1)]
 
 
 def _changes(values: np.ndarray) -> np.ndarray:
