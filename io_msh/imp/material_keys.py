@@ -166,11 +166,11 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
 @dataclass
 class _Samples:
     """A track at the positions where what it shows can change (issue 32 item 4): instead of every whole ms of
-    the cycle (``timeline`` over 0..last), each interval's first and last ms, the turns and the ends, with their
-    neighbours (``_change_ms``). Between two samples the key, the turn and the hold stay as they are, so a
-    stepping field holds its value and a gliding one moves one way (a float32 lerp is monotone in its factor):
-    a field changes at a whole ms only where it changes at a sample, and is constant when it is at the samples.
-    A field glided every ms (no ``glide_ms``) is read at every ms (``every``)."""
+    the cycle (``timeline`` over 0..last), the first and the last ms of each run of ms with one key, turn and hold
+    (``_change_ms``). Within a run a stepping field holds its value and a gliding one moves one way (a float32 lerp
+    is monotone in its factor, the factor in the ms): a field changes at a whole ms only where it changes at a
+    sample, and is constant when it is at the samples. A field glided every ms (no ``glide_ms``) is read at every
+    ms (``every``)."""
 
     block: object
     ms: np.ndarray       # (s,) int64, increasing: the positions sampled (ms of the track, or track indices)
@@ -192,16 +192,15 @@ class _Samples:
 
 
 def _change_ms(block, last: int) -> np.ndarray:
-    """The ms of 0..last where the track's key, turn or hold can change, and the ms before and after each: the
-    interval bounds as the modes map them (loop t, ping-pong t and 2 x period - t, 3.2), the period's multiples.
-    Every ms where the key, turn or hold differs from the ms before is one (``_bracket`` changes its key only
-    at a bound), and so is the ms before it."""
+    """The ms of 0..last where the track's key, turn or hold can change, and the ms before each: the interval
+    bounds as the modes map them (t, and 2 x period - t played back, 3.2), the period's multiples and ``last``.
+    ``_bracket`` changes its key only at a bound, so every ms where the key, turn or hold differs from the ms before
+    is one, and so is the ms before it (the last of a run)."""
     ends = block.keys["k1"].astype(np.int64)
     period = int(ends[-1])
     bounds = np.concatenate([[0], ends])
-    local = np.concatenate([bounds - 1, bounds, bounds + 1])
-    t = np.concatenate([local, 2 * period - local, period + local, [0, period, 2 * period, last]])
-    t = np.concatenate([t - 1, t, t + 1])
+    local = np.concatenate([bounds - 1, bounds])
+    t = np.concatenate([local, 2 * period - local, [period - 1, period, 2 * period - 1, 2 * period, last]])
     return np.unique(t[(t >= 0) & (t <= last)])
 
 
