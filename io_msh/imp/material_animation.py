@@ -98,7 +98,7 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, roo
     nodes = _NewNodes(tree)
     diffuse = _diffuse_node(nodes, look)
     if diffuse is not None:
-        diffuse.outputs[0].default_value = (*keys.colour[0], 1.0)
+        _hold(diffuse, (*keys.colour[0], 1.0))
         for index in range(3):
             _keys(target, f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE,
                   keys.colour_frames, keys.colour[:, index], keys.colour_glides, keys.cyclic)
@@ -167,11 +167,18 @@ class _NewNodes:
         nodes.foreach_set("location", co)
 
 
+def _hold(node, value: tuple) -> None:
+    """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): each value set
+    alone updates the whole tree; this tree is the import's own, updated by the links made after (issue 32 item
+    4)."""
+    node.outputs.foreach_set("default_value", value)
+
+
 def _value_node(nodes: _NewNodes, label: str, location, keys_of, target, width: int):
     """A keyed RGB (width 3) or Value node of that name."""
     node = nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue", location, label)
     frames, values, linear, cyclic = keys_of
-    node.outputs[0].default_value = (*values[0], 1.0) if width == 3 else float(values[0][0])
+    _hold(node, (*values[0], 1.0) if width == 3 else (float(values[0][0]),))
     for index in range(width):
         _keys(target, f'nodes["{node.name}"].outputs[0].default_value', index, label, frames, values[:, index],
               linear, cyclic)

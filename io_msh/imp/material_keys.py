@@ -174,14 +174,15 @@ class _Samples:
 
     block: object
     ms: np.ndarray       # (s,) int64, increasing: the positions sampled (ms of the track, or track indices)
-    times: TrackTimes    # the track at ``ms``
+    # The track at ``ms``; then, for a clock's linear keys, at the whole ms of each (``_Clock.glide_ms``): one pass.
+    times: TrackTimes
     last: int            # the positions are 0..last
     _every: TrackTimes | None = None
 
     def every(self) -> TrackTimes:
         """The track at every position 0..last."""
         if self._every is None:
-            dense = len(self.ms) == self.last + 1
+            dense = len(self.ms) == self.last + 1 == len(self.times.entry)
             self._every = self.times if dense else timeline(self.block, np.arange(self.last + 1))
         return self._every
 
@@ -202,11 +203,6 @@ def _change_ms(block, last: int) -> np.ndarray:
     local = np.concatenate([bounds - 1, bounds])
     t = np.concatenate([local, 2 * period - local, [period - 1, period, 2 * period - 1, 2 * period, last]])
     return np.unique(t[(t >= 0) & (t <= last)])
-
-
-def _part(times: TrackTimes, part: slice) -> TrackTimes:
-    return TrackTimes(times.time[part], times.key[part], times.entry[part], times.next_entry[part],
-                      times.factor[part], times.mask)
 
 
 class _Clock:
@@ -246,12 +242,10 @@ class _Clock:
             keep[-1] = True  # period) was too close after a frame's key: keyed just after it
             frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
         self.glide_ms, self.glide_frames = glide[keep], frames[keep]
-        # The track at the samples and at the whole ms of each gliding key (the game's clock is whole ms), in one
-        # pass.
+        # the track at the samples, then at the whole ms of each gliding key (the game's clock is whole ms)
         ms = _change_ms(block, last)
-        both = timeline(block, np.concatenate([ms, np.floor(self.glide_ms + MS_ROUNDING)]))
-        self.glide_times = _part(both, slice(len(ms), None))
-        return _Samples(block, ms, _part(both, slice(0, len(ms))), last)
+        return _Samples(block, ms, timeline(block, np.concatenate([ms, np.floor(self.glide_ms + MS_ROUNDING)])),
+                        last)
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return ms * self.frame_rate / 1000
@@ -314,14 +308,14 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         return None
     mode, mask = block.header & 7, block.header >> 3
     samples = clock.times(block)
-    times = samples.times
+    times, count = samples.times, len(samples.ms)
 
     def sampled(name: str, values: np.ndarray, glides: bool, shown=None) -> tuple[np.ndarray, np.ndarray]:
         """(frames, values there, made ``shown``): every frame when gliding by the clock, else where the values
         (at the samples) change; a field glided every ms is read at every ms."""
         shown = shown or (lambda v: v)
         if glides and clock.glide_ms is not None:
-            return clock.glide_frames, shown(glided()[:, GLIDING[name][1]])
+            return clock.glide_frames, shown(every_byte[count:, GLIDING[name][1]])
         if mask & GLIDING.get(name, (0,))[0]:
             values = shown(field_values(material, samples.every(), name))
             at = _changes(values)
@@ -330,19 +324,12 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         at = _changes(values)
         return clock.at(samples.ms[at]), values[at]
 
-    at_glides: list[np.ndarray] = []
-
-    def glided() -> np.ndarray:
-        """The phase bytes at the gliding keys' ms: read once, for the first gliding field."""
-        if not at_glides:
-            at_glides.append(phase_values(material, clock.glide_times))
-        return at_glides[0]
-
     try:
-        shown_bytes = phase_values(material, times)
+        every_byte = phase_values(material, times)
     except FormatError:
         field_values(material, times, "diffuse")  # the entry the diffuse names is the one reported, as before
         raise
+    shown_bytes = every_byte[:count]
     steady = (shown_bytes == shown_bytes[:1]).all(axis=0)  # per phase byte: ``constant`` of each field at once
     diffuse = shown_bytes[:, GLIDING["diffuse"][1]]
     glides = bool(mask & 0x02) and clock.glide_ms is not None
@@ -359,6 +346,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
             frames, values if name == "ambient_alpha" else _linear(values), field_glides)
     textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
+    texture_at = texture_at[:count]  # the same textures, in the order the samples show them
     texture_frames = texture_index = None
     if len(textures) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
