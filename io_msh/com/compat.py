@@ -41,6 +41,7 @@ class ChannelTarget:
         self.action = action
         self._templates: dict[int, bpy.types.FCurve] = {}  # key count -> a linear curve to copy (5.0)
         self._keyed: dict[tuple, bpy.types.FCurve] = {}  # (key count, interpolation, cyclic) -> a curve to copy
+        self._groups: dict[str, bpy.types.ActionGroup] = {}
         anim = id_block.animation_data or id_block.animation_data_create()
         anim.action = action
         if HAS_SLOTTED_ACTIONS:
@@ -95,8 +96,14 @@ class ChannelTarget:
         # never meets an existing (path, index); then put in its group, as ``new`` would.
         fcurve = self._fcurves.new_from_fcurve(template, data_path=data_path + "#io_msh")
         fcurve.data_path, fcurve.array_index = data_path, index
-        fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+        fcurve.group = self._group(group)
         return fcurve
+
+    def _group(self, name: str) -> bpy.types.ActionGroup:
+        group = self._groups.get(name)
+        if group is None:
+            group = self._groups[name] = self._bag.groups.get(name) or self._bag.groups.new(name)
+        return group
 
     def new_fcurve(self, data_path: str, index: int, group: str) -> bpy.types.FCurve:
         if not HAS_SLOTTED_ACTIONS:
@@ -104,7 +111,7 @@ class ChannelTarget:
         if _CHANNELBAG_NEW_TAKES_GROUP:
             return self._fcurves.new(data_path, index=index, group_name=group)
         fcurve = self._fcurves.new(data_path, index=index)
-        fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+        fcurve.group = self._group(group)
         return fcurve
 
 

@@ -127,6 +127,7 @@ class _Written:
     def __init__(self, target, material) -> None:
         self.target, self.material = target, material
         self.curves: list[Curve] = []
+        self._settings: dict[bool, str] = {}  # cyclic -> the settings of the target's new curves
 
     def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
                      cyclic: bool) -> None:
@@ -135,7 +136,10 @@ class _Written:
         if len(fcurve.keyframe_points) != count:
             self.curves.append(material_curve(self.material, fcurve))
             return
-        settings = curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))
+        settings = self._settings.get(cyclic)
+        if settings is None:
+            settings = self._settings[cyclic] = curve_settings(fcurve.extrapolation, fcurve.mute,
+                                                               len(fcurve.modifiers))
         self.curves.append(Curve(-1, self.material.name, data_path, index, co, np.full(count, interpolation, np.int32),
                                  settings))
 
