@@ -31,7 +31,7 @@ from ..com.curves import Curve, curve_settings, fingerprint
 from ..com.material_curves import material_curve
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
-from .materials import base_texture, image_for
+from .materials import base_texture, image_for, mix_socket
 
 DIFFUSE_NODE = "msh diffuse"
 ALPHA_NODE = "msh alpha"
@@ -231,14 +231,13 @@ def _mix(nodes: _NewNodes, data_type: str, a, b, switch, location):
     mix = nodes.new("ShaderNodeMix", location)
     mix.data_type = data_type
     kind = "RGBA" if data_type == "RGBA" else "VALUE"
-    inputs = {s.name: s for s in mix.inputs if s.type == kind}
     tree.links.new(switch.outputs[0], mix.inputs["Factor"])
-    tree.links.new(a, inputs["A"])
+    tree.links.new(a, mix_socket(mix, "A", kind))
     if isinstance(b, bpy.types.NodeSocket):
-        tree.links.new(b, inputs["B"])
+        tree.links.new(b, mix_socket(mix, "B", kind))
     else:
-        inputs["B"].default_value = b
-    return next(s for s in mix.outputs if s.name == "Result" and s.type == kind)
+        mix_socket(mix, "B", kind).default_value = b
+    return mix_socket(mix, "Result", kind, output=True)
 
 
 def _alpha(nodes: _NewNodes, look, keys: MaterialKeys, target) -> None:
@@ -286,10 +285,10 @@ def _multiply(nodes: _NewNodes, a, b, location):
     mix = nodes.new("ShaderNodeMix", location)
     mix.data_type, mix.blend_type = "RGBA", "MULTIPLY"
     mix.inputs["Factor"].default_value = 1.0
-    inputs = {s.name: s for s in mix.inputs if s.type == "RGBA"}
-    tree.links.new(a, inputs["A"])
-    tree.links.new(b, inputs["B"])
-    return next(s for s in mix.outputs if s.name == "Result" and s.type == "RGBA")
+    tree.links.new(a, mix_socket(mix, "A", "RGBA"))
+    tree.links.new(b, mix_socket(mix, "B", "RGBA"))
+    return mix_socket(mix, "Result", "RGBA", output=True)
+
 
 
 def material_actions(materials) -> set:
