@@ -342,7 +342,8 @@ def _mapping_node(nodes: _NewNodes):
         uv = node.inputs["Vector"].links[0].from_node
         if uv.type == "UVMAP" and uv.uv_map == P.BASE_UV:
             mapping = nodes.new("ShaderNodeMapping", (-480, node.location[1]))
-            mapping.vector_type = "POINT"
+            if mapping.vector_type != "POINT":  # the default: not set again, which would update the tree
+                mapping.vector_type = "POINT"
             tree.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
             tree.links.new(mapping.outputs["Vector"], node.inputs["Vector"])
             return mapping
