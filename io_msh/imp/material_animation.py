@@ -172,9 +172,9 @@ class _NewNodes:
 
 
 def _hold(node, value: tuple) -> None:
-    """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): each value set
-    alone updates the whole tree; this tree is the import's own, updated by the links made after (issue 32 item
-    4)."""
+    """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): a value set
+    alone updates the whole tree, and this tree is the import's new one, which nothing has evaluated yet (issue 32
+    item 4)."""
     node.outputs.foreach_set("default_value", value)
 
 

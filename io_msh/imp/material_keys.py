@@ -214,8 +214,8 @@ class _Clock:
         self.frame_rate = frame_rate
 
     def times(self, block) -> _Samples:
-        """The track over each whole ms of one cycle; ``glide_ms``: where a gliding field is keyed linear (None:
-        it is keyed constant at each whole ms where it changes)."""
+        """The track over one cycle (its samples, ``_Samples``); ``glide_ms``: where a gliding field is keyed
+        linear (None: it is keyed constant at each whole ms where it changes)."""
         period, mode = int(block.keys["k1"][-1]), block.header & 7
         cycle = 2 * period if mode == PING_PONG else period
         last = min(cycle, PERIOD_LIMIT)
