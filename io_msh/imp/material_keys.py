@@ -102,6 +102,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
     archive = libraries.archive("materials")
     if archive is None:
         return out, warnings
+    textures = _Textures(libraries)
     for word, look in looks.items():
         entry = archive.find(look.material_entry) if look.material_entry else None
         if entry is None:
@@ -111,7 +112,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
             material = material_of(entry, look.material_entry)
             clock = _Choice(material.animations) if _Choice.offered(material) else _Clock(frame_rate)
             what = "its alternative tracks are" if isinstance(clock, _Choice) else what
-            keys = _material_keys(word, look, material, libraries, clock, warnings)
+            keys = _material_keys(word, look, material, textures, clock, warnings)
         except FormatError as exc:
             warnings.append(f"material {look.material_entry!r}: {what} not shown: {exc.findings[0].message}")
             continue
@@ -129,6 +130,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     archive = libraries.archive("materials")
     if archive is None:
         return out, warnings
+    textures = _Textures(libraries)
     for belt in belts:
         before = len(out)
         for word in sorted({w for mesh in meshes if mesh.node == belt.node for w in mesh.materials}):
@@ -137,7 +139,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
             if entry is None:
                 continue
             try:
-                keys = _material_keys(word, look, material_of(entry, look.material_entry), libraries, _Fraction(),
+                keys = _material_keys(word, look, material_of(entry, look.material_entry), textures, _Fraction(),
                                       warnings)
             except FormatError as exc:
                 warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
@@ -203,6 +205,20 @@ def _change_ms(block, last: int) -> np.ndarray:
     local = np.concatenate([bounds - 1, bounds])
     t = np.concatenate([local, 2 * period - local, [period - 1, period, 2 * period - 1, 2 * period, last]])
     return np.unique(t[(t >= 0) & (t <= last)])
+
+
+class _Textures:
+    """``Libraries.texture`` once per name for the materials planned together, which mostly share their textures
+    (each look-up finds the entry and parses its header)."""
+
+    def __init__(self, libraries: Libraries) -> None:
+        self.libraries = libraries
+        self._known: dict[tuple[str, str], tuple] = {}
+
+    def texture(self, kind: str, name: str) -> tuple:
+        if (kind, name) not in self._known:
+            self._known[kind, name] = self.libraries.texture(kind, name)
+        return self._known[kind, name]
 
 
 class _Clock:
@@ -298,7 +314,8 @@ def _static(block) -> bool:
     return len(block.keys) < 2 or int(block.keys["k1"][-1]) == 0
 
 
-def _material_keys(word: int, look: Look, material, libraries: Libraries, clock: _Clock | _Fraction | _Choice,
+def _material_keys(word: int, look: Look, material, textures: _Textures | Libraries,
+                   clock: _Clock | _Fraction | _Choice,
                    warnings: list[str]) -> MaterialKeys | None:
     if not material.animations:
         return None
@@ -345,10 +362,10 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
         frames, values = sampled(name, values, field_glides, shown)
         fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
             frames, values if name == "ambient_alpha" else _linear(values), field_glides)
-    textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
+    shown_refs, texture_at, headers = _textures(material, times, look, textures, warnings)
     texture_at = texture_at[:count]  # the same textures, in the order the samples show them
     texture_frames = texture_index = None
-    if len(textures) > 1 and not constant(texture_at):
+    if len(shown_refs) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
         texture_frames, texture_index = clock.at(samples.ms[at]), texture_at[at]
     cells = shown_bytes[:, STEPPING["cell"]][:, 0].astype(np.uint8).view(np.int8)
@@ -362,7 +379,7 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     cyclic = clock.cyclic_modes and mode != ONCE
     period = 0 if choice else int(block.keys["k1"][-1])
     return MaterialKeys(word, mode, cyclic, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
-                        textures, texture_frames, texture_index, period,
+                        shown_refs, texture_frames, texture_index, period,
                         tracks=len(material.animations) if choice else 0)
 
 
@@ -377,7 +394,7 @@ def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
     return srgb_to_linear(np.asarray(np.asarray(rgb_bytes, np.float32) / np.float32(255), np.float64)).reshape(-1, 3)
 
 
-def _textures(material, times, look: Look, libraries: Libraries, warnings: list[str]):
+def _textures(material, times, look: Look, textures: _Textures | Libraries, warnings: list[str]):
     """The distinct textures the track shows (phase 0's first), the index of the one shown at each time, and
     their headers (for the cells). Without phase 0's texture in the graph no switch is shown."""
     names, at = shown_textures(material, times)
@@ -389,9 +406,9 @@ def _textures(material, times, look: Look, libraries: Libraries, warnings: list[
             warnings.append(f"material {look.material_entry!r}: phase 0 shows no texture; the texture switches "
                             f"of its animation ({', '.join(repr(n) for n in order[1:] if n)}) are not shown")
         return [None], np.zeros_like(shown), [None]
-    refs, headers = [look.texture], [libraries.texture("textures", order[0])[1]]
+    refs, headers = [look.texture], [textures.texture("textures", order[0])[1]]
     for name in order[1:]:
-        ref, header, note = libraries.texture("textures", name)
+        ref, header, note = textures.texture("textures", name)
         if note:
             warnings.append(f"material {look.material_entry!r}: {note}; its animation shows that entry untextured")
         refs.append(ref)
