@@ -98,7 +98,7 @@ def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
     if n == 1 or period == 0:  # one key, or nothing to play over: static
         zero = np.zeros(len(t), np.int64)
         return TrackTimes(zero, zero, zero + entries[0], zero + entries[0], np.zeros(len(t), F32), mask)
-    turn = np.zeros(len(t), bool)
+    turn = None  # only a ping-pong track turns
     if mode == ONCE:
         local = t
     elif mode == PING_PONG:
@@ -110,14 +110,19 @@ def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
     else:
         local = t % period
     key, found = _bracket(starts, ends, local)
-    # At a ping-pong turn (t = period) the last interval ends: its glide is complete.
-    key = np.where(turn, n - 1, key)
-    hold = ~found & ~turn  # past the last key (mode 2), or times out of order: hold the last key
+    hold = ~found  # past the last key (mode 2), or times out of order: hold the last key
+    if turn is not None:  # at a ping-pong turn (t = period) the last interval ends: its glide is complete
+        key = np.where(turn, n - 1, key)
+        hold &= ~turn
     key = np.where(hold, n - 1, key)
+    start = starts[key]
     with np.errstate(all="ignore"):
-        span = (ends[key] - starts[key]).astype(F32)
-        factor = ((local - starts[key]).astype(F32) / span).astype(F32)
-    factor = np.where(turn, F32(1), np.where(hold, F32(0), factor)).astype(F32)
+        span = (ends[key] - start).astype(F32)
+        factor = ((local - start).astype(F32) / span).astype(F32)
+    factor = np.where(hold, F32(0), factor)
+    if turn is not None:
+        factor = np.where(turn, F32(1), factor)
+    factor = factor.astype(F32)
     entry = entries[key]
     following = np.where(hold, entry, entries[(key + 1) % n])
     return TrackTimes(local, key, entry, following, factor, mask)

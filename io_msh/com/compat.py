@@ -95,7 +95,9 @@ class ChannelTarget:
         # The copy keeps the template's index: made under a path no curve has, then moved to its own, so that it
         # never meets an existing (path, index); then put in its group, as ``new`` would.
         fcurve = self._fcurves.new_from_fcurve(template, data_path=data_path + "#io_msh")
-        fcurve.data_path, fcurve.array_index = data_path, index
+        if fcurve.array_index != index:
+            fcurve.array_index = index
+        fcurve.data_path = data_path
         fcurve.group = self._group(group)
         return fcurve
 
