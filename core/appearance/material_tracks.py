@@ -14,6 +14,7 @@ open are marked "Decision" and listed in docs/format-notes.md "Material animatio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -162,15 +163,26 @@ def field_values(material: Material, times: TrackTimes, name: str) -> np.ndarray
 def phase_values(material: Material, times: TrackTimes) -> np.ndarray:
     """Every phase byte (``mat0.PHASE["p"]``) the game shows at each time, (times, 18) float32: ``field_values``
     of every field at once, value for value (issue 32 item 4: one pass instead of one per field)."""
-    glide = np.zeros(PHASE["p"].shape[0], bool)
-    for bit, where in GLIDING.values():
-        glide[where] = bool(times.mask & bit)
-    _check_entries(material, times.entry, *((times.next_entry,) if glide.any() else ()))
+    glide = _gliding_bytes(times.mask & 0x1F)
+    if glide is None:  # every field steps: the current entry's bytes
+        _check_entries(material, times.entry)
+        return material.phases["p"].astype(F32)[times.entry]
+    _check_entries(material, times.entry, times.next_entry)
     p = material.phases["p"].astype(F32)
     a = p[times.entry]
-    b = np.where(glide, p[times.next_entry], a) if glide.any() else a
+    b = np.where(glide, p[times.next_entry], a)
     factor = np.where(glide, times.factor[:, None], F32(0)).astype(F32)
     return (a + (b - a) * factor).astype(F32)
+
+
+@lru_cache(maxsize=32)
+def _gliding_bytes(mask: int) -> np.ndarray | None:
+    """Which phase bytes glide under ``mask`` (None: none)."""
+    glide = np.zeros(PHASE["p"].shape[0], bool)
+    for bit, where in GLIDING.values():
+        glide[where] = bool(mask & bit)
+    glide.setflags(write=False)
+    return glide if glide.any() else None
 
 
 def texture_names(material: Material, times: TrackTimes) -> list[str]:

@@ -99,16 +99,17 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, roo
     diffuse = _diffuse_node(nodes, look)
     if diffuse is not None:
         _hold(diffuse, (*keys.colour[0], 1.0))
+        co = _key_co(keys.colour_frames, keys.colour)
         for index in range(3):
-            _keys(target, f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE,
-                  keys.colour_frames, keys.colour[:, index], keys.colour_glides, keys.cyclic)
+            _keys(target, f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE, co[index],
+                  keys.colour_glides, keys.cyclic)
     mapping = _mapping_node(nodes) if keys.cell_frames is not None else None
     if mapping is not None:
         u0, v0, du, dv = keys.cell_boxes.T
         path = f'nodes["{mapping.name}"].inputs'
-        for socket, index, values in ((1, 0, u0), (1, 1, 1.0 - v0 - dv), (3, 0, du), (3, 1, dv)):
-            _keys(target, f"{path}[{socket}].default_value", index, mapping.name, keys.cell_frames, values, False,
-                  keys.cyclic)
+        co = _key_co(keys.cell_frames, np.column_stack([u0, 1.0 - v0 - dv, du, dv]))
+        for k, (socket, index) in enumerate(((1, 0), (1, 1), (3, 0), (3, 1))):
+            _keys(target, f"{path}[{socket}].default_value", index, mapping.name, co[k], False, keys.cyclic)
     texture_colour = _texture_switch(nodes, keys, target, created)
     if "alpha" in keys.fields:
         _alpha(nodes, look, keys, target)
@@ -183,9 +184,9 @@ def _value_node(nodes: _NewNodes, label: str, location, keys_of, target, width: 
     node = nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue", location, label)
     frames, values, linear, cyclic = keys_of
     _hold(node, (*values[0], 1.0) if width == 3 else (float(values[0][0]),))
+    co = _key_co(frames, values)
     for index in range(width):
-        _keys(target, f'nodes["{node.name}"].outputs[0].default_value', index, label, frames, values[:, index],
-              linear, cyclic)
+        _keys(target, f'nodes["{node.name}"].outputs[0].default_value', index, label, co[index], linear, cyclic)
     return node
 
 
@@ -301,11 +302,15 @@ def material_actions(materials) -> set:
     return out
 
 
-def _keys(target, data_path: str, index: int, group: str, frames: np.ndarray, values: np.ndarray, linear: bool,
-          cyclic: bool) -> None:
-    co = np.empty((len(frames), 2), np.float32)
-    co[:, 0], co[:, 1] = frames, values
-    co = co.ravel()
+def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(width, k x 2) float32 (frame, value) pairs, flattened, of each column of ``values`` (k, width)."""
+    co = np.empty((values.shape[1], len(frames), 2), np.float32)
+    co[:, :, 0] = frames
+    co[:, :, 1] = values.T
+    return co.reshape(values.shape[1], -1)
+
+
+def _keys(target, data_path: str, index: int, group: str, co: np.ndarray, linear: bool, cyclic: bool) -> None:
     target.keyed_fcurve(data_path, index, group, co, compat.LINEAR if linear else CONSTANT, cyclic)
 
 
