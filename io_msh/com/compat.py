@@ -37,10 +37,14 @@ def node_name_bytes(node_mode: str) -> int:
 class ChannelTarget:
     """Where the F-curves animating one ID go: a channelbag (4.4+) or the action itself (4.2)."""
 
-    def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str) -> None:
+    def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str,
+                 keyed: dict[tuple, bpy.types.FCurve] | None = None) -> None:
+        """``keyed``: the curves ``keyed_fcurve`` copies, shared by targets made together (curves that stay while
+        they are used: an import's)."""
         self.action = action
         self._templates: dict[int, bpy.types.FCurve] = {}  # key count -> a linear curve to copy (5.0)
-        self._keyed: dict[tuple, bpy.types.FCurve] = {}  # (key count, interpolation, cyclic) -> a curve to copy
+        # (key count, interpolation, cyclic) -> a curve to copy
+        self._keyed: dict[tuple, bpy.types.FCurve] = {} if keyed is None else keyed
         self._groups: dict[str, bpy.types.ActionGroup] = {}
         anim = id_block.animation_data or id_block.animation_data_create()
         anim.action = action

@@ -41,9 +41,10 @@ CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CON
 
 
 def animate_materials(plan, materials: dict, root, created) -> None:
+    keyed = {}  # the curves copied for other materials' (ChannelTarget.keyed_fcurve): all made by this import
     for word, keys in getattr(plan, "material_keys", {}).items():
         if word in materials:
-            animate_material(materials[word], plan.looks[word], keys, root, created)
+            animate_material(materials[word], plan.looks[word], keys, root, created, keyed)
 
 
 class _DriverTarget:
@@ -85,13 +86,14 @@ class _TrackChoice(_DriverTarget):
         return slider_fcurve(self.tree, data_path, index, self.material, P.TRACK, id_type="MATERIAL")
 
 
-def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created) -> None:
+def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created,
+                     keyed: dict | None = None) -> None:
     tree = material.node_tree
     if keys.tracks:
         target = _TrackChoice(tree, material, keys.tracks)
     elif keys.belt is None:
         action = created.add(bpy.data.actions.new(f"{material.name}|track 0"))
-        target = compat.ChannelTarget(action, tree, material.name)
+        target = compat.ChannelTarget(action, tree, material.name, keyed)
     else:
         target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
     target = _Written(target, material)
