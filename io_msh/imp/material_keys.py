@@ -418,14 +418,19 @@ def _textures(material, times, look: Look, textures: _Textures | Libraries, warn
 
 def _cell_boxes(headers: list, texture_at: np.ndarray, cells: np.ndarray) -> np.ndarray | None:
     """The cell box shown at each time, in the texture shown then (the whole texture for an untextured time);
-    None when no texture is drawn."""
+    None when no texture is drawn. Looked up once per run of one texture and cell."""
     if headers[0] is None:
         return None
+    if not len(cells):
+        return np.empty((0, 4), np.float64)
     pairs = texture_at * 256 + (cells.astype(np.int64) & 0xFF)  # (texture, cell byte): one number each
-    _pairs, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
-    boxes = [(0.0, 0.0, 1.0, 1.0) if headers[t] is None else headers[t].cell(c)
-             for t, c in zip(texture_at[first].tolist(), cells[first].tolist())]
-    return np.array(boxes, np.float64).reshape(-1, 4)[inverse.reshape(-1)]
+    starts = np.flatnonzero(np.concatenate([[True], pairs[1:] != pairs[:-1]]))
+    known: dict[int, tuple] = {}
+    for pair, t, c in zip(pairs[starts].tolist(), texture_at[starts].tolist(), cells[starts].tolist()):
+        if pair not in known:
+            known[pair] = (0.0, 0.0, 1.0, 1.0) if headers[t] is None else headers[t].cell(c)
+    boxes = np.array([known[pair] for pair in pairs[starts].tolist()], np.float64).reshape(-1, 4)
+    return np.repeat(boxes, np.diff(np.append(starts, len(pairs))), axis=0)
 
 
 def _changes(values: np.ndarray) -> np.ndarray:
