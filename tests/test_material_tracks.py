@@ -15,6 +15,7 @@ from core.appearance.material_tracks import (
     constant,
     field_steady,
     field_values,
+    phase_values,
     shown_textures,
     texture_names,
     timeline,
@@ -199,3 +200,19 @@ def test_linear_constant_checks_give_what_unique_gave():
         names, index = shown_textures(m, tt)
         assert [names[i] for i in index] == texture_names(m, tt)
         assert names == list(dict.fromkeys(texture_names(m, tt)))
+
+
+def test_phase_values_are_every_field_values_at_once():
+    """Issue 32 item 4: ``phase_values`` gives, column for column, what ``field_values`` gives each field (bytes,
+    glide or step as the mask says), and refuses the entries it refuses."""
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        m = drawn_material(rng)
+        tt = timeline(m.animations[0], np.arange(int(rng.integers(1, 700))), random_offset=int(rng.integers(0, 50)))
+        values = phase_values(m, tt)
+        assert values.dtype == F32 and values.shape == (len(tt.entry), 18)
+        for name, where in [*((n, w) for n, (_bit, w) in GLIDING.items()), *STEPPING.items()]:
+            assert values[:, where].tobytes() == field_values(m, tt, name).tobytes(), name
+    m = buoy(keys=[(0, 50, 0), (5, 100, 0)])
+    with pytest.raises(FormatError, match="names entry 5"):
+        phase_values(m, timeline(m.animations[0], [0, 75]))

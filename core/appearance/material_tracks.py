@@ -14,11 +14,12 @@ open are marked "Decision" and listed in docs/format-notes.md "Material animatio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ..errors import FormatError
-from .mat0 import AnimBlock, Material
+from .mat0 import PHASE, AnimBlock, Material
 
 LOOP, PING_PONG, ONCE, RANDOM = range(4)
 U32 = 1 << 32
@@ -98,7 +99,7 @@ def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
     if n == 1 or period == 0:  # one key, or nothing to play over: static
         zero = np.zeros(len(t), np.int64)
         return TrackTimes(zero, zero, zero + entries[0], zero + entries[0], np.zeros(len(t), F32), mask)
-    turn = np.zeros(len(t), bool)
+    turn = None  # only a ping-pong track turns
     if mode == ONCE:
         local = t
     elif mode == PING_PONG:
@@ -110,14 +111,19 @@ def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
     else:
         local = t % period
     key, found = _bracket(starts, ends, local)
-    # At a ping-pong turn (t = period) the last interval ends: its glide is complete.
-    key = np.where(turn, n - 1, key)
-    hold = ~found & ~turn  # past the last key (mode 2), or times out of order: hold the last key
+    hold = ~found  # past the last key (mode 2), or times out of order: hold the last key
+    if turn is not None:  # at a ping-pong turn (t = period) the last interval ends: its glide is complete
+        key = np.where(turn, n - 1, key)
+        hold &= ~turn
     key = np.where(hold, n - 1, key)
+    start = starts[key]
     with np.errstate(all="ignore"):
-        span = (ends[key] - starts[key]).astype(F32)
-        factor = ((local - starts[key]).astype(F32) / span).astype(F32)
-    factor = np.where(turn, F32(1), np.where(hold, F32(0), factor)).astype(F32)
+        span = (ends[key] - start).astype(F32)
+        factor = ((local - start).astype(F32) / span).astype(F32)
+    factor = np.where(hold, F32(0), factor)
+    if turn is not None:
+        factor = np.where(turn, F32(1), factor)
+    factor = factor.astype(F32)
     entry = entries[key]
     following = np.where(hold, entry, entries[(key + 1) % n])
     return TrackTimes(local, key, entry, following, factor, mask)
@@ -154,6 +160,31 @@ def field_values(material: Material, times: TrackTimes, name: str) -> np.ndarray
     return (a + (b - a) * factor[:, None]).astype(F32)
 
 
+def phase_values(material: Material, times: TrackTimes) -> np.ndarray:
+    """Every phase byte (``mat0.PHASE["p"]``) the game shows at each time, (times, 18) float32: ``field_values``
+    of every field at once, value for value (issue 32 item 4: one pass instead of one per field)."""
+    glide = _gliding_bytes(times.mask & 0x1F)
+    if glide is None:  # every field steps: the current entry's bytes
+        _check_entries(material, times.entry)
+        return material.phases["p"].astype(F32)[times.entry]
+    _check_entries(material, times.entry, times.next_entry)
+    p = material.phases["p"].astype(F32)
+    a = p[times.entry]
+    b = np.where(glide, p[times.next_entry], a)
+    factor = np.where(glide, times.factor[:, None], F32(0)).astype(F32)
+    return (a + (b - a) * factor).astype(F32)
+
+
+@lru_cache(maxsize=32)
+def _gliding_bytes(mask: int) -> np.ndarray | None:
+    """Which phase bytes glide under ``mask`` (None: none)."""
+    glide = np.zeros(PHASE["p"].shape[0], bool)
+    for bit, where in GLIDING.values():
+        glide[where] = bool(mask & bit)
+    glide.setflags(write=False)
+    return glide if glide.any() else None
+
+
 def texture_names(material: Material, times: TrackTimes) -> list[str]:
     _check_entries(material, times.entry, times.entry)
     names = [material.texture_name(i) for i in range(len(material.phases))]
@@ -162,14 +193,20 @@ def texture_names(material: Material, times: TrackTimes) -> list[str]:
 
 def shown_textures(material: Material, times: TrackTimes) -> tuple[list[str], np.ndarray]:
     """``texture_names`` without a name per time: the distinct names in the order they are first shown, and the
-    index into them at each time (``names[index[i]] == texture_names(...)[i]``)."""
+    index into them at each time (``names[index[i]] == texture_names(...)[i]``). The entries are read where they
+    change, not sorted (issue 32 item 4)."""
     _check_entries(material, times.entry, times.entry)
-    entries, first, inverse = np.unique(times.entry, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    names = list(dict.fromkeys(material.texture_name(int(e)) for e in entries[order]))
+    entry = times.entry
+    if not len(entry):
+        return [], np.zeros(0, np.int64)
+    changes = np.flatnonzero(entry[1:] != entry[:-1]) + 1
+    name_of = {e: material.texture_name(e) for e in dict.fromkeys([int(entry[0]), *entry[changes].tolist()])}
+    names = list(dict.fromkeys(name_of.values()))
     slot = {name: i for i, name in enumerate(names)}
-    by_entry = np.array([slot[material.texture_name(int(e))] for e in entries], np.int64)
-    return names, by_entry[inverse.reshape(-1)] if len(entries) else np.zeros(0, np.int64)
+    index = np.zeros(len(material.phases), np.int64)
+    for e, name in name_of.items():
+        index[e] = slot[name]
+    return names, index[entry]
 
 
 def field_steady(material: Material, times: TrackTimes, name: str) -> bool:

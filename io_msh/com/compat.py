@@ -5,8 +5,8 @@
   one action can animate many objects); 5.0 removed ``Action.fcurves``.
 - Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
 - Materials: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
-- Linear keys: 5.0 copies an F-curve (``new_from_fcurve``), the fastest way to a curve of linear keys;
-  4.x adds the keys and sets their interpolation.
+- Keys: 5.0 copies an F-curve (``new_from_fcurve``), the fastest way to a curve of linear keys (or of any
+  one interpolation and modifier); 4.x adds the keys and sets their interpolation.
 """
 
 from __future__ import annotations
@@ -37,9 +37,15 @@ def node_name_bytes(node_mode: str) -> int:
 class ChannelTarget:
     """Where the F-curves animating one ID go: a channelbag (4.4+) or the action itself (4.2)."""
 
-    def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str) -> None:
+    def __init__(self, action: bpy.types.Action, id_block: bpy.types.ID, slot_name: str,
+                 keyed: dict[tuple, bpy.types.FCurve] | None = None) -> None:
+        """``keyed``: the curves ``keyed_fcurve`` copies, shared by targets made together (curves that stay while
+        they are used: an import's)."""
         self.action = action
         self._templates: dict[int, bpy.types.FCurve] = {}  # key count -> a linear curve to copy (5.0)
+        # (key count, interpolation, cyclic) -> a curve to copy
+        self._keyed: dict[tuple, bpy.types.FCurve] = {} if keyed is None else keyed
+        self._groups: dict[str, bpy.types.ActionGroup] = {}
         anim = id_block.animation_data or id_block.animation_data_create()
         anim.action = action
         if HAS_SLOTTED_ACTIONS:
@@ -66,15 +72,44 @@ class ChannelTarget:
             if CHANNELBAG_COPIES_FCURVES:
                 self._templates[count] = fcurve
         else:
-            # The copy keeps the template's index: made under a path no curve has, then moved to its own, so
-            # that it never meets an existing (path, index); then put in its group, as ``new`` would.
-            fcurve = self._fcurves.new_from_fcurve(template, data_path=data_path + "#io_msh")
-            fcurve.data_path, fcurve.array_index = data_path, index
-            fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+            fcurve = self._copy(template, data_path, index, group)
             points = fcurve.keyframe_points
             points.foreach_set("co", co)
         points.handles_recalc()
         return fcurve
+
+    def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
+                     cyclic: bool) -> bpy.types.FCurve:
+        """A new F-curve as ``key_fcurve`` makes it; on 5.0 a copy of an earlier one with as many keys of that
+        interpolation and cyclic (issue 32 item 4: no interpolation or modifier written per curve)."""
+        count, kind = len(co) // 2, (len(co) // 2, interpolation, cyclic)
+        template = self._keyed.get(kind)
+        if template is None:
+            fcurve = key_fcurve(self.new_fcurve(data_path, index, group), co, interpolation, cyclic)
+            if CHANNELBAG_COPIES_FCURVES and len(fcurve.keyframe_points) == count:  # none merged
+                self._keyed[kind] = fcurve
+            return fcurve
+        fcurve = self._copy(template, data_path, index, group)
+        fcurve.keyframe_points.foreach_set("co", co)
+        fcurve.update()
+        return fcurve
+
+    def _copy(self, template: bpy.types.FCurve, data_path: str, index: int, group: str) -> bpy.types.FCurve:
+        """A copy of ``template`` (keys, interpolation, modifiers) animating ``data_path[index]`` (5.0)."""
+        # The copy keeps the template's index: made under a path no curve has, then moved to its own, so that it
+        # never meets an existing (path, index); then put in its group, as ``new`` would.
+        fcurve = self._fcurves.new_from_fcurve(template, data_path=data_path + "#io_msh")
+        if fcurve.array_index != index:
+            fcurve.array_index = index
+        fcurve.data_path = data_path
+        fcurve.group = self._group(group)
+        return fcurve
+
+    def _group(self, name: str) -> bpy.types.ActionGroup:
+        group = self._groups.get(name)
+        if group is None:
+            group = self._groups[name] = self._bag.groups.get(name) or self._bag.groups.new(name)
+        return group
 
     def new_fcurve(self, data_path: str, index: int, group: str) -> bpy.types.FCurve:
         if not HAS_SLOTTED_ACTIONS:
@@ -82,8 +117,23 @@ class ChannelTarget:
         if _CHANNELBAG_NEW_TAKES_GROUP:
             return self._fcurves.new(data_path, index=index, group_name=group)
         fcurve = self._fcurves.new(data_path, index=index)
-        fcurve.group = self._bag.groups.get(group) or self._bag.groups.new(group)
+        fcurve.group = self._group(group)
         return fcurve
+
+
+def key_fcurve(fcurve: bpy.types.FCurve, co: np.ndarray, interpolation: int, cyclic: bool) -> bpy.types.FCurve:
+    """``fcurve`` (without keys) keyed at ``co`` (float32 (frame, value) pairs, flattened, frames increasing), every
+    key of ``interpolation``, repeated by a Cycles modifier when ``cyclic``; then ``update``, which also merges
+    keys less than 0.01 frame apart, as Blender does to keys set by hand."""
+    count = len(co) // 2
+    points = fcurve.keyframe_points
+    points.add(count)
+    points.foreach_set("co", co)
+    points.foreach_set("interpolation", np.full(count, interpolation, np.int32))
+    if cyclic:
+        fcurve.modifiers.new("CYCLES")
+    fcurve.update()
+    return fcurve
 
 
 def material_node_tree(material: bpy.types.Material) -> bpy.types.NodeTree:

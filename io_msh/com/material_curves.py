@@ -17,17 +17,19 @@ def material_curves(material: bpy.types.Material) -> list[Curve]:
     tree = material.node_tree
     if tree is None:
         return []
-    curves = []
     drivers = list(tree.animation_data.drivers) if tree.animation_data is not None else []  # a belt's
-    for fcurve in [*compat.assigned_fcurves(tree), *drivers]:
-        points = fcurve.keyframe_points
-        co = np.empty(2 * len(points), np.float32)
-        points.foreach_get("co", co)
-        interpolation = np.empty(len(points), np.int32)
-        points.foreach_get("interpolation", interpolation)
-        curves.append(Curve(-1, material.name, fcurve.data_path, fcurve.array_index, co, interpolation,
-                            curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers))))
-    return curves
+    return [material_curve(material, fcurve) for fcurve in [*compat.assigned_fcurves(tree), *drivers]]
+
+
+def material_curve(material: bpy.types.Material, fcurve: bpy.types.FCurve) -> Curve:
+    """One F-curve of the material's node tree as a Curve."""
+    points = fcurve.keyframe_points
+    co = np.empty(2 * len(points), np.float32)
+    points.foreach_get("co", co)
+    interpolation = np.empty(len(points), np.int32)
+    points.foreach_get("interpolation", interpolation)
+    return Curve(-1, material.name, fcurve.data_path, fcurve.array_index, co, interpolation,
+                 curve_settings(fcurve.extrapolation, fcurve.mute, len(fcurve.modifiers)))
 
 
 def material_curves_fingerprint(material: bpy.types.Material) -> str:

@@ -15,7 +15,8 @@ repeated by a Cycles modifier unless the track plays once (docs/format-notes.md 
   material without animation does not show them: track 0 looks as the material would without the others.
 
 The fingerprint of the curves written is kept on the material (``msh_material_curves``), so that the export can
-tell an edited animation (which it does not write back) from the import's."""
+tell an edited animation (which it does not write back) from the import's; it is made from the keys written, a
+curve whose keys Blender merged read back."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ from ...core.appearance.mat0 import ADD, BLEND
 from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
-from ..com.material_curves import material_curves_fingerprint
+from ..com.curves import Curve, curve_settings, fingerprint
+from ..com.material_curves import material_curve
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
-from .materials import base_texture, image_for
+from .materials import base_texture, image_for, mix_socket
 
 DIFFUSE_NODE = "msh diffuse"
 ALPHA_NODE = "msh alpha"
@@ -39,12 +41,22 @@ CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CON
 
 
 def animate_materials(plan, materials: dict, root, created) -> None:
+    keyed = {}  # the curves copied for other materials' (ChannelTarget.keyed_fcurve): all made by this import
     for word, keys in getattr(plan, "material_keys", {}).items():
         if word in materials:
-            animate_material(materials[word], plan.looks[word], keys, root, created)
+            animate_material(materials[word], plan.looks[word], keys, root, created, keyed)
 
 
-class _BeltTarget:
+class _DriverTarget:
+    """Driver curves keyed one by one (``compat.key_fcurve``), as ``compat.ChannelTarget.keyed_fcurve`` keys an
+    action's."""
+
+    def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
+                     cyclic: bool):
+        return compat.key_fcurve(self.new_fcurve(data_path, index, group), co, interpolation, cyclic)
+
+
+class _BeltTarget(_DriverTarget):
     """Where a belt's material keys go (compat.ChannelTarget's ``new_fcurve``): drivers on the node tree reading
     the channel's slider on the model root, the keys' x being the slider value x the track's period (ms)."""
 
@@ -58,7 +70,7 @@ class _BeltTarget:
         return slider_fcurve(self.tree, data_path, index, self.root, self.belt.property, self.period_ms)
 
 
-class _TrackChoice:
+class _TrackChoice(_DriverTarget):
     """Where the keys of a material's alternative tracks go: drivers on the node tree reading the material's own
     ``msh_track`` (a view: the export writes no track), the keys' x being the track index."""
 
@@ -74,53 +86,116 @@ class _TrackChoice:
         return slider_fcurve(self.tree, data_path, index, self.material, P.TRACK, id_type="MATERIAL")
 
 
-def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created) -> None:
+def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created,
+                     keyed: dict | None = None) -> None:
     tree = material.node_tree
     if keys.tracks:
         target = _TrackChoice(tree, material, keys.tracks)
     elif keys.belt is None:
         action = created.add(bpy.data.actions.new(f"{material.name}|track 0"))
-        target = compat.ChannelTarget(action, tree, material.name)
+        target = compat.ChannelTarget(action, tree, material.name, keyed)
     else:
         target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
-    diffuse = _diffuse_node(tree, look)
+    target = _Written(target, material)
+    nodes = _NewNodes(tree)
+    diffuse = _diffuse_node(nodes, look)
     if diffuse is not None:
-        diffuse.outputs[0].default_value = (*keys.colour[0], 1.0)
+        _hold(diffuse, (*keys.colour[0], 1.0))
+        co = _key_co(keys.colour_frames, keys.colour)
         for index in range(3):
-            _keys(target.new_fcurve(f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE),
-                  keys.colour_frames, keys.colour[:, index], keys.colour_glides, keys.cyclic)
-    mapping = _mapping_node(tree) if keys.cell_frames is not None else None
+            _keys(target, f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE, co[index],
+                  keys.colour_glides, keys.cyclic)
+    mapping = _mapping_node(nodes) if keys.cell_frames is not None else None
     if mapping is not None:
         u0, v0, du, dv = keys.cell_boxes.T
         path = f'nodes["{mapping.name}"].inputs'
-        for socket, index, values in ((1, 0, u0), (1, 1, 1.0 - v0 - dv), (3, 0, du), (3, 1, dv)):
-            _keys(target.new_fcurve(f"{path}[{socket}].default_value", index, mapping.name),
-                  keys.cell_frames, values, False, keys.cyclic)
-    texture_colour = _texture_switch(tree, keys, target, created)
+        co = _key_co(keys.cell_frames, np.column_stack([u0, 1.0 - v0 - dv, du, dv]))
+        for k, (socket, index) in enumerate(((1, 0), (1, 1), (3, 0), (3, 1))):
+            _keys(target, f"{path}[{socket}].default_value", index, mapping.name, co[k], False, keys.cyclic)
+    texture_colour = _texture_switch(nodes, keys, target, created)
     if "alpha" in keys.fields:
-        _alpha(tree, look, keys, target)
+        _alpha(nodes, look, keys, target)
     for name, label in COLOUR_NODES.items():
         if name in keys.fields:
-            _colour(tree, name, label, keys, target, texture_colour)
-    material[P.MATERIAL_CURVES] = material_curves_fingerprint(material)
+            _colour(nodes, name, label, keys, target, texture_colour)
+    nodes.place()
+    material[P.MATERIAL_CURVES] = fingerprint(target.curves)
 
 
-def _value_node(tree, label: str, location, keys_of, target, width: int):
+class _Written:
+    """A target (``keyed_fcurve``) that keeps the curves it made as Curves, as ``material_curves`` would read them
+    back: the keys as written, unless ``update`` merged some (then read back; issue 32 item 4: no read-back of
+    every curve's keys)."""
+
+    def __init__(self, target, material) -> None:
+        self.target, self.material = target, material
+        self.curves: list[Curve] = []
+        self._settings: dict[bool, str] = {}  # cyclic -> the settings of the target's new curves
+
+    def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
+                     cyclic: bool) -> None:
+        fcurve = self.target.keyed_fcurve(data_path, index, group, co, interpolation, cyclic)
+        count = len(co) // 2
+        if len(fcurve.keyframe_points) != count:
+            self.curves.append(material_curve(self.material, fcurve))
+            return
+        settings = self._settings.get(cyclic)
+        if settings is None:
+            settings = self._settings[cyclic] = curve_settings(fcurve.extrapolation, fcurve.mute,
+                                                               len(fcurve.modifiers))
+        self.curves.append(Curve(-1, self.material.name, data_path, index, co, np.full(count, interpolation, np.int32),
+                                 settings))
+
+
+class _NewNodes:
+    """The nodes added to a material's tree, placed all at once (``place``, one ``foreach_set``): a location set
+    node by node updates the whole tree each time (issue 32 item 4)."""
+
+    def __init__(self, tree) -> None:
+        self.tree = tree
+        self._placed: list[tuple[object, tuple[float, float]]] = []
+
+    def new(self, kind: str, location, name: str | None = None):
+        node = self.tree.nodes.new(kind)
+        if name is not None:
+            node.name = node.label = name
+        self._placed.append((node, location))
+        return node
+
+    def place(self) -> None:
+        if not self._placed:
+            return
+        nodes = self.tree.nodes
+        co = np.empty(2 * len(nodes), np.float32)
+        nodes.foreach_get("location", co)
+        for node, location in self._placed:
+            at = 2 * nodes.find(node.name)
+            co[at:at + 2] = location
+        nodes.foreach_set("location", co)
+
+
+def _hold(node, value: tuple) -> None:
+    """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): a value set
+    alone updates the whole tree, and this tree is the import's new one, which nothing has evaluated yet (issue 32
+    item 4)."""
+    node.outputs.foreach_set("default_value", value)
+
+
+def _value_node(nodes: _NewNodes, label: str, location, keys_of, target, width: int):
     """A keyed RGB (width 3) or Value node of that name."""
-    node = tree.nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue")
-    node.name = node.label = label
-    node.location = location
+    node = nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue", location, label)
     frames, values, linear, cyclic = keys_of
-    node.outputs[0].default_value = (*values[0], 1.0) if width == 3 else float(values[0][0])
+    _hold(node, (*values[0], 1.0) if width == 3 else (float(values[0][0]),))
+    co = _key_co(frames, values)
     for index in range(width):
-        _keys(target.new_fcurve(f'nodes["{node.name}"].outputs[0].default_value', index, label),
-              frames, values[:, index], linear, cyclic)
+        _keys(target, f'nodes["{node.name}"].outputs[0].default_value', index, label, co[index], linear, cyclic)
     return node
 
 
-def _texture_switch(tree, keys: MaterialKeys, target, created):
+def _texture_switch(nodes: _NewNodes, keys: MaterialKeys, target, created):
     """Image Texture nodes for the other textures the track shows, chosen by Mix nodes; the socket giving the
     texture colour shown (None without a texture)."""
+    tree = nodes.tree
     base = base_texture(tree)
     if base is None:
         return None
@@ -133,19 +208,18 @@ def _texture_switch(tree, keys: MaterialKeys, target, created):
     x, y = base.location
     for i, ref in enumerate(keys.textures[1:], 1):
         factor = (keys.texture_index == i).astype(np.float64)[:, None]
-        switch = _value_node(tree, TEXTURE_NODE.format(i), (x, y - 300 * i - 150),
+        switch = _value_node(nodes, TEXTURE_NODE.format(i), (x, y - 300 * i - 150),
                              (keys.texture_frames, factor, False, keys.cyclic), target, 1)
         texture = None
         if ref is not None:
-            texture = tree.nodes.new("ShaderNodeTexImage")
+            texture = nodes.new("ShaderNodeTexImage", (x, y - 300 * i))
             texture.image = image_for(ref, created)
-            texture.location = (x, y - 300 * i)
             if vector is not None:
                 tree.links.new(vector, texture.inputs["Vector"])
-        colour = _mix(tree, "RGBA", colour, texture.outputs["Color"] if texture else (1.0, 1.0, 1.0, 1.0),
+        colour = _mix(nodes, "RGBA", colour, texture.outputs["Color"] if texture else (1.0, 1.0, 1.0, 1.0),
                       switch, (x + 150, y - 300 * i + 100))
         if alpha_users:
-            alpha = _mix(tree, "FLOAT", alpha, texture.outputs["Alpha"] if texture else 1.0, switch,
+            alpha = _mix(nodes, "FLOAT", alpha, texture.outputs["Alpha"] if texture else 1.0, switch,
                          (x + 150, y - 300 * i - 100))
     for socket in colour_users:
         tree.links.new(colour, socket)
@@ -154,29 +228,29 @@ def _texture_switch(tree, keys: MaterialKeys, target, created):
     return colour
 
 
-def _mix(tree, data_type: str, a, b, switch, location):
+def _mix(nodes: _NewNodes, data_type: str, a, b, switch, location):
     """Mix ``a`` toward ``b`` by the switch's value; the result socket."""
-    mix = tree.nodes.new("ShaderNodeMix")
+    tree = nodes.tree
+    mix = nodes.new("ShaderNodeMix", location)
     mix.data_type = data_type
-    mix.location = location
     kind = "RGBA" if data_type == "RGBA" else "VALUE"
-    inputs = {s.name: s for s in mix.inputs if s.type == kind}
     tree.links.new(switch.outputs[0], mix.inputs["Factor"])
-    tree.links.new(a, inputs["A"])
+    tree.links.new(a, mix_socket(mix, "A", kind))
     if isinstance(b, bpy.types.NodeSocket):
-        tree.links.new(b, inputs["B"])
+        tree.links.new(b, mix_socket(mix, "B", kind))
     else:
-        inputs["B"].default_value = b
-    return next(s for s in mix.outputs if s.name == "Result" and s.type == kind)
+        mix_socket(mix, "B", kind).default_value = b
+    return mix_socket(mix, "Result", kind, output=True)
 
 
-def _alpha(tree, look, keys: MaterialKeys, target) -> None:
+def _alpha(nodes: _NewNodes, look, keys: MaterialKeys, target) -> None:
     """``msh alpha`` into the socket the graph gave the constant alpha (the blending modes only use it)."""
+    tree = nodes.tree
     socket = _alpha_socket(tree, look)
     if socket is None:
         return
     field = keys.fields["alpha"]
-    node = _value_node(tree, ALPHA_NODE, (-250, -450), (field.frames, field.values, field.glides, keys.cyclic),
+    node = _value_node(nodes, ALPHA_NODE, (-250, -450), (field.frames, field.values, field.glides, keys.cyclic),
                        target, 1)
     tree.links.new(node.outputs[0], socket)
 
@@ -191,9 +265,10 @@ def _alpha_socket(tree, look):
     return node.inputs[name] if node is not None and not node.inputs[name].is_linked else None
 
 
-def _colour(tree, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
+def _colour(nodes: _NewNodes, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
+    tree = nodes.tree
     field = keys.fields[name]
-    node = _value_node(tree, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
+    node = _value_node(nodes, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
                        (field.frames, field.values, field.glides, keys.cyclic), target, 3)
     bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is None or name == "emissive" or keys.tracks:
@@ -203,19 +278,20 @@ def _colour(tree, name: str, label: str, keys: MaterialKeys, target, texture_col
         return
     emission = node.outputs[0]
     if texture_colour is not None:  # the device adds the ambient before the texture stage multiplies
-        emission = _multiply(tree, texture_colour, emission, (250, 350))
+        emission = _multiply(nodes, texture_colour, emission, (250, 350))
     tree.links.new(emission, bsdf.inputs["Emission Color"])
     bsdf.inputs["Emission Strength"].default_value = 1.0
 
 
-def _multiply(tree, a, b, location):
-    mix = tree.nodes.new("ShaderNodeMix")
-    mix.data_type, mix.blend_type, mix.location = "RGBA", "MULTIPLY", location
+def _multiply(nodes: _NewNodes, a, b, location):
+    tree = nodes.tree
+    mix = nodes.new("ShaderNodeMix", location)
+    mix.data_type, mix.blend_type = "RGBA", "MULTIPLY"
     mix.inputs["Factor"].default_value = 1.0
-    inputs = {s.name: s for s in mix.inputs if s.type == "RGBA"}
-    tree.links.new(a, inputs["A"])
-    tree.links.new(b, inputs["B"])
-    return next(s for s in mix.outputs if s.name == "Result" and s.type == "RGBA")
+    tree.links.new(a, mix_socket(mix, "A", "RGBA"))
+    tree.links.new(b, mix_socket(mix, "B", "RGBA"))
+    return mix_socket(mix, "Result", "RGBA", output=True)
+
 
 
 def material_actions(materials) -> set:
@@ -228,35 +304,42 @@ def material_actions(materials) -> set:
     return out
 
 
-def _keys(fcurve, frames: np.ndarray, values: np.ndarray, linear: bool, cyclic: bool) -> None:
-    points = fcurve.keyframe_points
-    points.add(len(frames))
-    points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-    points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR if linear else CONSTANT, np.int32))
-    if cyclic:
-        fcurve.modifiers.new("CYCLES")
-    fcurve.update()
+def _key_co(frames: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(width, k x 2) float32 (frame, value) pairs, flattened, of each column of ``values`` (k, width)."""
+    co = np.empty((values.shape[1], len(frames), 2), np.float32)
+    co[:, :, 0] = frames
+    co[:, :, 1] = values.T
+    return co.reshape(values.shape[1], -1)
 
 
-def _diffuse_node(tree, look):
+def _keys(target, data_path: str, index: int, group: str, co: np.ndarray, linear: bool, cyclic: bool) -> None:
+    target.keyed_fcurve(data_path, index, group, co, compat.LINEAR if linear else CONSTANT, cyclic)
+
+
+def _diffuse_node(nodes: _NewNodes, look):
     """An RGB node feeding every socket the material graph gave the diffuse colour as a constant."""
-    wanted = np.array([*linear_rgba(look.diffuse[:3]), 1.0])
-    # Only sockets materials.py can give it (a Principled BSDF's white Specular Tint or Emission Color is not it).
-    sockets = [s for n in tree.nodes for s in n.inputs if s.type == "RGBA" and not s.is_linked
-               and (s.name in ("Base Color", "Color") or (n.type == "MIX" and s.name == "B"))
-               and np.allclose(np.array(s.default_value), wanted, atol=1e-6)]
+    wanted = (*linear_rgba(look.diffuse[:3]), 1.0)
+    # Only sockets materials.py can give it (a Principled BSDF's white Specular Tint or Emission Color is not it):
+    # np.allclose(value, wanted, atol=1e-6) in plain Python, each socket's name read first (issue 32 item 4).
+    sockets = []
+    for node in nodes.tree.nodes:
+        names = ("Base Color", "Color", "B") if node.type == "MIX" else ("Base Color", "Color")
+        for i, name in enumerate(node.inputs.keys()):
+            s = node.inputs[i] if name in names else None
+            if s is not None and s.type == "RGBA" and not s.is_linked \
+                    and all(abs(v - w) <= 1e-6 + 1e-5 * abs(w) for v, w in zip(s.default_value, wanted)):
+                sockets.append(s)
     if not sockets:
         return None
-    node = tree.nodes.new("ShaderNodeRGB")
-    node.name = node.label = DIFFUSE_NODE
-    node.location = (-250, 250)
+    node = nodes.new("ShaderNodeRGB", (-250, 250), DIFFUSE_NODE)
     for socket in sockets:
-        tree.links.new(node.outputs[0], socket)
+        nodes.tree.links.new(node.outputs[0], socket)
     return node
 
 
-def _mapping_node(tree):
+def _mapping_node(nodes: _NewNodes):
     """The base texture's Mapping node; one is put between its UV Map and Image Texture nodes if it has none."""
+    tree = nodes.tree
     mapping = next((n for n in tree.nodes if n.type == "MAPPING"), None)
     if mapping is not None:
         return mapping
@@ -265,9 +348,9 @@ def _mapping_node(tree):
             continue
         uv = node.inputs["Vector"].links[0].from_node
         if uv.type == "UVMAP" and uv.uv_map == P.BASE_UV:
-            mapping = tree.nodes.new("ShaderNodeMapping")
-            mapping.vector_type = "POINT"
-            mapping.location = (-480, node.location[1])
+            mapping = nodes.new("ShaderNodeMapping", (-480, node.location[1]))
+            if mapping.vector_type != "POINT":  # the default: not set again, which would update the tree
+                mapping.vector_type = "POINT"
             tree.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
             tree.links.new(mapping.outputs["Vector"], node.inputs["Vector"])
             return mapping

@@ -30,10 +30,11 @@ from ...core.appearance.material_tracks import (
     GLIDING,
     ONCE,
     PING_PONG,
+    STEPPING,
     TrackTimes,
     constant,
-    field_steady,
     field_values,
+    phase_values,
     shown_textures,
     timeline,
 )
@@ -101,6 +102,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
     archive = libraries.archive("materials")
     if archive is None:
         return out, warnings
+    textures = _Textures(libraries)
     for word, look in looks.items():
         entry = archive.find(look.material_entry) if look.material_entry else None
         if entry is None:
@@ -110,7 +112,7 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
             material = material_of(entry, look.material_entry)
             clock = _Choice(material.animations) if _Choice.offered(material) else _Clock(frame_rate)
             what = "its alternative tracks are" if isinstance(clock, _Choice) else what
-            keys = _material_keys(word, look, material, libraries, clock, warnings)
+            keys = _material_keys(word, look, material, textures, clock, warnings)
         except FormatError as exc:
             warnings.append(f"material {look.material_entry!r}: {what} not shown: {exc.findings[0].message}")
             continue
@@ -128,6 +130,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     archive = libraries.archive("materials")
     if archive is None:
         return out, warnings
+    textures = _Textures(libraries)
     for belt in belts:
         before = len(out)
         for word in sorted({w for mesh in meshes if mesh.node == belt.node for w in mesh.materials}):
@@ -136,7 +139,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
             if entry is None:
                 continue
             try:
-                keys = _material_keys(word, look, material_of(entry, look.material_entry), libraries, _Fraction(),
+                keys = _material_keys(word, look, material_of(entry, look.material_entry), textures, _Fraction(),
                                       warnings)
             except FormatError as exc:
                 warnings.append(f"material {look.material_entry!r}: its animation is not shown: "
@@ -162,6 +165,62 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     return out, warnings
 
 
+@dataclass
+class _Samples:
+    """A track at the positions where what it shows can change (issue 32 item 4): instead of every whole ms of
+    the cycle (``timeline`` over 0..last), the first and the last ms of each run of ms with one key, turn and hold
+    (``_change_ms``). Within a run a stepping field holds its value and a gliding one moves one way (a float32 lerp
+    is monotone in its factor, the factor in the ms): a field changes at a whole ms only where it changes at a
+    sample, and is constant when it is at the samples. A field glided every ms (no ``glide_ms``) is read at every
+    ms (``every``)."""
+
+    block: object
+    ms: np.ndarray       # (s,) int64, increasing: the positions sampled (ms of the track, or track indices)
+    # The track at ``ms``; then, for a clock's linear keys, at the whole ms of each (``_Clock.glide_ms``): one pass.
+    times: TrackTimes
+    last: int            # the positions are 0..last
+    _every: TrackTimes | None = None
+
+    def every(self) -> TrackTimes:
+        """The track at every position 0..last."""
+        if self._every is None:
+            dense = len(self.ms) == self.last + 1 == len(self.times.entry)
+            self._every = self.times if dense else timeline(self.block, np.arange(self.last + 1))
+        return self._every
+
+    @classmethod
+    def of(cls, block, last: int) -> _Samples:
+        ms = _change_ms(block, last)
+        return cls(block, ms, timeline(block, ms), last)
+
+
+def _change_ms(block, last: int) -> np.ndarray:
+    """The ms of 0..last where the track's key, turn or hold can change, and the ms before each: the interval
+    bounds as the modes map them (t, and 2 x period - t played back, 3.2), the period's multiples and ``last``.
+    ``_bracket`` changes its key only at a bound, so every ms where the key, turn or hold differs from the ms before
+    is one, and so is the ms before it (the last of a run)."""
+    ends = block.keys["k1"].astype(np.int64)
+    period = int(ends[-1])
+    bounds = np.concatenate([[0], ends])
+    local = np.concatenate([bounds - 1, bounds])
+    t = np.concatenate([local, 2 * period - local, [period - 1, period, 2 * period - 1, 2 * period, last]])
+    return np.unique(t[(t >= 0) & (t <= last)])
+
+
+class _Textures:
+    """``Libraries.texture`` once per name for the materials planned together, which mostly share their textures
+    (each look-up finds the entry and parses its header)."""
+
+    def __init__(self, libraries: Libraries) -> None:
+        self.libraries = libraries
+        self._known: dict[tuple[str, str], tuple] = {}
+
+    def texture(self, kind: str, name: str) -> tuple:
+        if (kind, name) not in self._known:
+            self._known[kind, name] = self.libraries.texture(kind, name)
+        return self._known[kind, name]
+
+
 class _Clock:
     """A track played by the clock (manager slot 3): keys at Blender frames, one cycle of the mode."""
 
@@ -170,12 +229,12 @@ class _Clock:
     def __init__(self, frame_rate: float) -> None:
         self.frame_rate = frame_rate
 
-    def times(self, block) -> TrackTimes:
-        """The track at each whole ms of one cycle; ``glide_ms``: where a gliding field is keyed linear (None:
-        it is keyed constant at each whole ms where it changes)."""
+    def times(self, block) -> _Samples:
+        """The track over one cycle (its samples, ``_Samples``); ``glide_ms``: where a gliding field is keyed
+        linear (None: it is keyed constant at each whole ms where it changes)."""
         period, mode = int(block.keys["k1"][-1]), block.header & 7
         cycle = 2 * period if mode == PING_PONG else period
-        ms = np.arange(min(cycle, PERIOD_LIMIT) + 1)
+        last = min(cycle, PERIOD_LIMIT)
         cycle_frames = cycle * self.frame_rate / 1000
         if mode != ONCE and abs(cycle_frames - round(cycle_frames)) > 1e-6 \
                 and self.frame_rate / 1000 > MERGE_DISTANCE:
@@ -183,7 +242,7 @@ class _Clock:
             # the first loop's frames, where linear keys would blend linear colours while the game blends the
             # bytes of whole ms. Keys at every whole ms show the game's value at any time, every loop.
             self.glide_ms = None
-            return timeline(block, ms)
+            return _Samples.of(block, last)
         frame_ms = np.arange(0, np.floor(cycle_frames + 1e-9) + 1) * 1000 / self.frame_rate
         ends = block.keys["k1"].astype(np.float64)
         ends = np.concatenate([[0], ends, 2 * period - ends if mode == PING_PONG else [], [cycle]])
@@ -199,7 +258,10 @@ class _Clock:
             keep[-1] = True  # period) was too close after a frame's key: keyed just after it
             frames[-1] = max(frames[-1], frames[keep][-2] + 2 * MERGE_DISTANCE)
         self.glide_ms, self.glide_frames = glide[keep], frames[keep]
-        return timeline(block, ms)
+        # the track at the samples, then at the whole ms of each gliding key (the game's clock is whole ms)
+        ms = _change_ms(block, last)
+        return _Samples(block, ms, timeline(block, np.concatenate([ms, np.floor(self.glide_ms + MS_ROUNDING)])),
+                        last)
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return ms * self.frame_rate / 1000
@@ -214,8 +276,8 @@ class _Fraction:
     cyclic_modes = False
     glide_ms = None
 
-    def times(self, block) -> TrackTimes:
-        return timeline(block, np.arange(int(block.keys["k1"][-1]) + 1))  # t = 0..period, as f = 0..1 gives
+    def times(self, block) -> _Samples:
+        return _Samples.of(block, int(block.keys["k1"][-1]))  # t = 0..period, as f = 0..1 gives
 
     def at(self, ms: np.ndarray) -> np.ndarray:
         return np.asarray(ms, np.float64)
@@ -236,11 +298,12 @@ class _Choice:
         """More than one track, and every one static (an animated track 0 plays by the clock instead)."""
         return len(material.animations) > 1 and all(_static(block) for block in material.animations)
 
-    def times(self, _block) -> TrackTimes:
-        each = [timeline(block, np.zeros(1)) for block in self.blocks]
+    def times(self, block) -> _Samples:
+        each = [timeline(b, np.zeros(1)) for b in self.blocks]
         zero = np.zeros(len(each), np.int64)
-        return TrackTimes(np.arange(len(each)), zero, np.concatenate([t.entry for t in each]),
-                          np.concatenate([t.next_entry for t in each]), np.zeros(len(each), F32), 0)
+        times = TrackTimes(np.arange(len(each)), zero, np.concatenate([t.entry for t in each]),
+                           np.concatenate([t.next_entry for t in each]), np.zeros(len(each), F32), 0)
+        return _Samples(block, np.arange(len(each)), times, len(each) - 1, times)  # every track sampled
 
     def at(self, index: np.ndarray) -> np.ndarray:
         return np.asarray(index, np.float64)
@@ -251,7 +314,8 @@ def _static(block) -> bool:
     return len(block.keys) < 2 or int(block.keys["k1"][-1]) == 0
 
 
-def _material_keys(word: int, look: Look, material, libraries: Libraries, clock: _Clock | _Fraction | _Choice,
+def _material_keys(word: int, look: Look, material, textures: _Textures | Libraries,
+                   clock: _Clock | _Fraction | _Choice,
                    warnings: list[str]) -> MaterialKeys | None:
     if not material.animations:
         return None
@@ -260,50 +324,68 @@ def _material_keys(word: int, look: Look, material, libraries: Libraries, clock:
     if _static(block) and not choice:
         return None
     mode, mask = block.header & 7, block.header >> 3
-    times = clock.times(block)
+    samples = clock.times(block)
+    times, count = samples.times, len(samples.ms)
 
-    def sampled(values: np.ndarray, glides: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(frames, values there): every frame when gliding by the clock, else where the values change."""
+    def sampled(name: str, values: np.ndarray, glides: bool, shown=None) -> tuple[np.ndarray, np.ndarray]:
+        """(frames, values there, made ``shown``): every frame when gliding by the clock, else where the values
+        (at the samples) change; a field glided every ms is read at every ms."""
+        shown = shown or (lambda v: v)
         if glides and clock.glide_ms is not None:
-            return clock.glide_frames, values[np.floor(clock.glide_ms + MS_ROUNDING).astype(np.int64)]
+            return clock.glide_frames, shown(every_byte[count:, GLIDING[name][1]])
+        if mask & GLIDING.get(name, (0,))[0]:
+            values = shown(field_values(material, samples.every(), name))
+            at = _changes(values)
+            return clock.at(at), values[at]
+        values = shown(values)
         at = _changes(values)
-        return clock.at(at), values[at]
+        return clock.at(samples.ms[at]), values[at]
 
-    diffuse = field_values(material, times, "diffuse")
+    try:
+        every_byte = phase_values(material, times)
+    except FormatError:
+        field_values(material, times, "diffuse")  # the entry the diffuse names is the one reported, as before
+        raise
+    shown_bytes = every_byte[:count]
+    steady = (shown_bytes == shown_bytes[:1]).all(axis=0)  # per phase byte: ``constant`` of each field at once
+    diffuse = shown_bytes[:, GLIDING["diffuse"][1]]
     glides = bool(mask & 0x02) and clock.glide_ms is not None
-    colour_frames, colour_bytes = sampled(diffuse, glides)
+    colour_frames, colour_bytes = sampled("diffuse", diffuse, glides)
     colour = _linear(colour_bytes)
     fields = {}
     for name in ("ambient", "specular", "emissive", "ambient_alpha"):
-        if field_steady(material, times, name):  # constant: not worth a per-ms pass
+        if steady[GLIDING[name][1]].all():
             continue
-        values = field_values(material, times, name)
-        if constant(values):
-            continue
-        if name == "ambient_alpha":  # what the device gets as diffuse alpha (mat0.Material.diffuse)
-            values = np.minimum(values * F32(0.01), F32(1))
+        values = shown_bytes[:, GLIDING[name][1]]
+        shown = _device_alpha if name == "ambient_alpha" else None
         field_glides = bool(mask & GLIDING[name][0]) and clock.glide_ms is not None
-        frames, shown = sampled(values, field_glides)
+        frames, values = sampled(name, values, field_glides, shown)
         fields["alpha" if name == "ambient_alpha" else name] = FieldKeys(
-            frames, shown if name == "ambient_alpha" else _linear(shown), field_glides)
-    textures, texture_at, headers = _textures(material, times, look, libraries, warnings)
+            frames, values if name == "ambient_alpha" else _linear(values), field_glides)
+    shown_refs, texture_at, headers = _textures(material, times, look, textures, warnings)
+    texture_at = texture_at[:count]  # the same textures, in the order the samples show them
     texture_frames = texture_index = None
-    if len(textures) > 1 and not constant(texture_at):
+    if len(shown_refs) > 1 and not constant(texture_at):
         at = _changes(texture_at[:, None])
-        texture_frames, texture_index = clock.at(at), texture_at[at]
-    cells = field_values(material, times, "cell")[:, 0].astype(np.uint8).view(np.int8)
+        texture_frames, texture_index = clock.at(samples.ms[at]), texture_at[at]
+    cells = shown_bytes[:, STEPPING["cell"]][:, 0].astype(np.uint8).view(np.int8)
     boxes = _cell_boxes(headers, texture_at, cells)
     cell_frames = cell_boxes = None
     if boxes is not None and not constant(boxes):
         at = _changes(boxes)
-        cell_frames, cell_boxes = clock.at(at), boxes[at]
-    if constant(diffuse) and cell_frames is None and not fields and texture_frames is None:
+        cell_frames, cell_boxes = clock.at(samples.ms[at]), boxes[at]
+    if steady[GLIDING["diffuse"][1]].all() and cell_frames is None and not fields and texture_frames is None:
         return None
     cyclic = clock.cyclic_modes and mode != ONCE
     period = 0 if choice else int(block.keys["k1"][-1])
     return MaterialKeys(word, mode, cyclic, colour_frames, colour, glides, cell_frames, cell_boxes, fields,
-                        textures, texture_frames, texture_index, period,
+                        shown_refs, texture_frames, texture_index, period,
                         tracks=len(material.animations) if choice else 0)
+
+
+def _device_alpha(ambient_alpha: np.ndarray) -> np.ndarray:
+    """What the device gets as diffuse alpha (mat0.Material.diffuse): ambient alpha x 0.01, at most 1."""
+    return np.minimum(ambient_alpha * F32(0.01), F32(1))
 
 
 def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
@@ -312,7 +394,7 @@ def _linear(rgb_bytes: np.ndarray) -> np.ndarray:
     return srgb_to_linear(np.asarray(np.asarray(rgb_bytes, np.float32) / np.float32(255), np.float64)).reshape(-1, 3)
 
 
-def _textures(material, times, look: Look, libraries: Libraries, warnings: list[str]):
+def _textures(material, times, look: Look, textures: _Textures | Libraries, warnings: list[str]):
     """The distinct textures the track shows (phase 0's first), the index of the one shown at each time, and
     their headers (for the cells). Without phase 0's texture in the graph no switch is shown."""
     names, at = shown_textures(material, times)
@@ -324,9 +406,9 @@ def _textures(material, times, look: Look, libraries: Libraries, warnings: list[
             warnings.append(f"material {look.material_entry!r}: phase 0 shows no texture; the texture switches "
                             f"of its animation ({', '.join(repr(n) for n in order[1:] if n)}) are not shown")
         return [None], np.zeros_like(shown), [None]
-    refs, headers = [look.texture], [libraries.texture("textures", order[0])[1]]
+    refs, headers = [look.texture], [textures.texture("textures", order[0])[1]]
     for name in order[1:]:
-        ref, header, note = libraries.texture("textures", name)
+        ref, header, note = textures.texture("textures", name)
         if note:
             warnings.append(f"material {look.material_entry!r}: {note}; its animation shows that entry untextured")
         refs.append(ref)
@@ -336,14 +418,19 @@ def _textures(material, times, look: Look, libraries: Libraries, warnings: list[
 
 def _cell_boxes(headers: list, texture_at: np.ndarray, cells: np.ndarray) -> np.ndarray | None:
     """The cell box shown at each time, in the texture shown then (the whole texture for an untextured time);
-    None when no texture is drawn."""
+    None when no texture is drawn. Looked up once per run of one texture and cell."""
     if headers[0] is None:
         return None
-    boxes = np.empty((len(cells), 4), np.float64)
-    for t, header in enumerate(headers):
-        for c in np.unique(cells[texture_at == t]).tolist():
-            boxes[(texture_at == t) & (cells == c)] = (0.0, 0.0, 1.0, 1.0) if header is None else header.cell(c)
-    return boxes
+    if not len(cells):
+        return np.empty((0, 4), np.float64)
+    pairs = texture_at * 256 + (cells.astype(np.int64) & 0xFF)  # (texture, cell byte): one number each
+    starts = np.flatnonzero(np.concatenate([[True], pairs[1:] != pairs[:-1]]))
+    known: dict[int, tuple] = {}
+    for pair, t, c in zip(pairs[starts].tolist(), texture_at[starts].tolist(), cells[starts].tolist()):
+        if pair not in known:
+            known[pair] = (0.0, 0.0, 1.0, 1.0) if headers[t] is None else headers[t].cell(c)
+    boxes = np.array([known[pair] for pair in pairs[starts].tolist()], np.float64).reshape(-1, 4)
+    return np.repeat(boxes, np.diff(np.append(starts, len(pairs))), axis=0)
 
 
 def _changes(values: np.ndarray) -> np.ndarray:

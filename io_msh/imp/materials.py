@@ -177,9 +177,9 @@ class _Graph:
     def _multiply(self, socket, other, x: float):
         mix = self.node("ShaderNodeMix", x, 0, data_type="RGBA", blend_type="MULTIPLY")
         mix.inputs["Factor"].default_value = 1.0
-        self.link(socket, _colour_socket(mix.inputs, "A"))
-        self._feed(other, _colour_socket(mix.inputs, "B"))
-        return _colour_socket(mix.outputs, "Result")
+        self.link(socket, mix_socket(mix, "A"))
+        self._feed(other, mix_socket(mix, "B"))
+        return mix_socket(mix, "Result", output=True)
 
     def _math_multiply(self, socket, factor: float, x: float):
         math = self.node("ShaderNodeMath", x, -200, operation="MULTIPLY")
@@ -188,9 +188,16 @@ class _Graph:
         return math.outputs[0]
 
 
-def _colour_socket(sockets, name: str):
-    """The Mix node's colour socket of that name (it has one of each name per data type)."""
-    return next(s for s in sockets if s.name == name and s.type == "RGBA")
+_MIX_SOCKETS: dict[tuple[bool, str, str], int] = {}  # (output, name, type) -> index: one layout per Blender
+
+
+def mix_socket(mix, name: str, kind: str = "RGBA", output: bool = False):
+    """A Mix node's socket of that name and type (it has an A, a B and a Result per data type), found by index
+    once its place is known (issue 32 item 4: not every socket read per node)."""
+    key, sockets = (output, name, kind), mix.outputs if output else mix.inputs
+    if key not in _MIX_SOCKETS:
+        _MIX_SOCKETS[key] = next(i for i, s in enumerate(sockets) if s.name == name and s.type == kind)
+    return sockets[_MIX_SOCKETS[key]]
 
 
 # --------------------------------------------------------------------- FBX output
