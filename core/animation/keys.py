@@ -50,12 +50,18 @@ def rotation_error(sampled: np.ndarray, target: np.ndarray, target_norm: np.ndar
     ``target_norm``: the targets' lengths when already known (``np.linalg.norm`` over the last axis)."""
     a = np.asarray(sampled, np.float64)
     b = np.asarray(target, np.float64)
-    na = np.linalg.norm(a, axis=-1)
-    nb = np.linalg.norm(b, axis=-1) if target_norm is None else target_norm
+    na = np.sqrt(_dot4(a, a))
+    nb = np.sqrt(_dot4(b, b)) if target_norm is None else target_norm
     degenerate = (na == 0) | (nb == 0)
-    dot = np.abs((a * b).sum(-1)) / np.where(degenerate, 1, na * nb)
+    dot = np.abs(_dot4(a, b)) / np.where(degenerate, 1, na * nb)
     angle = 2 * np.arccos(np.clip(dot, 0, 1))
     return np.where(degenerate, np.where((na == 0) & (nb == 0), 0.0, np.pi), angle)
+
+
+def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dot products over the last axis (4), summed left to right as ``np.sum`` does here, spelled out: a
+    reduction over so short an axis is slow, and this order does not depend on the CPU's vector units."""
+    return ((a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]) + a[..., 2] * b[..., 2]) + a[..., 3] * b[..., 3]
 
 
 WINDOW = 4         # segment ends first tried at once per key
@@ -82,7 +88,8 @@ def _segments_fit(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_p
         with np.errstate(all="ignore"):
             a = ((times[frames] - t0) / (t1 - t0)).astype(np.float32)
         p = lerp(p0[owner], p1[owner], a)
-        fits[owner[~(np.abs(p - pos[row]).max(axis=-1) <= tol_pos)]] = False
+        off = np.abs(p - pos[row]) <= tol_pos  # per axis (a NaN is off), not .max(axis=-1): slow over 3 values
+        fits[owner[~(off[:, 0] & off[:, 1] & off[:, 2])]] = False
         # the rotations (slerp, angles: most of the cost) only where every position so far fitted; each pair's
         # test is elementwise, so the answers are those of testing every pair
         alive = np.flatnonzero(fits[owner])
@@ -104,7 +111,7 @@ def _reduced_frames(times, decoded, pos, rot, tol_pos, tol_rot) -> list[list[int
     """
     count, last = len(decoded), len(times) - 1
     rot = np.asarray(rot, np.float64).reshape(-1, 4)
-    rot_norm = np.linalg.norm(rot, axis=-1)
+    rot_norm = np.sqrt(_dot4(rot, rot))
     pos = np.asarray(pos).reshape(-1, 3)
 
     def fit(nodes, starts, ends):
