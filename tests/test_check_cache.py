@@ -142,13 +142,20 @@ class Edits:
         return self.apply(self.rng.choice(self.KINDS))
 
 
+def imported(bpy, tmp_path, seed: int, node_count: int = 6, frame_count: int = 30, node_mode: str = "ARMATURE"):
+    """A random model keyed at every frame, imported; its root."""
+    data = build_model(random_model(seed, node_count=node_count, frame_count=frame_count, animated=1.0,
+                                    every_frame=True)).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, f"model{seed}.msh", data), node_mode=node_mode)
+    return root
+
+
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_check_with_the_cache_is_a_check_from_scratch(blender, tmp_path, node_mode, seed):
     bpy = blender.bpy
     panel = _panel(blender)
-    data = build_model(random_model(seed, node_count=6, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "cached.msh", data), node_mode=node_mode)
+    root = imported(bpy, tmp_path, seed, node_mode=node_mode)
     _select_only(bpy, [root])
     checked_alike(bpy, panel, root)
     edits = Edits(bpy, root, random.Random(seed))
@@ -162,8 +169,7 @@ def test_a_check_with_the_cache_is_a_check_from_scratch(blender, tmp_path, node_
 def test_what_did_not_change_is_not_read_again(blender, tmp_path):
     bpy = blender.bpy
     panel = _panel(blender)
-    data = build_model(random_model(3, node_count=6, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "kept.msh", data))
+    root = imported(bpy, tmp_path, 3)
     _select_only(bpy, [root])
     panel.run_check(bpy.context, root)
     counts = _cache(blender)._CACHES[root.name].counts
@@ -187,8 +193,7 @@ def test_what_did_not_change_is_not_read_again(blender, tmp_path):
 def test_the_export_reads_fresh_whatever_the_check_kept(blender, tmp_path):
     bpy = blender.bpy
     panel = _panel(blender)
-    data = build_model(random_model(4, node_count=6, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "fresh.msh", data))
+    root = imported(bpy, tmp_path, 4)
     _select_only(bpy, [root])
     curve = next(c for c in curves_of(root.animation_data.action) if c.data_path.endswith("location"))
     curve.keyframe_points[2].co[1] += 0.5
@@ -206,8 +211,7 @@ def test_a_check_in_edit_mode_reads_the_edit(blender, tmp_path):
     bpy = blender.bpy
     import bmesh
     panel = _panel(blender)
-    data = build_model(random_model(5, node_count=4, frame_count=20, animated=1.0, every_frame=True)).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "edit.msh", data))
+    root = imported(bpy, tmp_path, 5, node_count=4, frame_count=20)
     mesh = next(o for o in root.children_recursive if o.type == "MESH")
     _select_only(bpy, [root])
     panel.run_check(bpy.context, root)
@@ -229,8 +233,7 @@ def test_a_check_in_edit_mode_reads_the_edit(blender, tmp_path):
 def test_the_check_after_the_live_check_reads_nothing_again_and_is_the_same(blender, tmp_path, node_mode):
     bpy = blender.bpy
     panel = _panel(blender)
-    data = build_model(random_model(7, node_count=6, frame_count=30, animated=1.0, every_frame=True)).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "shared.msh", data), node_mode=node_mode)
+    root = imported(bpy, tmp_path, 7, node_mode=node_mode)
     _select_only(bpy, [root])
     edits = Edits(bpy, root, random.Random(7))
     for kind in ("key", "vertex", "rename", "handle", "set_back", "interpolation"):

@@ -28,6 +28,41 @@ RIGID_BOUND = 2e-6  # glTF float32 samples against the game's pose with its quat
 GAME_BOUND = 5e-5   # against core's matrix, built from the unnormalised i16 quaternion (test_clips_blender)
 
 
+def clip_frames(clip) -> int:
+    """The scene frames (at FPS) a clip's animation samples: 0 .. its end."""
+    durations = np.array([s.duration_ms for s in clip.steps], np.float64)
+    return int(np.floor(np.concatenate([[0.0], np.cumsum(durations)])[-1] * FPS / 1000)) + 1
+
+
+class ClipFrame:
+    """What clip ``clip`` shows at scene frame ``frame`` (at FPS): its step (``step_at``), the step's position
+    and the phase s within it (past the last step: the last step's end)."""
+
+    def __init__(self, controller, clip, frame: int) -> None:
+        durations = np.array([s.duration_ms for s in clip.steps], np.float64)
+        starts = np.concatenate([[0.0], np.cumsum(durations)]) * FPS / 1000
+        self.clip, self.position = clip, int(np.searchsorted(starts, frame, side="right") - 1)
+        if self.position >= len(durations):
+            self.s, self.step = 0.0, step_at(controller, clip, len(durations))
+        else:
+            self.s = (frame - starts[self.position]) / (starts[self.position + 1] - starts[self.position])
+            self.step = step_at(controller, clip, self.position + self.s)
+
+    def node_matrix(self, anim, node: int, moving: bool) -> np.ndarray:
+        """Node ``node``'s local matrix in the clip's animation: the step's blended pose, node 0 at the origin
+        (in place) or carried by the stride (moving)."""
+        step, steps = self.step, self.clip.steps
+        q, p = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
+        p = np.array(p, np.float64)
+        if node == 0:
+            p[:] = 0
+            if moving:
+                travelled = np.concatenate([[0.0], np.cumsum([s.stride for s in steps])])
+                p[1] = travelled[min(self.position, len(steps))] + (
+                    self.s * steps[self.position].stride if self.position < len(steps) else 0)
+        return rigid(q, p)
+
+
 @pytest.fixture(scope="module")
 def walker():
     model = Model.parse((WALKER / "walker.msh").read_bytes())
@@ -177,36 +212,21 @@ def test_glb_read_back_by_blender_poses_as_the_core(blender, walker, tmp_path):
     worst_rigid = worst_game = 0.0
     checked = 0
     for clip, name in zip(clips, CLIPS):
-        durations = np.array([s.duration_ms for s in clip.steps], np.float64)
-        starts = np.concatenate([[0.0], np.cumsum(durations)]) * FPS / 1000
-        travelled = np.concatenate([[0.0], np.cumsum([s.stride for s in clip.steps])])
         for moving in (False, True):
             action = imported_action(bpy, f"{name} moving" if moving else name, root)
             if action is None:
-                assert moving and not travelled.any()  # a standing clip: no moving twin
+                assert moving and not any(s.stride for s in clip.steps)  # a standing clip: no moving twin
                 continue
             show(root, action)
-            for frame in range(int(np.floor(starts[-1])) + 1):
+            for frame in range(clip_frames(clip)):
                 blender.evaluated_frame(frame)
                 shown = local_poses(root)
-                position = int(np.searchsorted(starts, frame, side="right") - 1)
-                if position >= len(durations):
-                    step, s = step_at(controller, clip, len(durations)), 0.0
-                else:
-                    s = (frame - starts[position]) / (starts[position + 1] - starts[position])
-                    step = step_at(controller, clip, position + s)
-                game = pose_at_step(anim, controller, step, in_place=True)
+                at = ClipFrame(controller, clip, frame)
+                game = pose_at_step(anim, controller, at.step, in_place=True)
                 for bone, node in node_of.items():
                     if node in channel_of:
                         continue  # at its rest pose in a clip: its channel's animation poses it
-                    q, p = blend_pose(anim, node, float(step.frame_a), float(step.frame_b), float(step.weight))
-                    p = np.array(p, np.float64)
-                    if node == 0:
-                        p[:] = 0
-                        if moving:
-                            done = travelled[min(position, len(durations))]
-                            p[1] = done + (s * clip.steps[position].stride if position < len(durations) else 0)
-                    worst_rigid = max(worst_rigid, np.abs(shown[bone] - rigid(q, p)).max())
+                    worst_rigid = max(worst_rigid, np.abs(shown[bone] - at.node_matrix(anim, node, moving)).max())
                     if not (node == 0 and moving):
                         worst_game = max(worst_game, np.abs(shown[bone] - np.asarray(game[node], np.float64)).max())
                     checked += 1

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_batch import _glb_json, batch
-from test_clip_export import RIGID_BOUND, validate
+from test_clip_export import RIGID_BOUND, ClipFrame, clip_frames, validate
 from test_clips_blender import rigid
 from test_unit_clips import MOUNTS, clip_unit, import_clip_unit
 from test_unit_import import turn_inverse
 
-from core.animation.controller import clips_of, step_at
+from core.animation.controller import clips_of
 from core.animation.controller.clips import channel_frame, node_channels
 from core.animation.sampler import AnimationData, blend_pose, world_matrices_at
 from core.authoring import units
@@ -159,31 +159,12 @@ def test_glb_read_back_by_blender_poses_chassis_and_mounted_parts_as_the_core(bl
             assert moving and name.startswith("stand")
             continue
         show_animation(bpy, name)
-        durations = np.array([s.duration_ms for s in clip.steps], np.float64)
-        starts = np.concatenate([[0.0], np.cumsum(durations)]) * FPS / 1000
-        travelled = np.concatenate([[0.0], np.cumsum([s.stride for s in clip.steps])])
-        for frame in range(int(starts[-1]) + 1):  # the frames the exporter samples (walk 1 lasts 41 ms)
+        for frame in range(clip_frames(clip)):  # the frames the exporter samples (walk 1 lasts 41 ms)
             blender.evaluated_frame(frame)
             shown = shown_worlds(bpy, bones)
-            position = int(np.searchsorted(starts, frame, side="right") - 1)
-            if position >= len(durations):
-                step, s = step_at(controller, clip, len(durations)), 0.0
-            else:
-                s = (frame - starts[position]) / (starts[position + 1] - starts[position])
-                step = step_at(controller, clip, position + s)
-            local = {}
-            for node in range(chassis.node_count):
-                if node in channel_of:
-                    local[node] = rest[node]
-                    continue
-                q, p = blend_pose(chassis, node, float(step.frame_a), float(step.frame_b), float(step.weight))
-                p = np.array(p, np.float64)
-                if node == 0:
-                    p[:] = 0
-                    if moving:
-                        done = travelled[min(position, len(durations))]
-                        p[1] = done + (s * clip.steps[position].stride if position < len(durations) else 0)
-                local[node] = rigid(q, p)
+            at = ClipFrame(controller, clip, frame)
+            local = {node: rest[node] if node in channel_of else at.node_matrix(chassis, node, moving)
+                     for node in range(chassis.node_count)}
             expected = {0: chain(chassis.parents, local)}
             for node, world in expected[0].items():
                 worst["chassis"] = max(worst["chassis"], np.abs(shown[by_component[0][0]][node] - world).max())

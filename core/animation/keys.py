@@ -202,25 +202,19 @@ class _Openings:
         for node, key in zip(nodes.tolist(), starts.tolist()):
             first, answers, plain_until = int(self.first[node]), self.answers[node], self.plain_until[node]
             while True:
-                # a run of plain steps at once, up to where a check below could stop the walk
+                # a run of plain steps at once, up to where a check below could stop the walk; else one step
                 run_end = first + min(plain_until[key - first], self.last - first, len(answers))
                 if run_end > key:
                     chosen[node].extend(range(key + 1, run_end + 1))
                     key = run_end
-                    if key >= self.last:
-                        yield node, key, False
+                else:
+                    farthest, onward = answers[key - first]
+                    if onward:
+                        self.ahead[node] = 1
+                        yield node, key, True
                         break
-                    if key - first >= len(answers):
-                        self.ahead[node] = min(2 * self.ahead[node], self.MAX_AHEAD)
-                        yield node, key, False
-                        break
-                farthest, onward = answers[key - first]
-                if onward:
-                    self.ahead[node] = 1
-                    yield node, key, True
-                    break
-                key = farthest
-                chosen[node].append(key)
+                    key = farthest
+                    chosen[node].append(key)
                 if key >= self.last:
                     yield node, key, False
                     break
