@@ -238,6 +238,9 @@ def _parents_first(items, parent_of, index_of) -> list:
     return order
 
 
+EVALUATION_SCENE = "io_msh_evaluation"  # a custom property marking ``_evaluation_scene``'s scene
+
+
 @contextmanager
 def _evaluation_scene(context, root, frame: float):
     """A temporary scene holding only the model's objects, evaluated at ``frame``, so that stepping through
@@ -245,6 +248,7 @@ def _evaluation_scene(context, root, frame: float):
     through the depsgraph). Without it every frame would evaluate the whole scene, however many models it
     holds."""
     scene = bpy.data.scenes.new("io_msh export")
+    scene[EVALUATION_SCENE] = True
     try:
         scene.render.fps, scene.render.fps_base = context.scene.render.fps, context.scene.render.fps_base
         for obj in (root, *descendants(root)):

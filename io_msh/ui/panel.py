@@ -24,6 +24,7 @@ from ..exp import check_cache
 from ..exp.check import ExportCheck, check_export
 from ..exp.live_check import LiveCheck
 from ..exp.plan import ExportOptions
+from ..exp.readback import EVALUATION_SCENE
 from ..imp.unit import UNIT
 from ..imp.unit_clips import part_label, unit_clip_labels, unit_parts
 from .dialog import export_options
@@ -372,6 +373,10 @@ def update_game_pose(scene, root, collection) -> None:
 
 @persistent
 def _on_frame_change(scene, depsgraph=None) -> None:
+    # A frame change evaluates the edits still pending without a depsgraph_update_post (a script's edit then
+    # frame_set); the export's own evaluation scene (its first evaluation lists every data-block) is no edit.
+    if depsgraph is not None and not scene.get(EVALUATION_SCENE):
+        check_cache.note_updates(depsgraph)
     for collection in [c for c in bpy.data.collections if GHOST in c]:
         root = bpy.data.objects.get(collection[GHOST])
         if root is not None and P.MODEL in root:
