@@ -5,8 +5,12 @@ from scratch (its lines and the bytes it would write). Undo is simulated by sett
 import numpy as np
 import pytest
 from test_check_cache import checked_alike, imported
+from test_import import import_file, write
 from test_live_check import curves_of
 from test_panel import _panel, _select_only, export_dialog_defaults  # noqa: F401  (an autouse fixture)
+
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 
 MODES = ["ARMATURE", "EMPTIES"]
 
@@ -299,3 +303,165 @@ def test_frame_changes_without_edits_read_no_mesh_again(blender, tmp_path, node_
         scene.frame_set(scene.frame_current + 1)
         panel.run_check(bpy.context, root)
         assert blender.ext.io_msh.exp.check_cache.kept_counts(root.name)["meshes read"] == 0
+
+
+# ----------------------------------------------------------------- what a mesh holds besides its stored arrays
+@pytest.mark.parametrize("node_mode", MODES)
+def test_mesh_face_settings_set_through_rna(blender, tmp_path, node_mode):
+    """Face material, shading, the active UV map and face flags are not in the stored arrays the cache compares:
+    Blender's tag of the mesh must be what reads them again."""
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    obj = meshes(root)[0]
+    mesh = obj.data
+    mesh.materials.append(bpy.data.materials.new("second"))
+    checked_alike(bpy, panel, root)
+    mesh.polygons[0].material_index = 1
+    checked_alike(bpy, panel, root)
+    mesh.polygons[0].use_smooth = not mesh.polygons[0].use_smooth
+    checked_alike(bpy, panel, root)
+    mesh.edges[0].use_edge_sharp = not mesh.edges[0].use_edge_sharp
+    checked_alike(bpy, panel, root)
+    flag = mesh.attributes.get("msh_glass") or mesh.attributes.new("msh_glass", "BOOLEAN", "FACE")
+    checked_alike(bpy, panel, root)
+    flag.data[0].value = not flag.data[0].value
+    checked_alike(bpy, panel, root)
+    layer = mesh.uv_layers.new(name="second")
+    checked_alike(bpy, panel, root)
+    layer.data[0].uv = (0.75, 0.25)
+    checked_alike(bpy, panel, root)
+    mesh.uv_layers.active = layer
+    checked_alike(bpy, panel, root)
+    mesh.uv_layers.active_index = 0
+    checked_alike(bpy, panel, root)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_mesh_face_settings_set_by_foreach_set(blender, tmp_path, node_mode):
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    mesh = meshes(root)[0].data
+    mesh.materials.append(bpy.data.materials.new("second"))
+    checked_alike(bpy, panel, root)
+    slots = np.ones(len(mesh.polygons), np.int32)
+    mesh.polygons.foreach_set("material_index", slots)  # no update: Blender's evaluated mesh is the old one
+    checked_alike(bpy, panel, root)
+    mesh.update()
+    checked_alike(bpy, panel, root)
+    smooth = np.zeros(len(mesh.polygons), bool)
+    mesh.polygons.foreach_get("use_smooth", smooth)
+    mesh.polygons.foreach_set("use_smooth", ~smooth)
+    checked_alike(bpy, panel, root)
+    mesh.update()
+    checked_alike(bpy, panel, root)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_meshes_swapped_and_replaced(blender, tmp_path, node_mode):
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    first, second = meshes(root)[:2]
+    first.data, second.data = second.data, first.data
+    checked_alike(bpy, panel, root)
+    first.data, second.data = second.data, first.data
+    checked_alike(bpy, panel, root)
+    old = first.data
+    name = old.name
+    new = old.copy()
+    new.vertices[0].co.z += 0.5
+    first.data = new
+    bpy.data.meshes.remove(old)  # its memory free for the next mesh
+    new.name = name
+    checked_alike(bpy, panel, root)
+    again = new.copy()
+    again.vertices[0].co.z -= 0.5
+    first.data = again
+    bpy.data.meshes.remove(new)
+    again.name = name
+    checked_alike(bpy, panel, root)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_a_mesh_written_by_bmesh(blender, tmp_path, node_mode):
+    import bmesh
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    mesh = meshes(root)[0].data
+    edit = bmesh.new()
+    edit.from_mesh(mesh)
+    for face in edit.faces:
+        face.smooth = not face.smooth
+    edit.to_mesh(mesh)  # no update
+    checked_alike(bpy, panel, root)
+    mesh.update()
+    checked_alike(bpy, panel, root)
+    edit.verts.ensure_lookup_table()
+    edit.verts[0].co.x += 0.5
+    edit.to_mesh(mesh)
+    edit.free()
+    checked_alike(bpy, panel, root)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_a_mesh_left_in_edit_mode_while_the_root_is_active(blender, tmp_path, node_mode):
+    """A script can leave a mesh in Edit Mode and make the root active: its data is not what it shows, and
+    Blender leaves only the active object's Edit Mode. The check (cached or not) and the export refuse it, by
+    name, instead of failing on the mesh's Edit Mode data."""
+    import bmesh
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    obj = meshes(root)[0]
+    _select_only(bpy, [obj])
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.context.view_layer.objects.active = root  # the mesh stays in Edit Mode, the check's model is selected
+    root.select_set(True)
+    edit = bmesh.from_edit_mesh(obj.data)
+    edit.verts.ensure_lookup_table()
+    edit.verts[0].co.x += 0.5
+    bmesh.update_edit_mesh(obj.data)
+    checked_alike(bpy, panel, root)
+    refusal = f"object {obj.name!r} is in Edit Mode but is not the active object"
+    assert any(refusal in x.message for x in panel.run_check(bpy.context, root).lines if x.level == "ERROR")
+    out = tmp_path / "out.msh"
+    with pytest.raises(RuntimeError, match="is in Edit Mode but is not the active object"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(out))
+    assert not out.exists()
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="OBJECT")
+    _select_only(bpy, [root])
+    checked_alike(bpy, panel, root)
+    assert any("geometry changed" in x.message for x in panel.run_check(bpy.context, root).lines)
+
+
+def test_two_models_checked_in_turn(blender, tmp_path):
+    """Each model's cache takes the edits made while another was checked."""
+    bpy, panel, first = model(blender, tmp_path, "ARMATURE", seed=11)
+    data = build_model(random_model(12, node_count=4, frame_count=16, animated=1.0, every_frame=True)).to_bytes()
+    (second,) = [r for r in import_file(bpy, write(tmp_path, "second.msh", data), node_mode="EMPTIES") if r != first]
+    _select_only(bpy, [second])
+    checked_alike(bpy, panel, second)
+    a_curve(first).keyframe_points[3].co[1] += 0.5
+    meshes(first)[0].data.polygons[0].use_smooth ^= True
+    a_curve(second).keyframe_points[2].co[1] += 0.5
+    checked_alike(bpy, panel, second)  # the first model's edits wait for its own check
+    _select_only(bpy, [first])
+    checked_alike(bpy, panel, first)
+    a_curve(second).keyframe_points[2].co[1] -= 0.5
+    checked_alike(bpy, panel, first)
+    _select_only(bpy, [second])
+    checked_alike(bpy, panel, second)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_an_action_frame_range_and_slot(blender, tmp_path, node_mode):
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    holder = holders(root)[0]
+    action = holder.animation_data.action
+    action.use_frame_range = True
+    start, end = action.frame_start, action.frame_end
+    action.frame_end = end - 4
+    checked_alike(bpy, panel, root)
+    action.frame_start, action.frame_end = start, end
+    checked_alike(bpy, panel, root)
+    if not hasattr(holder.animation_data, "action_slot"):  # 4.2: no slots
+        return
+    slot = holder.animation_data.action_slot
+    holder.animation_data.action_slot = action.slots.new(slot.target_id_type, "other")
+    checked_alike(bpy, panel, root)
+    holder.animation_data.action_slot = slot
+    checked_alike(bpy, panel, root)

@@ -11,7 +11,7 @@ from ...core.errors import FormatError
 from ...core.msh.model import Model
 from ..com import props as P
 from .check_cache import PlanMemo, cache_for
-from .export import ModelRead, _library_files, _root_in_collection, plan_read, read_model
+from .export import ModelRead, _library_files, _root_in_collection, editing, plan_read, read_model
 from .plan import ExportOptions, ExportResult, refuse_oversized
 from .readback import find_root
 from .scene_model import SceneModel
@@ -68,12 +68,13 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
 
 def _cached_root(context):
     """The model a cached check reads ahead: the one the export takes, imported, without clips (whose curves
-    are read through the export's timeline copies)."""
+    are read through the export's timeline copies), none of its objects in Edit Mode (their data is not what
+    they show: the read refuses them, or leaves the mode first)."""
     try:
         root = find_root(context)
     except FormatError:
         return None
-    return root if P.MODEL in root and not root.get(P.CLIPS) else None
+    return root if P.MODEL in root and not root.get(P.CLIPS) and not editing(root) else None
 
 
 class CheckJob:

@@ -22,6 +22,7 @@ from ...core.files import read_container
 from ...core.msh.model import Model
 from ..com import props as P
 from ..com.curves import action_end, keyframe_frames, read_curves, still_read
+from ..com.hierarchy import descendants
 from .clip_timeline import timeline_as_exported
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
@@ -165,7 +166,7 @@ def read_model(context, root, options: ExportOptions, curves: list | None = None
     result = _legacy_copy(root)
     if result is not None:
         return result
-    with _object_mode(context), timeline_as_exported(root) as clip_warnings:
+    with _object_mode(context, root), timeline_as_exported(root) as clip_warnings:
         curves = curves if curves is not None and still_read(root, curves) else read_curves(root)
         end = action_end(root, options.frame_range)
         frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
@@ -238,11 +239,18 @@ class _ImportedEntry:
 
 
 @contextmanager
-def _object_mode(context):
+def _object_mode(context, root):
     """Object Mode while the scene is read: Edit Mode keeps its changes (bones, vertices) out of the data
-    until it is left. The mode the user was in is restored afterwards."""
+    until it is left. The mode the user was in is restored afterwards. Raises FormatError for an object of the
+    model in Edit Mode that leaving the active object's Edit Mode does not take out of it (a script can leave
+    one so): its data is not what it shows, and Blender leaves only the active object's mode."""
     active = context.view_layer.objects.active
-    if active is None or active.mode != "EDIT":
+    left = active is not None and active.mode == "EDIT"
+    stuck = [o for o in editing(root) if not left or o.type != active.type]
+    if stuck:
+        raise FormatError.single("scene", None, f"object {stuck[0].name!r} is in Edit Mode but is not the active "
+                                                "object: leave its Edit Mode (or make it active) and try again")
+    if not left:
         yield
         return
     bpy.ops.object.mode_set(mode="OBJECT")
@@ -251,6 +259,11 @@ def _object_mode(context):
     finally:
         if context.view_layer.objects.active == active:
             bpy.ops.object.mode_set(mode="EDIT")
+
+
+def editing(root) -> list:
+    """The model's objects in Edit Mode."""
+    return [o for o in (root, *descendants(root)) if o.mode == "EDIT"]
 
 
 def _library_files(materials: MaterialExport | None, options: ExportOptions, read_as: dict,

@@ -1410,6 +1410,11 @@ REPORTS = {
         "свойство {key} у {name} содержит {value}, а не 32-битное слово",
     # branch unitmotion (issue 30 item 1)
     "No part of {unit} has a clip {clip}": "Ни у одной части юнита {unit} нет клипа {clip}",
+    # branch cachehunt: an object of the model left in Edit Mode while another object is active
+    "object {name} is in Edit Mode but is not the active object: leave its Edit Mode (or make it active) and try "
+    "again":
+        "объект {name} в режиме правки, но не активен: выйдите из его режима правки (или сделайте его активным) "
+        "и повторите",
 }
 
 # A field is one value (a name, a number, a path), never a ": "-separated run; these fields hold text.
