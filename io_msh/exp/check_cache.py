@@ -4,13 +4,19 @@ authored track and the import's geometry plan. The export itself never uses it: 
 
 A part is reused only when it provably did not change:
 - F-curves: Blender tags an action on every change to its keys, handles or interpolation, on a bone rename
-  (its paths) and when it is assigned (seen through ``depsgraph_update_post``: ``note_updates``). The keys of an
-  action tagged since the last check are read again, all of them; its curves whose arrays are byte for byte the
-  ones kept are kept as read (with their evaluation reading). The cheap settings of every curve (paths, key
-  count, extrapolation, muting, modifiers, group muting) are read at every check.
-- Mesh objects without modifiers or shape keys: their ``read_mesh`` is kept while neither the object's geometry
-  nor its mesh was tagged, the object and mesh are the same data-blocks, the mesh as stored is byte for byte the
-  one kept, and its materials are the evaluated copies of the object's slots' (these are read at every check).
+  (its paths) and when it is assigned (seen through ``depsgraph_update_post``, and through ``frame_change_post``
+  too: a script's edit that a ``frame_set`` evaluates reaches no ``depsgraph_update_post``; ``note_updates``).
+  The keys of an action tagged since the last check are read again, all of them; its curves whose arrays are
+  byte for byte the ones kept are kept as read (with their evaluation reading). The cheap settings of every
+  curve (paths, key count, extrapolation, muting, modifiers, group muting) are read at every check. Keys a
+  script set with ``foreach_set`` and no ``fcurve.update()`` are tagged by nothing (Blender's viewport misses
+  them too): a check with the cache misses them as well.
+- Mesh objects without modifiers or shape keys, none of the model's objects in Edit Mode: their ``read_mesh``
+  is kept while neither the object's geometry nor its mesh was tagged, the object and mesh are the same
+  data-blocks, the mesh as stored is byte for byte the one kept, and its materials are the evaluated copies of
+  the object's slots' (these are read at every check). What the stored arrays leave out (face materials and
+  shading, face flags, the active UV map) is read from Blender's evaluated mesh, which changes only when the
+  mesh is tagged.
 - Tracks and the geometry plan are pure functions of what they are keyed on (the exact bytes of the poses, the
   source model), kept from the last check only.
 A file load, an undo or a redo forgets everything (``forget``)."""
