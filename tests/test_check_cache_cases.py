@@ -465,3 +465,54 @@ def test_an_action_frame_range_and_slot(blender, tmp_path, node_mode):
     checked_alike(bpy, panel, root)
     holder.animation_data.action_slot = slot
     checked_alike(bpy, panel, root)
+
+
+@pytest.mark.parametrize("node_mode", MODES)
+def test_object_settings_keys_inserted_and_modifiers_come_and_go(blender, tmp_path, node_mode):
+    bpy, panel, root = model(blender, tmp_path, node_mode)
+    obj = meshes(root)[0]
+    slot = obj.material_slots[0]
+    slot.link = "OBJECT"
+    slot.material = bpy.data.materials.new("on the object")
+    checked_alike(bpy, panel, root)
+    slot.link = "DATA"
+    checked_alike(bpy, panel, root)
+    obj.hide_viewport = True
+    checked_alike(bpy, panel, root)
+    obj.hide_viewport = False
+    checked_alike(bpy, panel, root)
+    modifier = obj.modifiers.new("bevel", "BEVEL")
+    checked_alike(bpy, panel, root)
+    obj.modifiers.remove(modifier)
+    checked_alike(bpy, panel, root)
+    obj.shape_key_add(name="Basis")
+    checked_alike(bpy, panel, root)
+    obj.shape_key_clear()
+    checked_alike(bpy, panel, root)
+    curve = a_curve(root)
+    frame = curve.keyframe_points[4].co[0]
+    if node_mode == "ARMATURE":
+        item = root.pose.bones[curve.data_path.split('"')[1]]
+    else:
+        item = next(h for h in holders(root) if any(c == curve for c in fcurves_of(h)))
+    item.location[curve.array_index] += 0.5
+    assert item.keyframe_insert("location", index=curve.array_index, frame=frame)  # a key replaced: the count is the same
+    checked_alike(bpy, panel, root)
+
+
+def test_two_models_trading_names(blender, tmp_path):
+    """The caches are by root name: a model taking the name of one checked before reads nothing of the other's."""
+    bpy, panel, first = model(blender, tmp_path, "ARMATURE", seed=11)
+    data = build_model(random_model(11, node_count=4, frame_count=16, animated=1.0, every_frame=True)).to_bytes()
+    (second,) = [r for r in import_file(bpy, write(tmp_path, "same.msh", data), node_mode="ARMATURE") if r != first]
+    a_curve(second).keyframe_points[3].co[1] += 0.5
+    meshes(second)[0].data.vertices[0].co.x += 0.25
+    names = first.name, second.name
+    first.name = "elsewhere"
+    second.name = names[0]
+    for one, other in zip(meshes(first), meshes(second)):  # the second's objects under the first's names
+        name = one.name
+        one.name = name + "_old"
+        other.name = name
+    _select_only(bpy, [second])
+    checked_alike(bpy, panel, second)
