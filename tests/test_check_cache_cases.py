@@ -496,7 +496,7 @@ def test_object_settings_keys_inserted_and_modifiers_come_and_go(blender, tmp_pa
     else:
         item = next(h for h in holders(root) if any(c == curve for c in fcurves_of(h)))
     item.location[curve.array_index] += 0.5
-    assert item.keyframe_insert("location", index=curve.array_index, frame=frame)  # a key replaced: the count is the same
+    assert item.keyframe_insert("location", index=curve.array_index, frame=frame)  # a key replaced, as many keys
     checked_alike(bpy, panel, root)
 
 
