@@ -14,6 +14,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
+from . import registration
 from .translations import report
 
 SUFFIX = {"GLB": ".glb", "FBX": ".fbx"}
@@ -89,10 +90,8 @@ def menu_export(self, context):
 
 
 def register() -> None:
-    bpy.utils.register_class(EXPORT_SCENE_OT_parkan_clips)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    registration.register([EXPORT_SCENE_OT_parkan_clips], exports=[menu_export])
 
 
 def unregister() -> None:
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.utils.unregister_class(EXPORT_SCENE_OT_parkan_clips)
+    registration.unregister([EXPORT_SCENE_OT_parkan_clips], exports=[menu_export])

@@ -13,6 +13,7 @@ from pathlib import Path
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
+from . import registration
 from .translations import report
 
 LIBRARY_FOLDER = "Parkan asset library"  # made in the game folder unless the dialog names another .blend
@@ -121,10 +122,8 @@ def menu_import(self, context):
 
 
 def register() -> None:
-    bpy.utils.register_class(PARKAN_OT_asset_library)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    registration.register([PARKAN_OT_asset_library], imports=[menu_import])
 
 
 def unregister() -> None:
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    bpy.utils.unregister_class(PARKAN_OT_asset_library)
+    registration.unregister([PARKAN_OT_asset_library], imports=[menu_import])

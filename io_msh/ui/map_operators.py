@@ -8,7 +8,7 @@ import os
 
 import bpy
 from bpy.props import StringProperty
-from bpy_extras.io_utils import ExportHelper, ImportHelper, poll_file_object_drop
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ...core.errors import FormatError, printable
 from ..com import compat
@@ -18,6 +18,7 @@ from ..imp.map import import_map
 from ..imp.map_plan import plan_map
 from ..imp.plan import ImportOptions
 from . import dialog as D
+from . import registration
 from .preferences import game_folder
 from .translations import report
 
@@ -105,15 +106,11 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-class IO_FH_parkan_map(bpy.types.FileHandler):
+class IO_FH_parkan_map(registration.DropFileHandler, bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_map"
     bl_label = "Parkan Mission"
     bl_import_operator = "import_scene.parkan_map"
     bl_file_extensions = ".tma"
-
-    @classmethod
-    def poll_drop(cls, context):
-        return poll_file_object_drop(context)
 
 
 def menu_import(self, context):
@@ -128,14 +125,8 @@ CLASSES = (IMPORT_SCENE_OT_parkan_map, EXPORT_SCENE_OT_parkan_map, IO_FH_parkan_
 
 
 def register() -> None:
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    registration.register(CLASSES, [menu_import], [menu_export])
 
 
 def unregister() -> None:
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    registration.unregister(CLASSES, [menu_import], [menu_export])

@@ -16,7 +16,6 @@ from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
     orientation_helper,
-    poll_file_object_drop,
 )
 
 from ...core.errors import FormatError, printable
@@ -26,7 +25,7 @@ from ..exp.export import export_to_file
 from ..imp.build import import_plans, import_root_matrix
 from ..imp.plan import ImportOptions, matching_models, plan_file
 from . import dialog as D
-from . import engine_operators, library_operators, map_operators, translations, unit_operators
+from . import engine_operators, library_operators, map_operators, registration, translations, unit_operators
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
 from .dialog import export_options
@@ -282,16 +281,12 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
 
 
 
-class IO_FH_parkan_msh(bpy.types.FileHandler):
+class IO_FH_parkan_msh(registration.DropFileHandler, bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_msh"
     bl_label = "Parkan MSH"
     bl_import_operator = "import_scene.parkan_msh"
     bl_export_operator = "export_scene.parkan_msh"
     bl_file_extensions = EXTENSIONS
-
-    @classmethod
-    def poll_drop(cls, context):
-        return poll_file_object_drop(context)
 
 
 def menu_import(self, context):
@@ -308,10 +303,7 @@ CLASSES = (ParkanMshPreferences, ParkanMshArchiveModel, PARKAN_UL_archive_models
 
 def register() -> None:
     translations.register()
-    for cls in CLASSES + CLIP_CLASSES:
-        bpy.utils.register_class(cls)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    registration.register(CLASSES + CLIP_CLASSES, [menu_import], [menu_export])
     bpy.types.VIEW3D_MT_object.append(clip_menu_object)
     unit_operators.register()
     map_operators.register()
@@ -325,8 +317,5 @@ def unregister() -> None:
     map_operators.unregister()
     unit_operators.unregister()
     bpy.types.VIEW3D_MT_object.remove(clip_menu_object)
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES + CLIP_CLASSES):
-        bpy.utils.unregister_class(cls)
+    registration.unregister(CLASSES + CLIP_CLASSES, [menu_import], [menu_export])
     translations.unregister()

@@ -13,7 +13,6 @@ from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
     orientation_helper,
-    poll_file_object_drop,
 )
 
 from ...core.errors import FormatError, printable
@@ -25,6 +24,7 @@ from ..imp.unit import import_unit
 from ..imp.unit_clips import TIMELINE, show_unit_clip
 from ..imp.unit_plan import plan_unit
 from . import dialog as D
+from . import registration
 from .preferences import game_folder
 from .translations import report
 
@@ -161,15 +161,11 @@ class OBJECT_OT_parkan_unit_clip(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class IO_FH_parkan_unit(bpy.types.FileHandler):
+class IO_FH_parkan_unit(registration.DropFileHandler, bpy.types.FileHandler):
     bl_idname = "IO_FH_parkan_unit"
     bl_label = "Parkan Unit"
     bl_import_operator = "import_scene.parkan_unit"
     bl_file_extensions = ".dat"
-
-    @classmethod
-    def poll_drop(cls, context):
-        return poll_file_object_drop(context)
 
 
 def menu_import(self, context):
@@ -184,14 +180,8 @@ CLASSES = (IMPORT_SCENE_OT_parkan_unit, EXPORT_SCENE_OT_parkan_unit, OBJECT_OT_p
 
 
 def register() -> None:
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
+    registration.register(CLASSES, [menu_import], [menu_export])
 
 
 def unregister() -> None:
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    registration.unregister(CLASSES, [menu_import], [menu_export])
