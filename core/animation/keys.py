@@ -47,7 +47,7 @@ def quantize_rotations(q: np.ndarray) -> np.ndarray:
 
 def rotation_error(sampled: np.ndarray, target: np.ndarray, target_norm: np.ndarray | None = None) -> np.ndarray:
     """Angle in radians between sampled and target rotations (sign-insensitive, lengths ignored).
-    ``target_norm``: the targets' lengths when already known (``np.linalg.norm`` over the last axis)."""
+    ``target_norm``: the targets' lengths when already known (``sqrt(_dot4(target, target))``)."""
     a = np.asarray(sampled, np.float64)
     b = np.asarray(target, np.float64)
     na = np.sqrt(_dot4(a, a))

@@ -33,9 +33,8 @@ from ...core.errors import FormatError
 from ..com.curves import Curve, curve_settings, node_fcurves, read_curve
 from ..com.hierarchy import descendants
 from ..com.sliders import slider_drivers
-from .fcurves import BEZIER
 from .meshes import _stored, read_mesh
-from .poses import read_evaluation
+from .poses import read_evaluation, read_handles
 
 
 @dataclass
@@ -216,12 +215,7 @@ def _keys(points) -> tuple[bytes, ...]:
     co, interpolation = np.empty(2 * count, np.float32), np.empty(count, np.int32)
     points.foreach_get("co", co)
     points.foreach_get("interpolation", interpolation)
-    left = right = co
-    if (interpolation == BEZIER).any():
-        left, right = np.empty(2 * count, np.float32), np.empty(2 * count, np.float32)
-        points.foreach_get("handle_left", left)
-        points.foreach_get("handle_right", right)
-    return _bytes(co, left, right, interpolation)
+    return _bytes(co, *read_handles(points, co, interpolation), interpolation)
 
 
 class PlanMemo:

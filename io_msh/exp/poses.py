@@ -68,16 +68,21 @@ def read_for_evaluation(root, curves: list[Curve]) -> None:
 
 def read_evaluation(curve: Curve, fcurve) -> None:
     """``read_for_evaluation`` of one curve."""
-    if (curve.interpolation == BEZIER).any():
-        points = fcurve.keyframe_points
-        curve.left, curve.right = np.empty(len(curve.co), np.float32), np.empty(len(curve.co), np.float32)
-        points.foreach_get("handle_left", curve.left)
-        points.foreach_get("handle_right", curve.right)
-    else:  # constant and linear keys (and their extrapolation) never read a handle
-        curve.left = curve.right = curve.co
+    curve.left, curve.right = read_handles(fcurve.keyframe_points, curve.co, curve.interpolation)
     curve.extrapolation = fcurve.extrapolation
     curve.plain = (not fcurve.mute and not fcurve.modifiers and not (fcurve.group and fcurve.group.mute)
                    and reproducible(curve.co, curve.left, curve.right, curve.interpolation))
+
+
+def read_handles(points, co: np.ndarray, interpolation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The keys' (left, right) handles as ``fcurves.evaluate`` needs them: read for a curve with a Bezier key;
+    for the others the keys themselves (constant and linear keys, and their extrapolation, read no handle)."""
+    if not (interpolation == BEZIER).any():
+        return co, co
+    left, right = np.empty(len(co), np.float32), np.empty(len(co), np.float32)
+    points.foreach_get("handle_left", left)
+    points.foreach_get("handle_right", right)
+    return left, right
 
 
 CHANNELS = {"location": 3, "rotation_quaternion": 4, "scale": 3}  # what moves a node (quaternion mode)
