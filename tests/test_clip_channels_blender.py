@@ -85,11 +85,12 @@ def test_blender_poses_the_node_as_the_cli_and_warns_naming_both_channels(blende
         assert np.abs(shown - game[0]).max() < 2e-4, value  # the game's matrix: the unnormalised i16 quaternion
 
 
-def test_update_clips_repeats_the_controllers_warnings(blender, files, capfd):
+@pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
+def test_update_clips_repeats_the_controllers_warnings(blender, files, capfd, node_mode):
     """Update Clips makes the clips again from the controller, and says what the import said of it."""
     bpy = blender.bpy
     folder, _data = files
-    root = import_walker(blender, folder / "walker.msh", clips="ACTIONS", frame_rate=30.0)
+    root = import_walker(blender, folder / "walker.msh", node_mode=node_mode, clips="ACTIONS", frame_rate=30.0)
     capfd.readouterr()
     bpy.context.view_layer.objects.active = root
     assert bpy.ops.object.parkan_update_clips() == {"FINISHED"}
