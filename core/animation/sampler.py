@@ -145,34 +145,35 @@ def sample(data: AnimationData, times, nodes=None) -> Samples:
     if len(node_ids) and (node_ids.min() < 0 or node_ids.max() >= data.node_count):
         raise FormatError.single("Res1", None, f"node index out of range ({data.node_count} nodes)")
     shape = (len(node_ids), len(t))
-    frame = np.broadcast_to(frame_index(t)[None, :], shape).astype(np.int64)
+    frame_u32 = (frame_index(t).astype(np.int64) & 0xFFFFFFFF)[None, :]
     map_start = data.map_start[node_ids].astype(np.int64)[:, None]
-    fallback = np.broadcast_to(data.fallback[node_ids].astype(np.int64)[:, None], shape)
-    frame_u32 = frame & 0xFFFFFFFF
+    fallback = data.fallback[node_ids].astype(np.int64)[:, None]
     mapped = (frame_u32 < data.frame_count) & (map_start != NONE)
-    word_at = map_start + frame_u32
+    word_at = np.where(mapped, map_start + frame_u32, 0)
     _require(~mapped | (word_at < len(data.words)), "Res19", node_ids, "map word past the end of Res19")
-    word = np.zeros(shape, np.int64)
-    word[mapped] = data.words[word_at[mapped]]
+    word = np.take(data.words, word_at).astype(np.int64) if len(data.words) else np.zeros(shape, np.int64)
     mapped &= word < fallback
     key = np.where(mapped, word, fallback)
     _require(key < len(data.times), "Res8", node_ids, "key index past the end of Res8")
     _require(~mapped | (key + 1 < len(data.times)), "Res8", node_ids, "next key past the end of Res8")
     k0 = key
-    k1 = np.where(mapped, key + 1, key)
-    t_all = np.broadcast_to(t[None, :], shape)
-    t0, t1 = data.times[k0], data.times[k1]
+    k1 = key + mapped
+    t_all = t[None, :]
+    t0, t1 = np.take(data.times, k0), np.take(data.times, k1)
     is_k0 = mapped & (t_all == t0)
     is_k1 = mapped & ~is_k0 & (t_all == t1)
     is_lerp = mapped & ~is_k0 & ~is_k1
+    # np.take: a fancy index data.pos[k0] gathers the same rows several times slower
+    p0, p1 = np.take(data.pos, k0, axis=0), np.take(data.pos, k1, axis=0)
+    q0, q1 = np.take(data.rot, k0, axis=0), np.take(data.rot, k1, axis=0)
     with np.errstate(all="ignore"):
         a = np.where(is_lerp, (t_all - t0) / (t1 - t0), F32(0)).astype(F32)
-        pos = lerp(data.pos[k0], data.pos[k1], a)
-        rot = slerp(data.rot[k0], data.rot[k1], a)
-    take_k1 = is_k1[..., None]
-    plain = ~is_lerp[..., None]
-    pos = np.where(plain, np.where(take_k1, data.pos[k1], data.pos[k0]), pos).astype(F32)
-    rot = np.where(plain, np.where(take_k1, data.rot[k1], data.rot[k0]), rot).astype(F32)
+        pos = lerp(p0, p1, a)
+        rot = slerp(q0, q1, a)
+    take_k0, take_k1 = (~is_lerp & ~is_k1)[..., None], is_k1[..., None]
+    for out, first, second in ((pos, p0, p1), (rot, q0, q1)):  # float32 already: the keys where no lerp is taken
+        np.copyto(out, first, where=take_k0)
+        np.copyto(out, second, where=take_k1)
     branch = np.select([~mapped, is_k0, is_k1], [FALLBACK, K0, K1], LERP).astype(np.int8)
     return Samples(rot, pos, np.where(is_k1, k1, k0), branch)
 

@@ -174,49 +174,60 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
     """
     if node_mode == "EMPTIES":
         return location, rotation
-    inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))[:, None]
+    inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))
     rest = np.array([n.rest_location for n in nodes])[:, None]
-    return C.rotate(inverse, location - rest), C.multiply(inverse, rotation)
+    return (location - rest) @ _rotations(inverse).transpose(0, 2, 1), rotation @ _left(inverse).transpose(0, 2, 1)
 
 
-IDENTITY = np.array([1.0, 0, 0, 0])
+@dataclass(frozen=True)
+class Rebase:
+    """Per node, the constant linear maps that make pose-bone values planned against the node's rest relative
+    to the rest Blender holds for its bone (``rebase``): location -> location @ turn.T + offset, rotation ->
+    rotation @ spin.T."""
+
+    turn: np.ndarray    # (nodes, 3, 3)
+    offset: np.ndarray  # (nodes, 3)
+    spin: np.ndarray    # (nodes, 4, 4)
+
+    def apply(self, node: int, location: np.ndarray, rotation: np.ndarray | None
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``location`` (..., 3) and ``rotation`` (..., 4) or None of node ``node``, rebased."""
+        moved = np.asarray(location, np.float64) @ self.turn[node].T + self.offset[node]
+        return moved, None if rotation is None else np.asarray(rotation, np.float64) @ self.spin[node].T
 
 
-def rebased(location: np.ndarray, rotation: np.ndarray | None, intended: tuple[np.ndarray, np.ndarray],
-            actual: tuple[np.ndarray, np.ndarray], parent_frame: np.ndarray = IDENTITY,
-            frame: np.ndarray = IDENTITY) -> tuple[np.ndarray, np.ndarray | None]:
-    """A bone's pose-basis values planned against its node's rest (``intended``: the rest's Blender quaternion
-    (4,) and location (3,) relative to the parent node) made relative to the rest Blender holds for the bone
-    (``actual``: relative to the parent bone), the node's bone turned by ``frame`` and its parent's by
-    ``parent_frame`` (conversion.bone_frames); ``location`` (..., 3), ``rotation`` (..., 4) or None.
+def rebase(intended: tuple[np.ndarray, np.ndarray], actual: tuple[np.ndarray, np.ndarray],
+           parent_frame: np.ndarray, frame: np.ndarray) -> Rebase:
+    """The maps of every node's bone: ``intended`` the nodes' rests ((nodes, 4) Blender quaternions and (nodes, 3)
+    locations relative to the parent node), ``actual`` the rests Blender holds for their bones (relative to the
+    parent bone), each bone turned by ``frame`` (nodes, 4) and its parent's by ``parent_frame``
+    (conversion.bone_frames).
 
     Blender makes a bone's rest matrix from head, tail and roll in float32, a little off the node's rest. The
     pose Blender shows is parent bone @ actual @ basis, and must be the parent node @ local @ frame, so basis' =
     actual^-1 @ parent_frame^-1 @ intended @ basis @ frame: a constant linear map of the channel values, which
     keeps linear interpolation between keys (and quaternion lengths and signs) as it was."""
-    turn = _rotation(actual[0]).T @ _rotation(parent_frame).T
-    moved = np.asarray(location, np.float64) @ (turn @ _rotation(intended[0])).T + turn @ intended[1] \
-        - _rotation(actual[0]).T @ actual[1]
-    if rotation is None:
-        return moved, None
+    unturned = _rotations(actual[0]).transpose(0, 2, 1)
+    turn = unturned @ _rotations(parent_frame).transpose(0, 2, 1)
+    offset = (turn @ intended[1][..., None] - unturned @ actual[1][..., None])[..., 0]
     before = C.multiply(C.conjugate(actual[0]), C.multiply(C.conjugate(parent_frame), intended[0]))
-    return moved, np.asarray(rotation, np.float64) @ (_left(before) @ _right(frame)).T
+    return Rebase(turn @ _rotations(intended[0]), offset, _left(before) @ _right(frame))
 
 
-def _rotation(q: np.ndarray) -> np.ndarray:
-    return C.matrices(q, np.zeros(3))[:3, :3]
+def _rotations(q: np.ndarray) -> np.ndarray:
+    return C.matrices(q, np.zeros((len(q), 3)))[:, :3, :3]
 
 
 def _left(a: np.ndarray) -> np.ndarray:
-    """The 4x4 matrix of q -> a * q (Hamilton product, (w, x, y, z))."""
-    w, x, y, z = a
-    return np.array([[w, -x, -y, -z], [x, w, -z, y], [y, z, w, -x], [z, -y, x, w]])
+    """The 4x4 matrices of q -> a * q (Hamilton product, (w, x, y, z)), for every row of ``a`` (n, 4)."""
+    w, x, y, z = a.T
+    return np.stack([w, -x, -y, -z, x, w, -z, y, y, z, w, -x, z, -y, x, w], axis=-1).reshape(-1, 4, 4)
 
 
 def _right(b: np.ndarray) -> np.ndarray:
-    """The 4x4 matrix of q -> q * b."""
-    w, x, y, z = b
-    return np.array([[w, -x, -y, -z], [x, w, z, -y], [y, -z, w, x], [z, y, -x, w]])
+    """The 4x4 matrices of q -> q * b."""
+    w, x, y, z = b.T
+    return np.stack([w, -x, -y, -z, x, w, z, -y, y, -z, w, x, z, y, -x, w], axis=-1).reshape(-1, 4, 4)
 
 
 def _tolerance(location: np.ndarray, tolerance: KeyTolerance) -> np.ndarray:
@@ -264,22 +275,35 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
         active = ~inherited
         if not active.any():
             break
-        starts, ends = scaled[:, :last:size][active], scaled[:, size::size][active]  # (m, channels)
         fraction = np.arange(size) / size
-        if size > 1:  # a block whose middle frame is off the line cannot fit: the rest is tested where it is on
-            middle = scaled[:, size // 2:last:size][active]
-            near = np.abs(middle - (starts + (ends - starts) * fraction[size // 2])).max(axis=1) <= 1.0
-            starts, ends = starts[near], ends[near]
-            active[active] = near
-        inside = scaled[:, :last].reshape(rows, blocks, size, channels)[active]    # (m, size, channels)
-        line = starts[:, None] + (ends - starts)[:, None] * fraction[None, :, None]
-        fits = np.zeros((rows, blocks), bool)
-        fits[active] = np.abs(inside - line).max(axis=(1, 2)) <= 1.0
+        # A block whose middle frame is off the line cannot fit: the rest is tested only where it is on. In
+        # blocks of one or two frames the middle is the only frame that can be off the line (the first is on).
+        starts, ends, middle = scaled[:, :last:size], scaled[:, size::size], scaled[:, size // 2:last:size]
+        if 2 * active.sum() > active.size:  # most blocks open: test them all where they lie, no copies
+            candidates = active & _within_line(starts, ends, middle[..., None, :], fraction[size // 2:size // 2 + 1])
+        else:
+            candidates = active.copy()
+            candidates[active] = _within_line(starts[active], ends[active], middle[active][..., None, :],
+                                              fraction[size // 2:size // 2 + 1])
+        if size <= 2:
+            fits = candidates
+        else:
+            fits = np.zeros((rows, blocks), bool)
+            fits[candidates] = _within_line(starts[candidates], ends[candidates],
+                                            scaled[:, :last].reshape(rows, blocks, size, channels)[candidates],
+                                            fraction)
         keep[:, :last:size] |= fits
         keep[:, size::size] |= fits
         covered = inherited | fits
         size //= 2
     return keep
+
+
+def _within_line(starts: np.ndarray, ends: np.ndarray, inside: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+    """Whether every frame of each block (``inside`` (..., size, channels)) lies within 1 of the line from its
+    start to its end (``starts``, ``ends`` (..., channels)) at ``fraction`` of the block."""
+    line = starts[..., None, :] + (ends - starts)[..., None, :] * fraction[:, None]
+    return np.abs(inside - line).max(axis=(-2, -1)) <= 1.0
 
 
 def greedy_keys(values: np.ndarray, distance: float, angle: float) -> np.ndarray:

@@ -21,7 +21,7 @@ from ..com import flags as F
 from ..com import props as P
 from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import children_map, descendants
-from .animation import rebased
+from .animation import rebase
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .material_animation import animate_materials, material_actions
 from .materials import build_material
@@ -221,21 +221,23 @@ def bone_rests(root: bpy.types.Object, names: list[str], nodes: list[NodePlan]) 
 def on_bone_rests(nodes: list[NodePlan], channels: list[ChannelPlan], controller, root: bpy.types.Object,
                   names: list[str]) -> list[ChannelPlan]:
     """The planned pose-bone values (channels, and the controller's clips and sliders, changed in place) made
-    relative to the bones as Blender holds them (``animation.rebased``: their frames, and the rests Blender made
+    relative to the bones as Blender holds them (``animation.rebase``: their frames, and the rests Blender made
     of the rest matrices); a node without keys whose bone shows it off by more than float32 rounding gets one
     key holding its rest. Returns the channels."""
     rot, loc = bone_rests(root, names, nodes)
     turns = np.array([P.bone_frame(root.data.bones[n]) for n in names])
-    shift = {n.index: ((n.rest_rotation, n.rest_location), (rot[i], loc[i]),
-                       turns[n.parent] if n.parent is not None else C.FRAME_CANDIDATES[0], turns[i])
-             for i, n in enumerate(nodes)}
+    parent_turns = np.array([turns[n.parent] if n.parent is not None else C.FRAME_CANDIDATES[0] for n in nodes])
+    maps = rebase((np.array([n.rest_rotation for n in nodes]).reshape(-1, 4),
+                   np.array([n.rest_location for n in nodes]).reshape(-1, 3)),
+                  (rot, loc), parent_turns.reshape(-1, 4), turns.reshape(-1, 4))
+    row = {n.index: i for i, n in enumerate(nodes)}
     for channel in channels:
-        channel.location, channel.rotation = rebased(channel.location, channel.rotation, *shift[channel.node])
+        channel.location, channel.rotation = maps.apply(row[channel.node], channel.location, channel.rotation)
     keyed = {c.node for c in channels}
     for node in nodes:
         if node.index in keyed:
             continue
-        location, rotation = rebased(np.zeros((1, 3)), np.array([[1.0, 0, 0, 0]]), *shift[node.index])
+        location, rotation = maps.apply(row[node.index], np.zeros((1, 3)), np.array([[1.0, 0, 0, 0]]))
         off = max(np.abs(rotation - [1.0, 0, 0, 0]).max(),
                   np.abs(location).max() / max(1.0, float(np.abs(node.rest_location).max())))
         if off > REST_ROUNDING:
@@ -243,11 +245,11 @@ def on_bone_rests(nodes: list[NodePlan], channels: list[ChannelPlan], controller
     if controller is not None:
         for clip in controller.clips:
             for keys in clip.nodes:
-                keys.location, keys.rotation = rebased(keys.location, keys.rotation, *shift[keys.node])
+                keys.location, keys.rotation = maps.apply(row[keys.node], keys.location, keys.rotation)
             if clip.root is not None:
-                clip.root = rebased(clip.root, None, *shift[0])[0]
+                clip.root = maps.apply(row[0], clip.root, None)[0]
         for slider in controller.sliders:
-            slider.location, slider.rotation = rebased(slider.location, slider.rotation, *shift[slider.node])
+            slider.location, slider.rotation = maps.apply(row[slider.node], slider.location, slider.rotation)
     return sorted(channels, key=lambda c: c.node)
 
 

@@ -1439,14 +1439,15 @@ def unregister() -> None:
 
 
 @cache
-def _patterns() -> tuple[tuple[re.Pattern, str], ...]:
-    """Each report template as a regular expression whose groups are its fields; longest templates first."""
+def _patterns() -> tuple[tuple[str, re.Pattern, str], ...]:
+    """Each report template as its longest fixed words (a cheap first test) and a regular expression whose
+    groups are its fields; longest templates first."""
     out = []
     for template in sorted(REPORTS, key=len, reverse=True):
         parts = re.split(r"\{(\w+)\}", template)
         regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>{FREE if p in FREE_FIELDS else FIELD})"
                         for i, p in enumerate(parts))
-        out.append((re.compile(regex, re.DOTALL), template))
+        out.append((max(parts[::2], key=len), re.compile(regex, re.DOTALL), template))
     return tuple(out)
 
 
@@ -1469,8 +1470,8 @@ def report_text(message: str, depth: int = 0) -> str:
     kept (and themselves translated where they are reports too); a file name or place before ``: `` kept."""
     if depth > 4:
         return message
-    for pattern, template in _patterns():
-        match = pattern.fullmatch(message)
+    for words, pattern, template in _patterns():
+        match = words in message and pattern.fullmatch(message)
         if match:
             values = {k: _value_text(v, depth + 1) for k, v in match.groupdict().items()}
             return _translate(template).format(**values)
