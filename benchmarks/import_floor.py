@@ -1,11 +1,13 @@
-"""Import at the key-writing floor (issue 32 item 1): a FAITHFUL import of a 60-node x 1000-frame model against
-writing the same F-curves alone, and against Blender's glTF importer on the same animation, in one process.
+"""Import at the key-writing floor (issue 32 item 1): a FAITHFUL import of a 60-node x 1000-frame dense model (every
+node keyed at every frame, as the issue's and benchmarks/edit_cycle.py's) against writing the same F-curves alone,
+and against Blender's glTF importer on the same animation, in one process (``--sparse``: 60% of the nodes animated,
+keys at random frames).
 
 The floor writes every curve the import made (its paths, groups and keys, read back from the import) into a new
 action, by the running Blender's fastest way (io_msh.com.compat.ChannelTarget.linear_fcurve: on 5.0 copies of a
 template curve) and by the sequence the import used before (fcurves.new, keyframe_points.add, foreach_set of co
 and interpolation, handles_recalc). Each time is the best of ``--repeat`` rounds.
-    .venv/bin/python benchmarks/import_floor.py [--nodes 60] [--frames 1000] [--repeat 3]
+    .venv/bin/python benchmarks/import_floor.py [--nodes 60] [--frames 1000] [--repeat 3] [--sparse]
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pathlib import Path
 
 import numpy as np
 from blender_bench import blender_env, bpy, run, start_blender, timed, write_generated
+
+from core.authoring.build import build_model
+from core.authoring.synth import random_model
 
 GOALS = {"floor": 1.5, "gltf": 0.4}
 
@@ -67,12 +72,17 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=60)
     parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sparse", action="store_true", help="60%% of the nodes animated, keys at random frames")
     args = parser.parse_args()
     start_blender()
     folder = Path(tempfile.mkdtemp(prefix="io_msh_floor_"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     msh, glb = folder / "floor.msh", folder / "floor.glb"
-    write_generated(msh, args.nodes, args.frames)
+    if args.sparse:
+        write_generated(msh, args.nodes, args.frames)
+    else:
+        msh.write_bytes(build_model(random_model(7, node_count=args.nodes, frame_count=args.frames, animated=1.0,
+                                                 every_frame=True)).to_bytes())
 
     def ours() -> None:
         assert bpy.ops.import_scene.parkan_msh(filepath=str(msh), animation="FAITHFUL") == {"FINISHED"}
@@ -89,7 +99,8 @@ def main() -> None:
     added = best(lambda: write_curves(curves, False), rounds)
     compat = blender_env.ext.io_msh.com.compat
     keys = sum(len(c[3]) // 2 for c in curves)
-    print(f"Blender {bpy.app.version_string}; {args.nodes} nodes x {args.frames} frames, FAITHFUL: {len(curves)} "
+    print(f"Blender {bpy.app.version_string}; {args.nodes} nodes x {args.frames} frames "
+          f"{'(sparse)' if args.sparse else '(dense)'}, FAITHFUL: {len(curves)} "
           f"curves, {keys} keys; F-curve copies {'used' if compat.CHANNELBAG_COPIES_FCURVES else 'not available'}")
     print(f"  import {imported:.3f} s, glTF importer {gltf:.3f} s, keys alone {fastest:.3f} s "
           f"(keys added one curve at a time {added:.3f} s)")

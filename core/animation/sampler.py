@@ -163,19 +163,20 @@ def sample(data: AnimationData, times, nodes=None) -> Samples:
     is_k0 = mapped & (t_all == t0)
     is_k1 = mapped & ~is_k0 & (t_all == t1)
     is_lerp = mapped & ~is_k0 & ~is_k1
-    # np.take: a fancy index data.pos[k0] gathers the same rows several times slower
-    p0, p1 = np.take(data.pos, k0, axis=0), np.take(data.pos, k1, axis=0)
-    q0, q1 = np.take(data.rot, k0, axis=0), np.take(data.rot, k1, axis=0)
-    with np.errstate(all="ignore"):
-        a = np.where(is_lerp, (t_all - t0) / (t1 - t0), F32(0)).astype(F32)
-        pos = lerp(p0, p1, a)
-        rot = slerp(q0, q1, a)
-    take_k0, take_k1 = (~is_lerp & ~is_k1)[..., None], is_k1[..., None]
-    for out, first, second in ((pos, p0, p1), (rot, q0, q1)):  # float32 already: the keys where no lerp is taken
-        np.copyto(out, first, where=take_k0)
-        np.copyto(out, second, where=take_k1)
+    # The key shown where none is interpolated, then the interpolation where it is: np.take, as a fancy index
+    # (data.pos[k0]) gathers several times slower.
+    shown = np.where(is_k1, k1, k0)
+    pos, rot = np.take(data.pos, shown, axis=0), np.take(data.rot, shown, axis=0)
+    at = np.flatnonzero(is_lerp)
+    if len(at):
+        k0_at, k1_at = np.take(k0, at), np.take(k1, at)
+        t0_at = np.take(t0, at)
+        with np.errstate(all="ignore"):
+            a = ((np.take(np.broadcast_to(t_all, shape), at) - t0_at) / (np.take(t1, at) - t0_at)).astype(F32)
+            pos.reshape(-1, 3)[at] = lerp(np.take(data.pos, k0_at, axis=0), np.take(data.pos, k1_at, axis=0), a)
+            rot.reshape(-1, 4)[at] = slerp(np.take(data.rot, k0_at, axis=0), np.take(data.rot, k1_at, axis=0), a)
     branch = np.select([~mapped, is_k0, is_k1], [FALLBACK, K0, K1], LERP).astype(np.int8)
-    return Samples(rot, pos, np.where(is_k1, k1, k0), branch)
+    return Samples(rot, pos, shown, branch)
 
 
 def _require(ok: np.ndarray, stream: str, node_ids: np.ndarray, message: str) -> None:

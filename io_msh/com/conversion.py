@@ -172,10 +172,9 @@ def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
     moved = np.moveaxis(q, axis, 0)
     if len(moved) < 2:
         return q
-    dots = (moved[1:] * moved[:-1]).sum(-1)
-    flips = np.concatenate([np.zeros((1, *dots.shape[1:]), bool), dots < 0])
-    sign = np.where(np.cumsum(flips, axis=0) % 2 == 1, -1.0, 1.0)
-    return np.moveaxis(moved * sign[..., None], 0, axis)
+    flips = (moved[1:] * moved[:-1]).sum(-1) < 0
+    moved[1:][np.cumsum(flips, axis=0, dtype=np.int64) % 2 == 1] *= -1  # in place: ``moved`` is a view of the copy
+    return q
 
 
 # MSH nodes have no scale (io_msh.exp.plan.bake_node_scale)

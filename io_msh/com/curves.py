@@ -140,8 +140,8 @@ def fingerprint(curves: Iterable[Curve]) -> str:
     digest = hashlib.sha1()
     for c in sorted(curves, key=lambda c: (c.node, c.path, c.index)):
         digest.update(f"{c.node}|{c.path}|{c.index}|{c.settings}|{len(c.co)}".encode())
-        digest.update(np.ascontiguousarray(c.co, np.float32).tobytes())
-        digest.update(np.ascontiguousarray(c.interpolation, np.int32).tobytes())
+        digest.update(np.ascontiguousarray(c.co, np.float32))  # the array's bytes, not copied
+        digest.update(np.ascontiguousarray(c.interpolation, np.int32))
     return digest.hexdigest()
 
 

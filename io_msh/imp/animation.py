@@ -279,12 +279,14 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
         # A block whose middle frame is off the line cannot fit: the rest is tested only where it is on. In
         # blocks of one or two frames the middle is the only frame that can be off the line (the first is on).
         starts, ends, middle = scaled[:, :last:size], scaled[:, size::size], scaled[:, size // 2:last:size]
-        if 2 * active.sum() > active.size:  # most blocks open: test them all where they lie, no copies
-            candidates = active & _within_line(starts, ends, middle[..., None, :], fraction[size // 2:size // 2 + 1])
+        at = fraction[size // 2:size // 2 + 1]
+        if 2 * active.sum() > active.size:  # most blocks open: their first channel tested where it lies, no copies
+            active = active & _within_line(starts[..., :1], ends[..., :1], middle[..., None, :1], at)
+        if 2 * active.sum() > active.size:
+            candidates = active & _within_line(starts, ends, middle[..., None, :], at)
         else:
             candidates = active.copy()
-            candidates[active] = _within_line(starts[active], ends[active], middle[active][..., None, :],
-                                              fraction[size // 2:size // 2 + 1])
+            candidates[active] = _within_line(starts[active], ends[active], middle[active][..., None, :], at)
         if size <= 2:
             fits = candidates
         else:
@@ -302,8 +304,10 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
 def _within_line(starts: np.ndarray, ends: np.ndarray, inside: np.ndarray, fraction: np.ndarray) -> np.ndarray:
     """Whether every frame of each block (``inside`` (..., size, channels)) lies within 1 of the line from its
     start to its end (``starts``, ``ends`` (..., channels)) at ``fraction`` of the block."""
-    line = starts[..., None, :] + (ends - starts)[..., None, :] * fraction[:, None]
-    return np.abs(inside - line).max(axis=(-2, -1)) <= 1.0
+    off = (ends - starts)[..., None, :] * fraction[:, None]  # then in place: the line, and the distance to it
+    off += starts[..., None, :]
+    np.subtract(inside, off, out=off)
+    return np.abs(off, out=off).max(axis=(-2, -1)) <= 1.0
 
 
 def greedy_keys(values: np.ndarray, distance: float, angle: float) -> np.ndarray:
