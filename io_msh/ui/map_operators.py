@@ -20,7 +20,7 @@ from ..imp.plan import ImportOptions
 from . import dialog as D
 from . import registration
 from .preferences import game_folder
-from .translations import report
+from .translations import exported, report
 
 
 class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
@@ -91,16 +91,9 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         path = self.filepath
-        try:
-            result = export_map(context, path, self.force, self.collection or None)
-        except FormatError as exc:
-            report(self, "ERROR", exc.describe(path))
+        result = exported(self, path, lambda: export_map(context, path, self.force, self.collection or None))
+        if result is None:
             return {"CANCELLED"}
-        except OSError as exc:
-            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
-            return {"CANCELLED"}
-        for line in result.warnings:
-            report(self, "WARNING", line)
         report(self, "INFO", f"Wrote {len(result.written)} file(s) of {os.path.basename(path)}: "
                               f"{result.heights} height(s) changed, {result.edited_objects} object(s) edited")
         return {"FINISHED"}

@@ -30,7 +30,7 @@ from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
 from .dialog import export_options
 from .preferences import ParkanMshPreferences, game_folder
-from .translations import report
+from .translations import exported, report
 
 EXTENSIONS = ".msh;.rlb"
 
@@ -261,16 +261,10 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         options = export_options(self)
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
-        try:
-            result = export_to_file(context, path, options, self.entry or None, self.collection or None)
-        except FormatError as exc:
-            report(self, "ERROR", exc.describe(path))
+        result = exported(self, path, lambda: export_to_file(context, path, options, self.entry or None,
+                                                             self.collection or None))
+        if result is None:
             return {"CANCELLED"}
-        except OSError as exc:
-            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
-            return {"CANCELLED"}
-        for line in result.warnings:
-            report(self, "WARNING", line)
         edited = len(result.edited_nodes)
         # the controller (walker.ctl), material list and libraries written beside the target are named too
         others = [os.path.basename(p) for p in result.written if os.path.realpath(p) != os.path.realpath(path)]

@@ -1492,3 +1492,21 @@ def report(operator, level: str, message: str) -> None:
 
     for line in message.splitlines() or [""]:
         operator.report({level}, report_text(printable(line)))
+
+
+def exported(operator, path: str, export):
+    """``export()``'s result, its warnings reported; None, the error reported, when the export refused (a
+    FormatError) or could not write its file (an OSError)."""
+    from ...core.errors import FormatError, printable
+
+    try:
+        result = export()
+    except FormatError as exc:
+        report(operator, "ERROR", exc.describe(path))
+        return None
+    except OSError as exc:
+        report(operator, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
+        return None
+    for line in result.warnings:
+        report(operator, "WARNING", line)
+    return result

@@ -15,7 +15,7 @@ from bpy_extras.io_utils import (
     orientation_helper,
 )
 
-from ...core.errors import FormatError, printable
+from ...core.errors import FormatError
 from ..com import compat
 from ..exp.unit import export_unit, unit_collection
 from ..imp.build import import_root_matrix
@@ -26,7 +26,7 @@ from ..imp.unit_plan import plan_unit
 from . import dialog as D
 from . import registration
 from .preferences import game_folder
-from .translations import report
+from .translations import exported, report
 
 
 @D.describe_axes
@@ -123,16 +123,10 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
-        try:
-            result = export_unit(context, path, D.export_options(self), self.collection or None)
-        except FormatError as exc:
-            report(self, "ERROR", exc.describe(path))
+        options = D.export_options(self)
+        result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None))
+        if result is None:
             return {"CANCELLED"}
-        except OSError as exc:
-            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
-            return {"CANCELLED"}
-        for line in result.warnings:
-            report(self, "WARNING", line)
         report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
                               f"{len(result.moved)} moved to another socket")
         return {"FINISHED"}
