@@ -263,6 +263,25 @@ def test_an_import_that_would_write_too_many_keys_is_refused_while_planning():
     assert sum(len(c.frames) for c in keys.channels) < 70_000  # the remedy imports
 
 
+def test_for_editing_refuses_a_long_dense_model_in_seconds(monkeypatch):
+    """For Editing's greedy search takes a step per key over the nodes of a block at once: 65,535-frame tracks
+    come in chunks of GREEDY_CHUNK_FRAMES so that a block holds dozens of nodes, not four (the refusal took 78 s)."""
+    import time
+
+    data = shared_map_model(300, 65535, dense=True)
+    shapes = []
+    greedy = animation_plan.greedy_keys
+    monkeypatch.setattr(animation_plan, "greedy_keys", lambda values, *a: shapes.append(values.shape) or
+                        greedy(values, *a))
+    start = time.perf_counter()
+    with pytest.raises(plan.FormatError, match="Animation: For Editing keys the nodes at more than 2,097,152 "
+                                               "node-frames, more than an import writes: import with Animation: Keys"):
+        plan.plan_model(read_container(data, "m.msh"), None, plan.ImportOptions(animation="EDITING"))
+    seconds = time.perf_counter() - start
+    assert shapes[0][0] > 50 and shapes[0][1] == animation_plan.GREEDY_CHUNK_FRAMES + 1  # nodes, frames
+    assert seconds < 60, seconds
+
+
 def test_the_key_count_refuses_for_editing_and_keys_past_the_limit_naming_what_is_left():
     count = animation_plan.KeyCount("EDITING", limit=10)
     count.add(10)
