@@ -144,3 +144,30 @@ def test_the_fingerprint_stored_at_import_is_the_one_read_back_from_the_curves(b
     data = generated(23, node_count=6, frame_count=40, fractional=True)
     (root,) = import_file(bpy, write(tmp_path, "m.msh", data), node_mode=node_mode, animation=animation)
     assert root["msh_curves"] == blender.ext.io_msh.com.curves.curves_fingerprint(root)
+
+
+@pytest.mark.parametrize("node_mode", NODE_MODES)
+@pytest.mark.parametrize("stored", ["each node's", "whole and each node's", "whole alone"])
+def test_fingerprints_stored_by_earlier_versions_still_tell_an_unedited_import(blender, tmp_path, node_mode, stored):
+    """A .blend saved by an earlier version holds the fingerprint of all curves beside each node's, or before
+    per-node fingerprints that one alone (a text): its unedited import still writes back byte for byte, and an edit
+    still reaches the file."""
+    import json
+
+    bpy = blender.bpy
+    curves = blender.ext.io_msh.com.curves
+    data = generated(50, node_count=8, frame_count=30, animated=0.8)
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    whole = curves.fingerprint(curves.read_curves(root))
+    nodes = json.loads(root["msh_curves"])["nodes"]
+    root["msh_curves"] = {"each node's": json.dumps({"nodes": nodes}),
+                          "whole and each node's": json.dumps({"all": whole, "nodes": nodes}),
+                          "whole alone": whole}[stored]
+    assert scene_read(blender, root).as_imported
+    out = tmp_path / "out.msh"
+    export_file(bpy, out)
+    assert out.read_bytes() == data
+    _edit_key(bpy, root, animated_node(root, data))
+    assert not scene_read(blender, root).as_imported
+    export_file(bpy, out)
+    assert out.read_bytes() != data

@@ -1,9 +1,9 @@
 """The model's F-curves, as the import writes them and the export reads them back: which curves animate the
 model's nodes, their keys, and fingerprints that tell whether they are still the ones the import wrote.
 
-The importer stores the fingerprints of the curves it wrote (``curves_fingerprint``: of all of them and of each
-node's); at export, curves with the same fingerprint, on nodes nothing else moves, whose pose at the first
-exported frame is the runtime's, show the runtime's pose at every frame (io_msh.exp.poses)."""
+The importer stores the fingerprints of the curves it wrote (``curves_fingerprint``: of each node's); at export,
+curves with the same fingerprints, on nodes nothing else moves, whose pose at the first exported frame is the
+runtime's, show the runtime's pose at every frame (io_msh.exp.poses)."""
 
 from __future__ import annotations
 
@@ -158,17 +158,31 @@ def curves_fingerprint(root: bpy.types.Object) -> str:
     return fingerprints(read_curves(root))
 
 
-def fingerprints(curves: list[Curve]) -> str:
-    """The fingerprints of ``curves``: of all of them, and of each node's (by msh_node_index), as JSON."""
+def node_fingerprints(curves: list[Curve]) -> dict[str, str]:
+    """The fingerprint of each node's ``curves``, by msh_node_index (a text)."""
     by_node: dict[int, list[Curve]] = {}
     for curve in curves:
         by_node.setdefault(curve.node, []).append(curve)
-    return json.dumps({"all": fingerprint(curves), "nodes": {str(n): fingerprint(c) for n, c in by_node.items()}},
-                      sort_keys=True)
+    return {str(n): fingerprint(c) for n, c in by_node.items()}
+
+
+def fingerprints(curves: list[Curve]) -> str:
+    """What the import stores of ``curves`` (P.CURVES): each node's fingerprint, as JSON. Equal for two sets of
+    curves exactly when the fingerprint of all of them is (a .blend of an earlier version stored that one too)."""
+    return json.dumps({"nodes": node_fingerprints(curves)}, sort_keys=True)
+
+
+def unchanged(curves: list[Curve], stored: dict) -> bool:
+    """Whether ``curves`` are the ones whose fingerprints were ``stored`` (``stored_fingerprints``)."""
+    if stored["nodes"] is None:
+        return fingerprint(curves) == stored["all"]
+    return node_fingerprints(curves) == stored["nodes"]
 
 
 def stored_fingerprints(root) -> dict | None:
-    """What the import stored (P.CURVES); a .blend from before per-node fingerprints holds only the whole one."""
+    """What the import stored (P.CURVES): {"nodes": each node's fingerprint or None, "all": the whole one or None}.
+    This version stores the nodes' (``fingerprints``); earlier ones stored the whole one beside them, or before
+    per-node fingerprints, alone as a text."""
     stored = root.get(P.CURVES)
     if stored is None:
         return None
@@ -176,4 +190,8 @@ def stored_fingerprints(root) -> dict | None:
         parsed = json.loads(str(stored))
     except ValueError:
         parsed = None
-    return parsed if isinstance(parsed, dict) and "all" in parsed else {"all": str(stored), "nodes": None}
+    if isinstance(parsed, dict) and isinstance(parsed.get("nodes"), dict):
+        return {"nodes": parsed["nodes"], "all": parsed.get("all")}
+    if isinstance(parsed, dict) and "all" in parsed:
+        return {"nodes": None, "all": str(parsed["all"])}
+    return {"nodes": None, "all": str(stored)}

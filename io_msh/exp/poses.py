@@ -10,7 +10,7 @@ from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
-from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints
+from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints, unchanged
 from .fcurves import BEZIER, evaluate, reproducible
 from .scene_model import SceneNode
 from .unedited import same_as_imported
@@ -34,7 +34,7 @@ def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curve
     stored = stored_fingerprints(root)
     if source is None or stored is None:
         return False
-    if fingerprint(curves) != stored["all"]:
+    if not unchanged(curves, stored):
         return False
     model = Model.parse(source, str(root.get(P.MODEL, "")))
     if model.is_legacy or [n.index for n in nodes] != list(range(model.node_count)):
