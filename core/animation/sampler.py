@@ -172,7 +172,7 @@ def sample(data: AnimationData, times, nodes=None) -> Samples:
         k0_at, k1_at = np.take(k0, at), np.take(k1, at)
         t0_at = np.take(t0, at)
         with np.errstate(all="ignore"):
-            a = ((np.take(np.broadcast_to(t_all, shape), at) - t0_at) / (np.take(t1, at) - t0_at)).astype(F32)
+            a = ((np.take(t, at % len(t)) - t0_at) / (np.take(t1, at) - t0_at)).astype(F32)
             pos.reshape(-1, 3)[at] = lerp(np.take(data.pos, k0_at, axis=0), np.take(data.pos, k1_at, axis=0), a)
             rot.reshape(-1, 4)[at] = slerp(np.take(data.rot, k0_at, axis=0), np.take(data.rot, k1_at, axis=0), a)
     branch = np.select([~mapped, is_k0, is_k1], [FALLBACK, K0, K1], LERP).astype(np.int8)
