@@ -87,10 +87,12 @@ def test_ctrl_c_exits_130_without_a_traceback_or_a_temporary(capsys, tmp_path, m
 
 
 def test_ctrl_c_in_a_real_process(tmp_path, sample_msh):
-    """Its output goes to a pipe read only until 10 kB have come: the rest of the 600 MB cannot be written before
-    the interrupt, however fast the sampler or slow the machine (a file let it finish first once)."""
+    """As a terminal's Ctrl-C reaches it: SIGINT at its default in the process (a suite started in the background
+    by a shell without job control ignores SIGINT, and the process would inherit that), its output going to a pipe
+    read only until 10 kB have come, so that it cannot finish before the interrupt."""
     (tmp_path / "m.msh").write_bytes(sample_msh)
-    process = core_process("sample", tmp_path / "m.msh", "--frames", "0:1000000", stdout=subprocess.PIPE)
+    process = core_process("sample", tmp_path / "m.msh", "--frames", "0:1000000", stdout=subprocess.PIPE,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     received = 0
     while received < 10_000:
         chunk = process.stdout.read1(65536)
