@@ -67,14 +67,19 @@ def check_export(context, options: ExportOptions | None = None, collection: str 
 
 
 def _cached_root(context):
-    """The model a cached check reads ahead: the one the export takes, imported, without clips (whose curves
-    are read through the export's timeline copies), none of its objects in Edit Mode (their data is not what
-    they show: the read refuses them, or leaves the mode first)."""
+    """The model a cached check reads ahead (``reads_ahead``): the one the export takes."""
     try:
         root = find_root(context)
     except FormatError:
         return None
-    return root if P.MODEL in root and not root.get(P.CLIPS) and not editing(root) else None
+    return root if reads_ahead(root) else None
+
+
+def reads_ahead(root) -> bool:
+    """Whether a check may read the model's curves and meshes ahead of the export's read: imported, without clips
+    (whose curves are read through the export's timeline copies), none of its objects in Edit Mode (their data is
+    not what they show: the read refuses them, or leaves the mode first)."""
+    return P.MODEL in root and not root.get(P.CLIPS) and not editing(root)
 
 
 class CheckJob:

@@ -28,13 +28,11 @@ import time
 import bpy
 
 from ...core.errors import FormatError
-from ..com import props as P
 from ..com.curves import node_fcurves
 from ..com.hierarchy import descendants
 from ..com.sliders import slider_drivers
-from .check import CheckJob, ExportCheck
+from .check import CheckJob, ExportCheck, reads_ahead
 from .check_cache import CheckCache, cache_for
-from .export import editing
 from .plan import ExportOptions
 
 
@@ -71,8 +69,7 @@ class LiveCheck:
     def _step(self, context, on_read) -> ExportCheck | None:
         if self.job is None:
             root = bpy.data.objects.get(self.root_name)
-            # as check._cached_root: the model's objects in Edit Mode are left to the read (which refuses them)
-            ahead = root is not None and P.MODEL in root and not root.get(P.CLIPS) and not editing(root)
+            ahead = root is not None and reads_ahead(root)
             if ahead and self.kept is None:
                 self.kept = cache_for(context, self.root_name)
                 self.kept.start()

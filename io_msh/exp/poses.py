@@ -10,7 +10,7 @@ from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
-from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints, unchanged
+from ..com.curves import Curve, fingerprint, node_fcurves, node_fingerprints, stored_fingerprints, unchanged
 from .fcurves import BEZIER, evaluate, reproducible
 from .scene_model import SceneNode
 from .unedited import same_as_imported
@@ -51,12 +51,9 @@ def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set
     stored = stored_fingerprints(root)
     if stored is None or not stored["nodes"]:
         return set()
-    by_node: dict[int, list[Curve]] = {}
-    for curve in curves:
-        by_node.setdefault(curve.node, []).append(curve)
-    none = fingerprint([])
+    now, none = node_fingerprints(curves), fingerprint([])
     return {i for i, node in enumerate(nodes) if node.index is not None
-            and fingerprint(by_node.get(node.index, [])) == stored["nodes"].get(str(node.index), none)}
+            and now.get(str(node.index), none) == stored["nodes"].get(str(node.index), none)}
 
 
 def read_for_evaluation(root, curves: list[Curve]) -> None:
