@@ -73,6 +73,42 @@ def test_linear_keys_reproduce_every_frame_within_the_tolerance(count):
     assert keep[1].sum() <= 2 + int(np.log2(count)) and keep[2].sum() <= 2 + int(np.log2(count))
 
 
+def _blocks_reference(scaled: np.ndarray) -> np.ndarray:
+    """``_power_of_two_keys`` of one row, block by block: the whole range, then each half a block that did not
+    fit leaves; a block fits when every frame of it lies within 1 of the line between its ends."""
+    keep = np.zeros(len(scaled), bool)
+
+    def visit(a: int, b: int) -> None:
+        fraction = np.arange(b - a) / (b - a)
+        line = scaled[a] + (scaled[b] - scaled[a]) * fraction[:, None]
+        if np.abs(scaled[a:b] - line).max() <= 1.0:
+            keep[a] = keep[b] = True
+        elif b - a > 1:
+            visit(a, (a + b) // 2)
+            visit((a + b) // 2, b)
+
+    visit(0, len(scaled) - 1)
+    return keep
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_vectorised_key_search_keeps_what_a_block_by_block_search_keeps(seed):
+    """Rows of every kind in one call (the search takes its shortcuts by how many blocks are open): noise, walks,
+    lines, steps and constants, with NaN, infinities and huge values in some."""
+    rng = np.random.default_rng(seed)
+    count, channels = (1 << int(rng.integers(0, 9))) + 1, int(rng.integers(1, 8))
+    t = np.arange(count)[:, None]
+    rows = [rng.normal(size=(count, channels)) * 1e6, np.cumsum(rng.normal(size=(count, channels)) * 0.3, axis=0),
+            t * rng.normal(size=channels) + rng.normal(size=(count, channels)) * 0.4,
+            np.round(rng.normal(size=(count, channels)) * 2), np.full((count, channels), 3.0)]
+    scaled = np.stack([rows[k] for k in rng.integers(0, len(rows), int(rng.integers(1, 7)))])
+    odd = rng.random(scaled.shape) < 0.05 * (seed % 2)
+    scaled[odd] = rng.choice([np.nan, np.inf, -np.inf, 1e300], size=int(odd.sum()))
+    with np.errstate(all="ignore"):  # NaN and infinities are the point here
+        got = animation_plan._power_of_two_keys(scaled)
+        assert (got == np.stack([_blocks_reference(row) for row in scaled])).all()
+
+
 # --------------------------------------------------------------------- planning (no Blender)
 @pytest.mark.parametrize("frame_count", [1_048_576, 10_000_000, 0xFFFFFFFF])
 def test_a_huge_frame_count_without_a_map_costs_one_key_per_node(frame_count):
