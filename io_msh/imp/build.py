@@ -23,8 +23,7 @@ from ..com.curves import NEW_CURVE, Curve, fingerprints
 from ..com.hierarchy import children_map, descendants
 from .animation import rebase
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
-from .material_animation import animate_materials, material_actions
-from .materials import build_material
+from .material_animation import build_materials, material_actions
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan, NodePlan
 
 
@@ -135,8 +134,7 @@ def _build_root(context, plan: ModelPlan, root_matrix: Matrix, created: Created)
 
 def _build_parts(context, plan: ModelPlan, root, node_objects, created: Created) -> None:
     lightmapped = any(m.lightmap_uvs is not None for m in plan.meshes)
-    materials = {word: build_material(look, created, lightmapped) for word, look in plan.looks.items()}
-    animate_materials(plan, materials, root, created)
+    materials = build_materials(plan, root, created, lightmapped)
     slot_collections: dict[int, bpy.types.Collection] = {}
     group_collections: dict[str, bpy.types.Collection] = {}
     for mesh_plan in plan.meshes:

@@ -23,15 +23,13 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ...core.appearance.mat0 import ADD, BLEND
 from ..com import compat
 from ..com import props as P
-from ..com.colours import linear_rgba
 from ..com.curves import Curve, curve_settings, fingerprint
 from ..com.material_curves import material_curve
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
-from .materials import base_texture, image_for, mix_socket
+from .materials import GraphSockets, NewNodes, build_material, image_for, mix_socket, multiply
 
 DIFFUSE_NODE = "msh diffuse"
 ALPHA_NODE = "msh alpha"
@@ -40,11 +38,18 @@ TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
 
 
-def animate_materials(plan, materials: dict, root, created) -> None:
+def build_materials(plan, root, created, lightmapped: bool) -> dict:
+    """The materials of the plan's looks by batch word, the animated ones keyed."""
     keyed = {}  # the curves copied for other materials' (ChannelTarget.keyed_fcurve): all made by this import
-    for word, keys in getattr(plan, "material_keys", {}).items():
-        if word in materials:
-            animate_material(materials[word], plan.looks[word], keys, root, created, keyed)
+    materials = {}
+    for word, look in plan.looks.items():
+        keys = plan.material_keys.get(word)
+        material, sockets = build_material(look, created, lightmapped,
+                                           keys is not None and keys.cell_frames is not None)
+        if keys is not None:
+            animate_material(material, sockets, keys, root, created, keyed)
+        materials[word] = material
+    return materials
 
 
 class _DriverTarget:
@@ -86,8 +91,8 @@ class _TrackChoice(_DriverTarget):
         return slider_fcurve(self.tree, data_path, index, self.material, P.TRACK, id_type="MATERIAL")
 
 
-def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, root, created,
-                     keyed: dict | None = None) -> None:
+def animate_material(material: bpy.types.Material, sockets: GraphSockets, keys: MaterialKeys, root, created,
+                     keyed: dict) -> None:
     tree = material.node_tree
     if keys.tracks:
         target = _TrackChoice(tree, material, keys.tracks)
@@ -97,27 +102,27 @@ def animate_material(material: bpy.types.Material, look, keys: MaterialKeys, roo
     else:
         target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
     target = _Written(target, material)
-    nodes = _NewNodes(tree)
-    diffuse = _diffuse_node(nodes, look)
+    nodes = NewNodes(tree)
+    diffuse = _diffuse_node(nodes, sockets.diffuse)
     if diffuse is not None:
         _hold(diffuse, (*keys.colour[0], 1.0))
         co = _key_co(keys.colour_frames, keys.colour)
         for index in range(3):
-            _keys(target, f'nodes["{DIFFUSE_NODE}"].outputs[0].default_value', index, DIFFUSE_NODE, co[index],
+            _keys(target, f'nodes["{diffuse.name}"].outputs[0].default_value', index, DIFFUSE_NODE, co[index],
                   keys.colour_glides, keys.cyclic)
-    mapping = _mapping_node(nodes) if keys.cell_frames is not None else None
+    mapping = sockets.mapping if keys.cell_frames is not None else None
     if mapping is not None:
         u0, v0, du, dv = keys.cell_boxes.T
         path = f'nodes["{mapping.name}"].inputs'
         co = _key_co(keys.cell_frames, np.column_stack([u0, 1.0 - v0 - dv, du, dv]))
         for k, (socket, index) in enumerate(((1, 0), (1, 1), (3, 0), (3, 1))):
             _keys(target, f"{path}[{socket}].default_value", index, mapping.name, co[k], False, keys.cyclic)
-    texture_colour = _texture_switch(nodes, keys, target, created)
-    if "alpha" in keys.fields:
-        _alpha(nodes, look, keys, target)
+    texture_colour = _texture_switch(nodes, sockets.texture, keys, target, created)
+    if "alpha" in keys.fields and sockets.alpha:
+        _alpha(nodes, sockets.alpha[0], keys, target)
     for name, label in COLOUR_NODES.items():
         if name in keys.fields:
-            _colour(nodes, name, label, keys, target, texture_colour)
+            _colour(nodes, sockets.bsdf, name, label, keys, target, texture_colour)
     nodes.place()
     material[P.MATERIAL_CURVES] = fingerprint(target.curves)
 
@@ -147,33 +152,6 @@ class _Written:
                                  settings))
 
 
-class _NewNodes:
-    """The nodes added to a material's tree, placed all at once (``place``, one ``foreach_set``): a location set
-    node by node updates the whole tree each time (issue 32 item 4)."""
-
-    def __init__(self, tree) -> None:
-        self.tree = tree
-        self._placed: list[tuple[object, tuple[float, float]]] = []
-
-    def new(self, kind: str, location, name: str | None = None):
-        node = self.tree.nodes.new(kind)
-        if name is not None:
-            node.name = node.label = name
-        self._placed.append((node, location))
-        return node
-
-    def place(self) -> None:
-        if not self._placed:
-            return
-        nodes = self.tree.nodes
-        co = np.empty(2 * len(nodes), np.float32)
-        nodes.foreach_get("location", co)
-        for node, location in self._placed:
-            at = 2 * nodes.find(node.name)
-            co[at:at + 2] = location
-        nodes.foreach_set("location", co)
-
-
 def _hold(node, value: tuple) -> None:
     """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): a value set
     alone updates the whole tree, and this tree is the import's new one, which nothing has evaluated yet (issue 32
@@ -181,7 +159,7 @@ def _hold(node, value: tuple) -> None:
     node.outputs.foreach_set("default_value", value)
 
 
-def _value_node(nodes: _NewNodes, label: str, location, keys_of, target, width: int):
+def _value_node(nodes: NewNodes, label: str, location, keys_of, target, width: int):
     """A keyed RGB (width 3) or Value node of that name."""
     node = nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue", location, label)
     frames, values, linear, cyclic = keys_of
@@ -192,11 +170,10 @@ def _value_node(nodes: _NewNodes, label: str, location, keys_of, target, width: 
     return node
 
 
-def _texture_switch(nodes: _NewNodes, keys: MaterialKeys, target, created):
-    """Image Texture nodes for the other textures the track shows, chosen by Mix nodes; the socket giving the
-    texture colour shown (None without a texture)."""
+def _texture_switch(nodes: NewNodes, base, keys: MaterialKeys, target, created):
+    """Image Texture nodes for the other textures the track shows beside the ``base`` one, chosen by Mix nodes;
+    the socket giving the texture colour shown (None without a texture)."""
     tree = nodes.tree
-    base = base_texture(tree)
     if base is None:
         return None
     if keys.texture_frames is None:
@@ -228,7 +205,7 @@ def _texture_switch(nodes: _NewNodes, keys: MaterialKeys, target, created):
     return colour
 
 
-def _mix(nodes: _NewNodes, data_type: str, a, b, switch, location):
+def _mix(nodes: NewNodes, data_type: str, a, b, switch, location):
     """Mix ``a`` toward ``b`` by the switch's value; the result socket."""
     tree = nodes.tree
     mix = nodes.new("ShaderNodeMix", location)
@@ -243,34 +220,19 @@ def _mix(nodes: _NewNodes, data_type: str, a, b, switch, location):
     return mix_socket(mix, "Result", kind, output=True)
 
 
-def _alpha(nodes: _NewNodes, look, keys: MaterialKeys, target) -> None:
+def _alpha(nodes: NewNodes, socket, keys: MaterialKeys, target) -> None:
     """``msh alpha`` into the socket the graph gave the constant alpha (the blending modes only use it)."""
-    tree = nodes.tree
-    socket = _alpha_socket(tree, look)
-    if socket is None:
-        return
     field = keys.fields["alpha"]
     node = _value_node(nodes, ALPHA_NODE, (-250, -450), (field.frames, field.values, field.glides, keys.cyclic),
                        target, 1)
-    tree.links.new(node.outputs[0], socket)
+    nodes.tree.links.new(node.outputs[0], socket)
 
 
-def _alpha_socket(tree, look):
-    """The alpha's socket: the multiply by the texture's alpha, else the blending mode's own input."""
-    for node in tree.nodes:
-        if node.type == "MATH" and node.operation == "MULTIPLY" and not node.inputs[1].is_linked:
-            return node.inputs[1]
-    kind, name = {BLEND: ("BSDF_PRINCIPLED", "Alpha"), ADD: ("EMISSION", "Strength")}.get(look.blend, (None, None))
-    node = next((n for n in tree.nodes if n.type == kind), None)
-    return node.inputs[name] if node is not None and not node.inputs[name].is_linked else None
-
-
-def _colour(nodes: _NewNodes, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
+def _colour(nodes: NewNodes, bsdf, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
     tree = nodes.tree
     field = keys.fields[name]
     node = _value_node(nodes, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
                        (field.frames, field.values, field.glides, keys.cyclic), target, 3)
-    bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is None or name == "emissive" or keys.tracks:
         return
     if name == "specular":
@@ -278,20 +240,11 @@ def _colour(nodes: _NewNodes, name: str, label: str, keys: MaterialKeys, target,
         return
     emission = node.outputs[0]
     if texture_colour is not None:  # the device adds the ambient before the texture stage multiplies
-        emission = _multiply(nodes, texture_colour, emission, (250, 350))
+        by, product = multiply(nodes, texture_colour, (250, 350))
+        tree.links.new(emission, by)
+        emission = product
     tree.links.new(emission, bsdf.inputs["Emission Color"])
     bsdf.inputs["Emission Strength"].default_value = 1.0
-
-
-def _multiply(nodes: _NewNodes, a, b, location):
-    tree = nodes.tree
-    mix = nodes.new("ShaderNodeMix", location)
-    mix.data_type, mix.blend_type = "RGBA", "MULTIPLY"
-    mix.inputs["Factor"].default_value = 1.0
-    tree.links.new(a, mix_socket(mix, "A", "RGBA"))
-    tree.links.new(b, mix_socket(mix, "B", "RGBA"))
-    return mix_socket(mix, "Result", "RGBA", output=True)
-
 
 
 def material_actions(materials) -> set:
@@ -316,42 +269,11 @@ def _keys(target, data_path: str, index: int, group: str, co: np.ndarray, linear
     target.keyed_fcurve(data_path, index, group, co, compat.LINEAR if linear else CONSTANT, cyclic)
 
 
-def _diffuse_node(nodes: _NewNodes, look):
+def _diffuse_node(nodes: NewNodes, sockets: list):
     """An RGB node feeding every socket the material graph gave the diffuse colour as a constant."""
-    wanted = (*linear_rgba(look.diffuse[:3]), 1.0)
-    # Only sockets materials.py can give it (a Principled BSDF's white Specular Tint or Emission Color is not it):
-    # np.allclose(value, wanted, atol=1e-6) in plain Python, each socket's name read first (issue 32 item 4).
-    sockets = []
-    for node in nodes.tree.nodes:
-        names = ("Base Color", "Color", "B") if node.type == "MIX" else ("Base Color", "Color")
-        for i, name in enumerate(node.inputs.keys()):
-            s = node.inputs[i] if name in names else None
-            if s is not None and s.type == "RGBA" and not s.is_linked \
-                    and all(abs(v - w) <= 1e-6 + 1e-5 * abs(w) for v, w in zip(s.default_value, wanted)):
-                sockets.append(s)
     if not sockets:
         return None
     node = nodes.new("ShaderNodeRGB", (-250, 250), DIFFUSE_NODE)
     for socket in sockets:
         nodes.tree.links.new(node.outputs[0], socket)
     return node
-
-
-def _mapping_node(nodes: _NewNodes):
-    """The base texture's Mapping node; one is put between its UV Map and Image Texture nodes if it has none."""
-    tree = nodes.tree
-    mapping = next((n for n in tree.nodes if n.type == "MAPPING"), None)
-    if mapping is not None:
-        return mapping
-    for node in tree.nodes:
-        if node.type != "TEX_IMAGE" or not node.inputs["Vector"].is_linked:
-            continue
-        uv = node.inputs["Vector"].links[0].from_node
-        if uv.type == "UVMAP" and uv.uv_map == P.BASE_UV:
-            mapping = nodes.new("ShaderNodeMapping", (-480, node.location[1]))
-            if mapping.vector_type != "POINT":  # the default: not set again, which would update the tree
-                mapping.vector_type = "POINT"
-            tree.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
-            tree.links.new(mapping.outputs["Vector"], node.inputs["Vector"])
-            return mapping
-    return None

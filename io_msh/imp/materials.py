@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -75,7 +76,23 @@ def _known_image(key: str) -> bpy.types.Image | None:
     return first
 
 
-def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Material:
+@dataclass
+class GraphSockets:
+    """Where a look's graph put what material_animation keys: the sockets given the diffuse colour and the alpha
+    as constants, the base texture, its Mapping node and the Principled BSDF (None when the graph has none), so
+    that the animation finds them without searching the tree (issue 32 item 4)."""
+
+    diffuse: list = field(default_factory=list)
+    alpha: list = field(default_factory=list)
+    texture: bpy.types.Node | None = None
+    mapping: bpy.types.Node | None = None
+    bsdf: bpy.types.Node | None = None
+
+
+def build_material(look: Look, created, with_lightmap_uvs: bool,
+                   cell_animates: bool = False) -> tuple[bpy.types.Material, GraphSockets]:
+    """The material of a look, and where its graph put what an animation keys; ``cell_animates`` gives the base
+    texture a Mapping node even when the look shows no atlas cell."""
     material = created.add(bpy.data.materials.new(look.label))
     material[P.MATERIAL] = look.wear_index
     if look.listed:
@@ -87,55 +104,94 @@ def build_material(look: Look, created, with_lightmap_uvs: bool) -> bpy.types.Ma
     material.use_backface_culling = False  # the game draws every batch two-sided
     material.diffuse_color = linear_rgba(look.diffuse)
     tree = compat.material_node_tree(material)
-    _Graph(tree, look, created, with_lightmap_uvs).build()
+    graph = _Graph(tree, look, created, with_lightmap_uvs, cell_animates)
+    graph.build()
+    graph.nodes.place()
     if look.blend in (BLEND, ADD):
         material.blend_method = "BLEND"
         material.surface_render_method = "BLENDED"
-    return material
+    return material, graph.sockets
 
 
-class _Graph:
-    """The node tree of one look, laid out left to right."""
+class NewNodes:
+    """The nodes added to a material's tree, placed all at once (``place``, one ``foreach_set``): a location set
+    node by node updates the whole tree each time (issue 32 item 4)."""
 
-    def __init__(self, tree, look: Look, created, with_lightmap_uvs: bool) -> None:
-        self.tree, self.look, self.created = tree, look, created
-        self.lightmap = look.lightmap if with_lightmap_uvs else None
-        tree.nodes.clear()
+    def __init__(self, tree) -> None:
+        self.tree = tree
+        self._placed: list[tuple[object, tuple[float, float]]] = []
 
-    def node(self, kind: str, x: float, y: float, **settings):
+    def new(self, kind: str, location, name: str | None = None, **settings):
+        """A node of that kind, named and labelled ``name`` if given, with those settings."""
         node = self.tree.nodes.new(kind)
-        node.location = (x, y)
+        if name is not None:
+            node.name = node.label = name
         for key, value in settings.items():
             setattr(node, key, value)
+        self._placed.append((node, location))
         return node
 
     def link(self, output, input_) -> None:
         self.tree.links.new(output, input_)
 
+    def place(self) -> None:
+        if not self._placed:
+            return
+        nodes = self.tree.nodes
+        co = np.empty(2 * len(nodes), np.float32)
+        nodes.foreach_get("location", co)
+        for node, location in self._placed:
+            at = 2 * nodes.find(node.name)
+            co[at:at + 2] = location
+        nodes.foreach_set("location", co)
+        self._placed.clear()
+
+
+def multiply(nodes: NewNodes, colour, location) -> tuple:
+    """A Mix node multiplying the ``colour`` socket by its B input: (B, the product)."""
+    mix = nodes.new("ShaderNodeMix", location, data_type="RGBA", blend_type="MULTIPLY")
+    mix.inputs["Factor"].default_value = 1.0
+    nodes.link(colour, mix_socket(mix, "A"))
+    return mix_socket(mix, "B"), mix_socket(mix, "Result", output=True)
+
+
+class _Graph:
+    """The node tree of one look, laid out left to right."""
+
+    def __init__(self, tree, look: Look, created, with_lightmap_uvs: bool, cell_animates: bool) -> None:
+        self.tree, self.look, self.created = tree, look, created
+        self.lightmap = look.lightmap if with_lightmap_uvs else None
+        self.cell_animates = cell_animates
+        self.sockets = GraphSockets()
+        self.nodes = NewNodes(tree)
+        tree.nodes.clear()
+
     def build(self) -> None:
-        look = self.look
-        out = self.node("ShaderNodeOutputMaterial", 900, 0)
+        look, sockets = self.look, self.sockets
+        out = self.nodes.new("ShaderNodeOutputMaterial", (900, 0))
         colour, alpha = self._colour_and_alpha()
         if look.blend == ADD:
-            emission = self.node("ShaderNodeEmission", 500, 100)
-            self._feed(colour, emission.inputs["Color"])
-            self._feed(alpha, emission.inputs["Strength"])
-            add = self.node("ShaderNodeAddShader", 700, 0)
-            self.link(self.node("ShaderNodeBsdfTransparent", 500, -100).outputs[0], add.inputs[1])
-            self.link(emission.outputs[0], add.inputs[0])
-            self.link(add.outputs[0], out.inputs["Surface"])
+            emission = self.nodes.new("ShaderNodeEmission", (500, 100))
+            self._feed(colour, emission.inputs["Color"], sockets.diffuse)
+            self._feed(alpha, emission.inputs["Strength"], sockets.alpha)
+            add = self.nodes.new("ShaderNodeAddShader", (700, 0))
+            self.nodes.link(self.nodes.new("ShaderNodeBsdfTransparent", (500, -100)).outputs[0], add.inputs[1])
+            self.nodes.link(emission.outputs[0], add.inputs[0])
+            self.nodes.link(add.outputs[0], out.inputs["Surface"])
             return
-        bsdf = self.node("ShaderNodeBsdfPrincipled", 500, 0)
-        self._feed(colour, bsdf.inputs["Base Color"])
+        bsdf = sockets.bsdf = self.nodes.new("ShaderNodeBsdfPrincipled", (500, 0))
+        self._feed(colour, bsdf.inputs["Base Color"], sockets.diffuse)
         if look.blend == BLEND:
-            self._feed(alpha, bsdf.inputs["Alpha"])
-        self.link(bsdf.outputs[0], out.inputs["Surface"])
+            self._feed(alpha, bsdf.inputs["Alpha"], sockets.alpha)
+        self.nodes.link(bsdf.outputs[0], out.inputs["Surface"])
 
-    def _feed(self, value, socket) -> None:
+    def _feed(self, value, socket, constant_sockets: list) -> None:
+        """Link the socket from ``value``, or give it ``value`` as a constant (then noted in ``constant_sockets``)."""
         if isinstance(value, bpy.types.NodeSocket):
-            self.link(value, socket)
+            self.nodes.link(value, socket)
         else:
             socket.default_value = value
+            constant_sockets.append(socket)
 
     def _colour_and_alpha(self):
         """The base colour and alpha: constants, or sockets when a texture drives them."""
@@ -145,46 +201,50 @@ class _Graph:
             return rgb, alpha
         colour_socket = alpha_socket = None
         if look.texture is not None:
-            texture = self._image(look.texture, P.BASE_UV, 0, look.cell)
+            texture = self.sockets.texture = self._image(look.texture, P.BASE_UV, 0, look.cell,
+                                                         look.cell is not None or self.cell_animates)
             self.tree.nodes.active = texture  # Workbench's texture colour shows the active image
             colour_socket = self._multiply(texture.outputs["Color"], rgb, 100)
             if look.blend != OPAQUE and not look.lit_skin:
                 alpha_socket = self._math_multiply(texture.outputs["Alpha"], alpha, 100)
         if self.lightmap is not None:
-            lightmap = self._image(self.lightmap, P.LIGHTMAP_UV, -350, None)
+            lightmap = self._image(self.lightmap, P.LIGHTMAP_UV, -350, None, False)
             first = colour_socket if colour_socket is not None else rgb
             colour_socket = self._multiply(lightmap.outputs["Color"], first, 300)
         return colour_socket, alpha_socket if alpha_socket is not None else alpha
 
-    def _image(self, ref: TextureRef, uv_map: str, y: float, cell):
-        uv = self.node("ShaderNodeUVMap", -700, y, uv_map=uv_map)
+    def _image(self, ref: TextureRef, uv_map: str, y: float, cell, mapped: bool):
+        """An Image Texture node on that UV map, through a Mapping node if ``mapped`` (set to the cell if any)."""
+        uv = self.nodes.new("ShaderNodeUVMap", (-700, y), uv_map=uv_map)
         vector = uv.outputs["UV"]
-        if cell is not None:
+        if mapped:
             vector = self._cell_mapping(vector, cell, y)
-        texture = self.node("ShaderNodeTexImage", -250, y, image=image_for(ref, self.created))
-        self.link(vector, texture.inputs["Vector"])
+        texture = self.nodes.new("ShaderNodeTexImage", (-250, y), image=image_for(ref, self.created))
+        self.nodes.link(vector, texture.inputs["Vector"])
         return texture
 
     def _cell_mapping(self, vector, cell, y: float):
-        """Direct3D u' = u0 + u * du, v' = v0 + v * dv, written for Blender's V = 1 - v."""
-        u0, v0, du, dv = cell
-        mapping = self.node("ShaderNodeMapping", -480, y, vector_type="POINT")
-        mapping.inputs["Location"].default_value = (u0, 1.0 - v0 - dv, 0.0)
-        mapping.inputs["Scale"].default_value = (du, dv, 1.0)
-        self.link(vector, mapping.inputs["Vector"])
+        """Direct3D u' = u0 + u * du, v' = v0 + v * dv, written for Blender's V = 1 - v (the identity without a
+        cell)."""
+        mapping = self.sockets.mapping = self.nodes.new("ShaderNodeMapping", (-480, y))
+        if mapping.vector_type != "POINT":  # the default: not set again, which would update the tree
+            mapping.vector_type = "POINT"
+        if cell is not None:
+            u0, v0, du, dv = cell
+            mapping.inputs["Location"].default_value = (u0, 1.0 - v0 - dv, 0.0)
+            mapping.inputs["Scale"].default_value = (du, dv, 1.0)
+        self.nodes.link(vector, mapping.inputs["Vector"])
         return mapping.outputs["Vector"]
 
     def _multiply(self, socket, other, x: float):
-        mix = self.node("ShaderNodeMix", x, 0, data_type="RGBA", blend_type="MULTIPLY")
-        mix.inputs["Factor"].default_value = 1.0
-        self.link(socket, mix_socket(mix, "A"))
-        self._feed(other, mix_socket(mix, "B"))
-        return mix_socket(mix, "Result", output=True)
+        by, product = multiply(self.nodes, socket, (x, 0))
+        self._feed(other, by, self.sockets.diffuse)  # other: the diffuse, or the colour so far
+        return product
 
     def _math_multiply(self, socket, factor: float, x: float):
-        math = self.node("ShaderNodeMath", x, -200, operation="MULTIPLY")
-        self.link(socket, math.inputs[0])
-        math.inputs[1].default_value = factor
+        math = self.nodes.new("ShaderNodeMath", (x, -200), operation="MULTIPLY")
+        self.nodes.link(socket, math.inputs[0])
+        self._feed(factor, math.inputs[1], self.sockets.alpha)
         return math.outputs[0]
 
 
