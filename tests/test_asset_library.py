@@ -134,9 +134,11 @@ def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
     archive.entries[2].data = changed
     (folder / "MODELS" / "props_00.rlb").write_bytes(archive.to_bytes())
     (folder / "UNITS" / "GEN" / "unit_003.dat").unlink()
+    user_catalogues = edit_catalogues(library.parent / "blender_assets.cats.txt")
     result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "18 assets: 17 unchanged, 1 to make, 1 gone from the folder" in result.stdout
+    assert_catalogues_kept(bpy, library, user_catalogues)
     assert progress(result)[0] == {f"{folder}/MODELS/props_00.rlb:prop_001.msh"}
     after = {k: c["msh_asset_fingerprint"] for k, c in assets(bpy, library).items()}
     remade = {k for k in after if after[k] != before.get(k)}
@@ -152,6 +154,44 @@ def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
     # --rebuild makes every asset again
     result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE), "--rebuild")
     assert result.returncode == 0 and "18 of 18 assets made" in result.stdout, result.stdout + result.stderr
+    assert_catalogues_kept(bpy, library, user_catalogues)
+
+
+USER_CATALOGUE = "0b5f6c8e-1d2a-4e3b-9c4d-5e6f7a8b9c0d:Избранное/танки:Избранное-танки"
+
+
+def edit_catalogues(path):
+    """What a user does in the Asset Browser: a catalogue of their own, one of ours renamed (its UUID stays) and
+    one of ours deleted. Returns the lines that must stay as they are."""
+    text = path.read_text(encoding="utf-8")
+    paths = catalogues(path.parent / "Parkan.blend")
+    renamed = f"{paths['Robots/transport']}:Роботы/транспорт:Роботы-транспорт"
+    lines = [renamed if line.startswith(paths["Robots/transport"]) else line for line in text.splitlines()
+             if not line.startswith(paths["Parts/gun"])]
+    path.write_text("\n".join([*lines, USER_CATALOGUE]) + "\n", encoding="utf-8")
+    return [USER_CATALOGUE, renamed]
+
+
+def assert_catalogues_kept(bpy, library, user_lines):
+    """The user's lines are kept, ours deleted are back, and every asset's catalogue is defined, once."""
+    lines = (library.parent / "blender_assets.cats.txt").read_text(encoding="utf-8").splitlines()
+    for line in user_lines:
+        assert line in lines
+    rows = [line.split(":") for line in lines if line and not line.startswith(("#", "VERSION"))]
+    uuids = [row[0] for row in rows]
+    assert len(uuids) == len(set(uuids)) and "Robots/transport" not in {row[1] for row in rows}
+    assert "Parts/gun" in {row[1] for row in rows}
+    for key, collection in assets(bpy, library).items():
+        assert collection.asset_data.catalog_id in uuids, key
+
+
+def test_a_catalogue_file_blender_cannot_read_is_kept_as_comments(plan):
+    text = plan.catalog_text({"Parts/gun"}, "my notes\nnot: a catalogue\n")
+    lines = text.splitlines()
+    assert "VERSION 1" in lines and "# my notes" in lines and "# not: a catalogue" in lines
+    assert [line.split(":")[1] for line in lines if line and not line.startswith(("#", "VERSION"))] == [
+        "Parts", "Parts/gun"]
+    assert plan.catalog_text({"Parts/gun"}, text) == text  # read back: nothing to add, nothing changed
 
 
 def test_the_blender_command_builds_the_library_of_a_chosen_folder(blender, tmp_path):

@@ -43,17 +43,29 @@ def catalog_uuid(path: str) -> str:
     return str(uuid.uuid5(NAMESPACE, path))
 
 
-def catalog_text(paths: set[str]) -> str:
-    """``blender_assets.cats.txt``: each catalogue and each of its parents, with its UUID."""
+CATALOG_HEADER = ["# This is an Asset Catalog Definition file for Blender.", "#",
+                  "# Written by io_msh (batch library): every run adds the catalogues its assets need and keeps "
+                  "every other line.", "#",
+                  "# Other lines are of the format \"UUID:catalog/path/for/assets:simple catalog name\"", "",
+                  "VERSION 1", ""]
+
+
+def catalog_text(paths: set[str], old: str = "") -> str:
+    """``blender_assets.cats.txt``: the ``old`` file's text with each catalogue of ``paths``, and each of its
+    parents, added where the file does not define it yet. A catalogue is known by its UUID, so the catalogues the
+    user made in Blender, and ours as the user renamed or moved them, stay as they are. An old file that is no
+    catalogue file (no VERSION line: Blender reads nothing of it) is kept below the header, as comments."""
     every = set()
     for path in paths:
         parts = path.split("/")
         every.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-    lines = ["# This is an Asset Catalog Definition file for Blender.", "#",
-             "# Written by io_msh (batch library): rewritten on every run.", "#",
-             "# Other lines are of the format \"UUID:catalog/path/for/assets:simple catalog name\"", "",
-             "VERSION 1", ""]
-    lines += [f"{catalog_uuid(p)}:{p}:{p.replace('/', '-')}" for p in sorted(every)]
+    lines = old.splitlines()
+    if not any(line.startswith("VERSION ") for line in lines):
+        kept = ["# Kept from the file that was here, which Blender could not read:", *(f"# {line}" for line in lines),
+                ""] if old.strip() else []
+        lines = [*CATALOG_HEADER, *kept]
+    defined = {line.split(":", 1)[0].strip() for line in lines if ":" in line and not line.startswith("#")}
+    lines += [f"{catalog_uuid(p)}:{p}:{p.replace('/', '-')}" for p in sorted(every) if catalog_uuid(p) not in defined]
     return "\n".join(lines) + "\n"
 
 

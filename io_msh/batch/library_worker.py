@@ -118,8 +118,11 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
     if not job["catalogs"]:  # a bundle of new assets, for the library's own merge
         return [("0.blend", item.output)]
-    Path(worker._staged("1.txt")).write_text(catalog_text({str(c[CATALOG]) for c in assets}), encoding="utf-8")
-    return [("0.blend", item.output), ("1.txt", str(Path(item.output).with_name(CATALOG_FILE)))]
+    catalogues = Path(item.output).with_name(CATALOG_FILE)
+    old = catalogues.read_text(encoding="utf-8", errors="surrogateescape") if catalogues.is_file() else ""
+    Path(worker._staged("1.txt")).write_text(catalog_text({str(c[CATALOG]) for c in assets}, old),
+                                             encoding="utf-8", errors="surrogateescape")
+    return [("0.blend", item.output), ("1.txt", str(catalogues))]
 
 
 def _remove_assets(bpy, collections: list) -> None:
