@@ -5,7 +5,8 @@ the model with them muted (``sliders_muted``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .hierarchy import descendants
@@ -28,19 +29,39 @@ def slider_drivers(root) -> list:
     return out
 
 
+PARKED_PATH = '["io_msh parked driver {}"]'  # a custom property no object has
+_PARKED = itertools.count()
+
+
+def park_driver(holder, fcurve) -> Callable[[], None]:
+    """Mute the driver ``fcurve`` of ``holder`` and park it on a custom property no object has; returns what puts
+    it back as it was. Blender 4.4 and later (not 4.2) evaluate a property that an action animates and a muted
+    driver drives racily: a channel now and then keeps an earlier frame's value (a few in a hundred evaluations of
+    a driven object; tests/test_parked_drivers_blender.py). A driver of no property takes no part in it."""
+    path, mute = fcurve.data_path, fcurve.mute
+    fcurve.mute = True
+    fcurve.data_path = PARKED_PATH.format(next(_PARKED))
+    holder.update_tag()
+
+    def put_back() -> None:
+        fcurve.data_path = path
+        fcurve.mute = mute
+        holder.update_tag()
+    return put_back
+
+
 @contextmanager
 def sliders_muted(root) -> Iterator[None]:
-    """The model shown without its slider drivers (the timeline's pose), then as before."""
-    muted = [(holder, fcurve) for holder, fcurve in slider_drivers(root) if not fcurve.mute]
-    for holder, fcurve in muted:
-        fcurve.mute = True
-        holder.update_tag()
+    """The model shown without its slider drivers (the timeline's pose), then as before: each slider driver, and
+    each driver already muted on the model, parked meanwhile (``park_driver``)."""
+    parked = [park_driver(holder, fcurve) for holder, fcurve in
+              [(h, f) for h in (root, *descendants(root)) if h.animation_data is not None
+               for f in h.animation_data.drivers if f.mute or is_slider_driver(f)]]
     try:
         yield
     finally:
-        for holder, fcurve in muted:
-            fcurve.mute = False
-            holder.update_tag()
+        for put_back in parked:
+            put_back()
 
 
 def add_slider(root, name: str, initial: float, description: str) -> None:

@@ -32,7 +32,7 @@ import bpy
 
 from ..com import compat
 from ..com import props as P
-from ..com.sliders import is_slider_driver, slider_drivers
+from ..com.sliders import is_slider_driver, park_driver, slider_drivers
 from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
 from ..imp.clips import ControllerPlan
 from .engine_units import part_prefix, unit_tracks
@@ -192,9 +192,7 @@ def _driver_track(holder, owner: str, action_name: str, name: str, drivers: list
     target = compat.ChannelTarget(action, holder, owner)
     for driver in drivers:
         _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
-        if not driver.mute:
-            driver.mute = True
-            undo(lambda d=driver: setattr(d, "mute", False))
+        undo(park_driver(holder, driver))
     _unassign(holder, undo)
     return _track(holder, action, name, undo)
 
