@@ -192,6 +192,19 @@ def test_a_catalogue_file_blender_cannot_read_is_kept_as_comments(plan):
     assert [line.split(":")[1] for line in lines if line and not line.startswith(("#", "VERSION"))] == [
         "Parts", "Parts/gun"]
     assert plan.catalog_text({"Parts/gun"}, text) == text  # read back: nothing to add, nothing changed
+    # Blender reads a file whose first line that is neither blank nor a comment is VERSION 1, nothing else
+    for unreadable in ("\ufeff# header\nVERSION 1\n", "VERSION 2\nabc:Mine:Mine\n", "abc:Mine:Mine\nVERSION 1\n"):
+        assert plan.catalog_text(set(), unreadable).splitlines()[len(plan.CATALOG_HEADER) + 1].startswith("# ")
+
+
+def test_the_catalogue_file_keeps_every_line_as_blender_reads_it(plan):
+    gun = plan.catalog_uuid("Parts/gun")
+    old = (f"  VERSION 1\r\n\r\n{gun.upper()}:Мои/пушки:Пушки\r\n"
+           "0b5f6c8e-1d2a-4e3b-9c4d-5e6f7a8b9c0d:Mine:My\u2028name\x0cand more\r\n")
+    text = plan.catalog_text({"Parts/gun"}, old)
+    assert text.startswith(old.replace("\r\n", "\n"))  # every line kept, whole
+    added = text[len(old.replace("\r\n", "\n")):].splitlines()
+    assert added == [f"{plan.catalog_uuid('Parts')}:Parts:Parts"]  # Parts/gun is defined (its UUID in capitals)
 
 
 def test_the_blender_command_builds_the_library_of_a_chosen_folder(blender, tmp_path):

@@ -94,3 +94,21 @@ def test_the_drivers_are_put_back_as_they_were(blender):
     bpy.context.scene.frame_set(10)
     assert np.abs(shown(empties[1], bpy.context.evaluated_depsgraph_get()) - driven).max() < 1e-6
     assert abs(shown(empties[1], bpy.context.evaluated_depsgraph_get())[0] - 1.0) < 1e-6  # slider 0.5 drives 1.0
+
+
+def test_every_driver_is_put_back_even_when_one_is_gone(blender):
+    """A driver removed while parked is not put back (nor looked for through its freed F-curve); the others are."""
+    bpy, sliders = blender.bpy, blender.ext.io_msh.com.sliders
+    root, empties = animated_model(bpy, sliders)
+    before = [(o.name, f.data_path, f.array_index, f.mute) for o in empties if o.animation_data
+              for f in o.animation_data.drivers]
+    with sliders.sliders_muted(root):
+        drivers = empties[1].animation_data.drivers
+        drivers.remove(drivers[0])
+    after = [(o.name, f.data_path, f.array_index, f.mute) for o in empties if o.animation_data
+             for f in o.animation_data.drivers]
+    assert after == [d for d in before if d[:3] != ("node1", "location", 0)]
+    empties[2].animation_data_clear()  # a holder's drivers all gone while parked: nothing to put back
+    with sliders.sliders_muted(root):
+        empties[1].animation_data_clear()
+    assert not empties[1].animation_data and empties[3].animation_data.drivers[0].data_path == "location"

@@ -53,20 +53,30 @@ CATALOG_HEADER = ["# This is an Asset Catalog Definition file for Blender.", "#"
 def catalog_text(paths: set[str], old: str = "") -> str:
     """``blender_assets.cats.txt``: the ``old`` file's text with each catalogue of ``paths``, and each of its
     parents, added where the file does not define it yet. A catalogue is known by its UUID, so the catalogues the
-    user made in Blender, and ours as the user renamed or moved them, stay as they are. An old file that is no
-    catalogue file (no VERSION line: Blender reads nothing of it) is kept below the header, as comments."""
+    user made in Blender, and ours as the user renamed or moved them, stay as they are. A file Blender cannot read
+    (``_readable``) is kept below a new header, as comments."""
     every = set()
     for path in paths:
         parts = path.split("/")
         every.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-    lines = old.splitlines()
-    if not any(line.startswith("VERSION ") for line in lines):
+    lines = [line.removesuffix("\r") for line in old.split("\n")]
+    if lines[-1] == "":
+        lines.pop()  # the last line's end
+    if not _readable(lines):
         kept = ["# Kept from the file that was here, which Blender could not read:", *(f"# {line}" for line in lines),
-                ""] if old.strip() else []
+                ""] if lines else []
         lines = [*CATALOG_HEADER, *kept]
-    defined = {line.split(":", 1)[0].strip() for line in lines if ":" in line and not line.startswith("#")}
+    defined = {line.strip().split(":", 1)[0].strip().lower() for line in lines
+               if ":" in line and not line.strip().startswith("#")}
     lines += [f"{catalog_uuid(p)}:{p}:{p.replace('/', '-')}" for p in sorted(every) if catalog_uuid(p) not in defined]
     return "\n".join(lines) + "\n"
+
+
+def _readable(lines: list[str]) -> bool:
+    """Whether Blender reads a catalogue file of these lines: its first line that is neither blank nor a comment
+    (each stripped) is ``VERSION 1``."""
+    first = next((line.strip() for line in lines if line.strip() and not line.strip().startswith("#")), None)
+    return first == "VERSION 1"
 
 
 class _Hasher:

@@ -6,11 +6,12 @@ the model with them muted (``sliders_muted``)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .hierarchy import descendants
 from .props import CHANNEL as CHANNEL_PROPERTY
+from .undo import Undo
 
 
 def is_slider_driver(fcurve) -> bool:
@@ -19,49 +20,61 @@ def is_slider_driver(fcurve) -> bool:
                for variable in fcurve.driver.variables for target in variable.targets)
 
 
+def _drivers(root) -> Iterator[tuple]:
+    for holder in (root, *descendants(root)):
+        if holder.animation_data is not None:
+            for fcurve in holder.animation_data.drivers:
+                yield holder, fcurve
+
+
 def slider_drivers(root) -> list:
     """The slider drivers on the model: on the armature object's pose bones, or on the node Empties."""
-    out = []
-    for holder in (root, *descendants(root)):
-        anim = holder.animation_data
-        if anim is not None:
-            out += [(holder, fcurve) for fcurve in anim.drivers if is_slider_driver(fcurve)]
-    return out
+    return [(holder, fcurve) for holder, fcurve in _drivers(root) if is_slider_driver(fcurve)]
+
+
+def muted_drivers(root) -> list:
+    """The drivers on the model that are muted and are not slider drivers (a user's)."""
+    return [(holder, fcurve) for holder, fcurve in _drivers(root) if fcurve.mute and not is_slider_driver(fcurve)]
 
 
 PARKED_PATH = '["io_msh parked driver {}"]'  # a custom property no object has
 _PARKED = itertools.count()
 
 
-def park_driver(holder, fcurve) -> Callable[[], None]:
-    """Mute the driver ``fcurve`` of ``holder`` and park it on a custom property no object has; returns what puts
-    it back as it was. Blender 4.4 and later (not 4.2) evaluate a property that an action animates and a muted
-    driver drives racily: a channel now and then keeps an earlier frame's value (a few in a hundred evaluations of
-    a driven object; tests/test_parked_drivers_blender.py). A driver of no property takes no part in it."""
-    path, mute = fcurve.data_path, fcurve.mute
-    fcurve.mute = True
-    fcurve.data_path = PARKED_PATH.format(next(_PARKED))
-    holder.update_tag()
+def park_driver(holder, fcurve, undo: Undo) -> None:
+    """Mute the driver ``fcurve`` of ``holder`` and park it on a custom property no object has, ``undo`` putting
+    it back as it was (its step is given before anything changes; a driver removed meanwhile is not looked for
+    through its old F-curve, which Blender freed). Blender 4.4 and later (not 4.2) evaluate a property that an
+    action animates and a muted driver drives racily: a channel now and then keeps an earlier frame's value (a
+    few in a hundred evaluations of a driven object; tests/test_parked_drivers_blender.py). A driver of no
+    property takes no part in it."""
+    path, index, mute = fcurve.data_path, fcurve.array_index, fcurve.mute
+    parked = PARKED_PATH.format(next(_PARKED))
 
     def put_back() -> None:
-        fcurve.data_path = path
-        fcurve.mute = mute
-        holder.update_tag()
-    return put_back
+        anim = holder.animation_data
+        found = anim.drivers.find(parked, index=index) if anim is not None else None
+        if found is not None:
+            found.data_path = path
+            found.mute = mute
+            holder.update_tag()
+    undo(put_back)
+    fcurve.mute = True
+    fcurve.data_path = parked
+    holder.update_tag()
 
 
 @contextmanager
 def sliders_muted(root) -> Iterator[None]:
     """The model shown without its slider drivers (the timeline's pose), then as before: each slider driver, and
-    each driver already muted on the model, parked meanwhile (``park_driver``)."""
-    parked = [park_driver(holder, fcurve) for holder, fcurve in
-              [(h, f) for h in (root, *descendants(root)) if h.animation_data is not None
-               for f in h.animation_data.drivers if f.mute or is_slider_driver(f)]]
+    each driver a user muted on the model, parked meanwhile (``park_driver``)."""
+    undo = Undo()
     try:
+        for holder, fcurve in [*slider_drivers(root), *muted_drivers(root)]:
+            park_driver(holder, fcurve, undo)
         yield
     finally:
-        for put_back in parked:
-            put_back()
+        undo.run()
 
 
 def add_slider(root, name: str, initial: float, description: str) -> None:

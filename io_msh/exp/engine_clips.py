@@ -32,7 +32,8 @@ import bpy
 
 from ..com import compat
 from ..com import props as P
-from ..com.sliders import is_slider_driver, park_driver, slider_drivers
+from ..com.sliders import is_slider_driver, muted_drivers, park_driver, slider_drivers
+from ..com.undo import Undo
 from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
 from ..imp.clips import ControllerPlan
 from .engine_units import part_prefix, unit_tracks
@@ -51,21 +52,6 @@ def clip_roots(objects) -> list[bpy.types.Object]:
     return [o for o in objects if o.type == "ARMATURE" and P.MODEL in o and o.get(P.CLIPS)]
 
 
-class _Undo:
-    """What the lay-out changed, put back in reverse order."""
-
-    def __init__(self) -> None:
-        self.steps: list = []
-
-    def __call__(self, step) -> None:
-        self.steps.append(step)
-
-    def run(self) -> None:
-        for step in reversed(self.steps):
-            step()
-        self.steps.clear()
-
-
 @contextmanager
 def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[ControllerPlan, object]] | None = None,
                   root_motion: str = "IN_PLACE", materials: bool = True,
@@ -77,7 +63,7 @@ def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[Control
     the plain names instead of the clips as shown). A unit part's animations are named after the part
     (io_msh.exp.engine_units.part_prefix) but the chassis's; ``bake_units`` (glTF) bakes each animation onto
     what follows in a unit (engine_units.unit_tracks). Afterwards everything is as before."""
-    undo = _Undo()
+    undo = Undo()
     names: list[str] = []
     try:
         laid_out = {}
@@ -93,9 +79,11 @@ def engine_tracks(roots: list[bpy.types.Object], moving: dict[str, tuple[Control
         undo.run()
 
 
-def _lay_out(root, moving, root_motion: str, undo: _Undo, prefix: str = "") -> list[str]:
+def _lay_out(root, moving, root_motion: str, undo: Undo, prefix: str = "") -> list[str]:
     for holder in model_holders(root):
         _unassign(holder, undo)
+    for holder, fcurve in muted_drivers(root):  # the slider drivers are parked with their tracks
+        park_driver(holder, fcurve, undo)
     names = []
     if root_motion != "MOVING" or moving is None:
         for clip in root.get(P.CLIPS, []):
@@ -132,7 +120,7 @@ class _Kept:
         return block
 
 
-def _unassign(holder, undo: _Undo) -> None:
+def _unassign(holder, undo: Undo) -> None:
     """The holder shows no action (an assigned action would override its NLA tracks in the exporters)."""
     anim = holder.animation_data
     if anim is None or anim.action is None:
@@ -148,7 +136,7 @@ def _unassign(holder, undo: _Undo) -> None:
     anim.action = None
 
 
-def _track(holder, action: bpy.types.Action, name: str, undo: _Undo) -> str:
+def _track(holder, action: bpy.types.Action, name: str, undo: Undo) -> str:
     """An unmuted NLA track named ``name`` holding ``action`` from frame 0 (the exporters' animation name): the
     import's own track of the clip (Clips: NLA Strips) renamed and unmuted meanwhile, else a new one."""
     anim = holder.animation_data or holder.animation_data_create()
@@ -169,7 +157,7 @@ def _track(holder, action: bpy.types.Action, name: str, undo: _Undo) -> str:
     return track.name
 
 
-def _channel_tracks(root, undo: _Undo, prefix: str = "") -> list[str]:
+def _channel_tracks(root, undo: Undo, prefix: str = "") -> list[str]:
     """Each channel slider's sweep: its drivers' keys (slider value x (keys - 1) -> pose) as an action on the
     armature, the drivers muted meanwhile (a driver overrides every action)."""
     by_slider: dict[str, list] = {}
@@ -184,7 +172,7 @@ def _channel_tracks(root, undo: _Undo, prefix: str = "") -> list[str]:
     return names
 
 
-def _driver_track(holder, owner: str, action_name: str, name: str, drivers: list, undo: _Undo) -> str:
+def _driver_track(holder, owner: str, action_name: str, name: str, drivers: list, undo: Undo) -> str:
     """The keys of ``drivers`` (on ``holder``, named ``owner`` in the action's slot) as a new action on an NLA
     track named ``name``, the drivers muted meanwhile; the track's name."""
     action = bpy.data.actions.new(action_name)
@@ -192,7 +180,7 @@ def _driver_track(holder, owner: str, action_name: str, name: str, drivers: list
     target = compat.ChannelTarget(action, holder, owner)
     for driver in drivers:
         _copy_keys(driver, target.new_fcurve(driver.data_path, driver.array_index, name))
-        undo(park_driver(holder, driver))
+        park_driver(holder, driver, undo)
     _unassign(holder, undo)
     return _track(holder, action, name, undo)
 
@@ -215,7 +203,7 @@ def _copy_keys(source: bpy.types.FCurve, fcurve: bpy.types.FCurve) -> None:
     fcurve.update()
 
 
-def _material_tracks(undo: _Undo) -> list[str]:
+def _material_tracks(undo: Undo) -> list[str]:
     """An NLA track on the node tree of every material animated by an action, named ``material <name>``, and of
     every belt material (driven by a channel slider: io_msh.imp.material_animation), named after the slider
     (``channel 2 leg_l``, a unit part's prefixed as its clips; the belt's materials in one animation): its
