@@ -162,8 +162,8 @@ def sweep_machine(blender, folder, data: bytes):
                     self.shown = None
             self.edits = [e for e in self.edits if e[0] != which]
 
-        @rule(check=st.booleans())
-        def export(self, check):
+        @rule(check=st.booleans(), order=st.permutations(NAMES))
+        def export(self, check, order):
             before = self.target.read_bytes() if self.target.exists() else None
             self.bpy.context.view_layer.objects.active = self.root
             try:
@@ -176,7 +176,7 @@ def sweep_machine(blender, folder, data: bytes):
             assert not self.timeline_deleted
             first = self.target.read_bytes()
             if check:
-                for clip in set(NAMES) - self.deleted_clips:  # the export wrote these as Write Clip writes them
+                for clip in [c for c in order if c not in self.deleted_clips]:  # as the export wrote them, any order
                     self.bpy.ops.object.parkan_clip_to_timeline(clip=clip)
                 self.edits = []
             assert self.bpy.ops.export_scene.parkan_msh(filepath=str(self.target)) == {"FINISHED"}
