@@ -1,7 +1,7 @@
 """Reading a model without its channel sliders (io_msh.com.sliders.sliders_muted): Blender 4.4 and later evaluate a
 property that an action animates and a muted driver drives racily (a channel now and then keeps an earlier frame's
 value; measured on 4.5 and 5.0: a few in a hundred evaluations of a driven object, never on 4.2). The export's read
-and the game-pose checks step through frames with the sliders' drivers out of the way, so they are parked on a
+and the tests' pose checks step through frames with the sliders' drivers out of the way, so they are parked on a
 property no object has, and put back as they were."""
 
 import numpy as np
