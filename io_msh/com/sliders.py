@@ -70,7 +70,7 @@ def sliders_muted(root) -> Iterator[None]:
     each driver a user muted on the model, parked meanwhile (``park_driver``)."""
     undo = Undo()
     try:
-        for holder, fcurve in [*slider_drivers(root), *muted_drivers(root)]:
+        for holder, fcurve in [(h, f) for h, f in _drivers(root) if f.mute or is_slider_driver(f)]:
             park_driver(holder, fcurve, undo)
         yield
     finally:
