@@ -2,8 +2,10 @@ import struct
 
 import pytest
 from fixtures import nres
+from hypothesis import given
+from hypothesis import strategies as st
 
-from core.container.nres import MODEL_TYPE_ID, Archive, fold
+from core.container.nres import MODEL_TYPE_ID, Archive, fold, lookup_key
 from core.errors import FormatError
 
 
@@ -157,3 +159,34 @@ def test_broken_containers_are_rejected_with_a_precise_message(data, message):
 def test_truncated_tail_is_rejected():
     data = nres(three_entries())
     assert "does not match the file length" in _error_of(data[:-10])
+
+
+@st.composite
+def archives_with_lookups(draw):
+    """Archives whose names repeat in other cases, with the file's sort table folded, shuffled among equal names,
+    out of order or out of range, and names to look up (present, in another case, absent, not cp1251)."""
+    stems = draw(st.lists(st.sampled_from(["a", "A", "b", "B_", "b_", "ab", "AB", "\u0430", "\u0410", "z"]),
+                          min_size=1, max_size=12))
+    entries = [(1, name.encode("cp1251"), bytes([i]), 0, 0, 0) for i, name in enumerate(stems)]
+    folded = sorted(range(len(entries)), key=lambda i: entries[i][1].lower())
+    table = draw(st.sampled_from(["folded", "ties shuffled", "shuffled", "out of range"]))
+    if table == "ties shuffled":  # still sorted by the folded name, equal names in the order drawn
+        keys = draw(st.permutations(range(len(entries))))
+        folded = sorted(folded, key=lambda i: (entries[i][1].lower(), keys[i]))
+    elif table == "shuffled":
+        folded = draw(st.permutations(folded))
+    elif table == "out of range":
+        folded = [*folded[:-1], len(entries) + 3]
+    archive = Archive.parse(nres(entries, sort_index=folded), tolerant=True)
+    if draw(st.booleans()):  # an edit: the lookup table is made anew from the entries
+        archive.replace(archive.entries[0].name, b"longer than before")
+    return archive, [*stems, *(s.upper() for s in stems), "absent", "\u263a"]
+
+
+@given(archives_with_lookups())
+def test_the_name_index_finds_what_find_finds(case):
+    archive, names = case
+    index = archive.name_index()
+    for name in names:
+        key = lookup_key(name)
+        assert (None if key is None else index.get(key)) is archive.find(name)

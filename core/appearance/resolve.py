@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..container.nres import Archive, Entry
+from ..container.nres import Archive, Entry, lookup_key
 from ..disk import names_in, read_input
 from ..errors import FormatError
 from .mat0 import MAT0_TYPE_ID, OPAQUE, Material, material_of
@@ -65,6 +65,18 @@ def open_library(path: str | Path) -> Archive:
     return _read_library(str(path), stat.st_mtime_ns, stat.st_size)
 
 
+def library_entry(archive: Archive, name: str) -> Entry | None:
+    """``archive.find(name)`` in a library archive (``open_library``'s, which nobody edits), through a name index
+    made once per archive: a library holds hundreds of entries, and ``find`` walks them all on every call."""
+    key = lookup_key(name)
+    return None if key is None else _name_index(archive).get(key)
+
+
+@lru_cache(maxsize=8)  # the libraries _read_library keeps
+def _name_index(archive: Archive) -> dict[bytes, Entry]:
+    return archive.name_index()
+
+
 @dataclass(frozen=True)
 class TextureRef:
     """A Texm entry of a library: the key under which its picture is decoded and cached."""
@@ -73,7 +85,7 @@ class TextureRef:
     entry: str
 
     def load(self) -> Texture:
-        entry = open_library(self.library).find(self.entry)
+        entry = library_entry(open_library(self.library), self.entry)
         if entry is None:
             raise FormatError.single("Texm", None, f"no texture {self.entry!r}", self.library)
         return parse_texm(entry.data, f"{self.library}:{self.entry}")
@@ -125,15 +137,20 @@ class Libraries:
             self._archives[kind] = archive
         return self._archives[kind]
 
+    def find(self, kind: str, name: str) -> Entry | None:
+        """The entry of that name in a library (None without the library)."""
+        archive = self.archive(kind)
+        return None if archive is None else library_entry(archive, name)
+
     def material(self, name: str) -> tuple[Entry | None, str | None]:
         """The MAT0 entry for a WEAR name with the runtime's fallback (section 6.6), and a note when it fell back."""
         archive = self.archive("materials")
         if archive is None:
             return None, None
-        entry = archive.find(name)
+        entry = library_entry(archive, name)
         if entry is not None and entry.type_id == MAT0_TYPE_ID:
             return entry, None
-        fallback = archive.find(DEFAULT_MATERIAL) or (archive.entries[0] if archive.entries else None)
+        fallback = library_entry(archive, DEFAULT_MATERIAL) or (archive.entries[0] if archive.entries else None)
         used = fallback.name_str if fallback is not None else "nothing"
         return fallback, f"material {name!r} is not in {LIBRARY_FILES['materials']}; the game uses {used}"
 
@@ -142,7 +159,7 @@ class Libraries:
         archive = self.archive(kind)
         if archive is None or not name:
             return None, None, None
-        entry = archive.find(name)
+        entry = library_entry(archive, name)
         if entry is None:
             return None, None, f"texture {name!r} is not in {LIBRARY_FILES[kind]}"
         try:

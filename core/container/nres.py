@@ -62,6 +62,11 @@ def name_bytes(text: str | bytes) -> bytes:
     cannot hold."""
     if isinstance(text, bytes):
         return text
+    if "\\" not in text:  # no escapes: the common case, encoded at once
+        try:
+            return text.encode(TEXT_ENCODING)
+        except UnicodeEncodeError:
+            pass  # the loop below names the character
     out = bytearray()
     i = 0
     while i < len(text):
@@ -79,6 +84,14 @@ def name_bytes(text: str | bytes) -> bytes:
                                                        "1251") from None
             i += 1
     return bytes(out)
+
+
+def lookup_key(name: bytes | str) -> bytes | None:
+    """The folded name entries are looked up by; None for a name cp1251 cannot hold (it names no entry)."""
+    try:
+        return fold(name_bytes(name))
+    except FormatError:
+        return None
 
 
 def _is_hex(digits: str) -> bool:
@@ -280,10 +293,9 @@ class Archive:
 
     def find(self, name: bytes | str) -> Entry | None:
         """The first entry with this name (ASCII case-insensitive), or None."""
-        try:
-            key = fold(name_bytes(name))
-        except FormatError:
-            return None  # a name cp1251 cannot hold names no entry
+        key = lookup_key(name)
+        if key is None:
+            return None
         table = self._lookup_table()
         if table is None:
             return next((e for e in self.entries if fold(e.name) == key), None)
@@ -297,6 +309,16 @@ class Archive:
         if lo < len(table) and fold(self.entries[table[lo]].name) == key:
             return self.entries[table[lo]]
         return None
+
+    def name_index(self) -> dict[bytes, Entry]:
+        """lookup_key(name) -> the entry ``find`` gives for that name (the first of equal names in the lookup
+        table's order, as its binary search finds it; without a table, the first in the directory), made in one
+        pass: for many look-ups in an archive nobody edits meanwhile (``find`` checks the layout on every call)."""
+        table = self._lookup_table()
+        index: dict[bytes, Entry] = {}
+        for i in range(len(self.entries)) if table is None else table:
+            index.setdefault(fold(self.entries[i].name), self.entries[i])
+        return index
 
     def _lookup_table(self) -> list[int] | None:
         if self._layout_intact():

@@ -20,6 +20,9 @@ curve whose keys Blender merged read back."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 import bpy
 import numpy as np
 
@@ -29,27 +32,90 @@ from ..com.curves import Curve, curve_settings, fingerprint
 from ..com.material_curves import material_curve
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
-from .materials import GraphSockets, NewNodes, build_material, image_for, mix_socket, multiply
+from .materials import (
+    GraphPaths,
+    GraphShape,
+    NewNodes,
+    fill_material,
+    graph_shape,
+    image_for,
+    mix_socket,
+    multiply,
+    template_material,
+)
 
 DIFFUSE_NODE = "msh diffuse"
 ALPHA_NODE = "msh alpha"
 COLOUR_NODES = {"ambient": "msh ambient", "specular": "msh specular", "emissive": "msh emissive"}
 TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
+TEMPLATE_NAME = "io_msh graph template"  # a material copied for the looks of one shape, until the last of them
 
 
 def build_materials(plan, root, created, lightmapped: bool) -> dict:
-    """The materials of the plan's looks by batch word, the animated ones keyed."""
+    """The materials of the plan's looks by batch word, the animated ones keyed. The looks of one shape
+    (materials.GraphShape) wear copies of one template graph, the last of them the template itself."""
     keyed = {}  # the curves copied for other materials' (ChannelTarget.keyed_fcurve): all made by this import
-    materials = {}
+    shapes = {}
     for word, look in plan.looks.items():
         keys = plan.material_keys.get(word)
-        material, sockets = build_material(look, created, lightmapped,
-                                           keys is not None and keys.cell_frames is not None)
+        shapes[word] = graph_shape(look, lightmapped, keys is not None and keys.cell_frames is not None,
+                                   _animation_shape(keys))
+    uses = Counter(shapes.values())
+    left = dict(uses)
+    templates = {}
+    materials = {}
+    for word, look in plan.looks.items():
+        shape = shapes[word]
+        if shape not in templates:
+            templates[shape] = _template(shape, look.label if uses[shape] == 1 else TEMPLATE_NAME, created)
+        template, paths, switch_images = templates[shape]
+        left[shape] -= 1
+        material = template if left[shape] == 0 else created.add(template.copy())
+        if uses[shape] > 1:
+            material.name = look.label
+        fill_material(material, look, paths, created)
+        keys = plan.material_keys.get(word)
         if keys is not None:
-            animate_material(material, sockets, keys, root, created, keyed)
+            _key_material(material, paths, switch_images, keys, root, created, keyed)
         materials[word] = material
     return materials
+
+
+@dataclass(frozen=True)
+class _AnimationShape:
+    """The nodes an animation adds to a look's graph (its part of materials.GraphShape)."""
+
+    # for each texture the track shows after phase 0's, whether it has an image (); without a texture switch
+    switch: tuple[bool, ...]
+    alpha: bool               # msh alpha
+    colours: tuple[str, ...]  # the fields of COLOUR_NODES keyed
+    choice: bool              # alternative tracks: the ambient and specular are not wired
+
+
+def _animation_shape(keys: MaterialKeys | None) -> _AnimationShape | None:
+    if keys is None:
+        return None
+    switch = () if keys.texture_frames is None else tuple(ref is not None for ref in keys.textures[1:])
+    return _AnimationShape(switch, "alpha" in keys.fields, tuple(n for n in COLOUR_NODES if n in keys.fields),
+                           bool(keys.tracks))
+
+
+def _template(shape: GraphShape, name: str, created) -> tuple:
+    """A material of that graph: (the material, its GraphPaths, the names of its texture switch's images)."""
+    material, sockets = template_material(shape, name, created)
+    switch_images = []
+    if shape.animation is not None:
+        nodes = NewNodes(material.node_tree)
+        _diffuse_node(nodes, sockets.diffuse)
+        texture_colour, switch_images = _texture_switch(nodes, sockets.texture, shape.animation.switch)
+        if shape.animation.alpha and sockets.alpha:
+            alpha = nodes.new("ShaderNodeValue", (-250, -450), ALPHA_NODE)
+            nodes.link(alpha.outputs[0], sockets.alpha[0])
+        for name in shape.animation.colours:
+            _colour(nodes, sockets.bsdf, name, shape.animation.choice, texture_colour)
+        nodes.place()
+    return material, GraphPaths.of(sockets), switch_images
 
 
 class _DriverTarget:
@@ -91,8 +157,9 @@ class _TrackChoice(_DriverTarget):
         return slider_fcurve(self.tree, data_path, index, self.material, P.TRACK, id_type="MATERIAL")
 
 
-def animate_material(material: bpy.types.Material, sockets: GraphSockets, keys: MaterialKeys, root, created,
-                     keyed: dict) -> None:
+def _key_material(material: bpy.types.Material, paths: GraphPaths, switch_images: list, keys: MaterialKeys, root,
+                  created, keyed: dict) -> None:
+    """Key the animated nodes of a look's graph (``_template``) and give them their first values."""
     tree = material.node_tree
     if keys.tracks:
         target = _TrackChoice(tree, material, keys.tracks)
@@ -102,28 +169,29 @@ def animate_material(material: bpy.types.Material, sockets: GraphSockets, keys: 
     else:
         target = _BeltTarget(tree, root, keys.belt, keys.period_ms)
     target = _Written(target, material)
-    nodes = NewNodes(tree)
-    diffuse = _diffuse_node(nodes, sockets.diffuse)
-    if diffuse is not None:
-        _hold(diffuse, (*keys.colour[0], 1.0))
-        co = _key_co(keys.colour_frames, keys.colour)
-        for index in range(3):
-            _keys(target, f'nodes["{diffuse.name}"].outputs[0].default_value', index, DIFFUSE_NODE, co[index],
-                  keys.colour_glides, keys.cyclic)
-    mapping = sockets.mapping if keys.cell_frames is not None else None
-    if mapping is not None:
+    nodes = tree.nodes
+    if DIFFUSE_NODE in nodes:
+        _key_node(target, nodes[DIFFUSE_NODE], DIFFUSE_NODE, (keys.colour_frames, keys.colour, keys.colour_glides,
+                                                               keys.cyclic))
+    if paths.mapping is not None and keys.cell_frames is not None:
         u0, v0, du, dv = keys.cell_boxes.T
-        path = f'nodes["{mapping.name}"].inputs'
+        path = f'nodes["{paths.mapping}"].inputs'
         co = _key_co(keys.cell_frames, np.column_stack([u0, 1.0 - v0 - dv, du, dv]))
         for k, (socket, index) in enumerate(((1, 0), (1, 1), (3, 0), (3, 1))):
-            _keys(target, f"{path}[{socket}].default_value", index, mapping.name, co[k], False, keys.cyclic)
-    texture_colour = _texture_switch(nodes, sockets.texture, keys, target, created)
-    if "alpha" in keys.fields and sockets.alpha:
-        _alpha(nodes, sockets.alpha[0], keys, target)
+            _keys(target, f"{path}[{socket}].default_value", index, paths.mapping, co[k], False, keys.cyclic)
+    for i, image_node in enumerate(switch_images, 1):
+        factor = (keys.texture_index == i).astype(np.float64)[:, None]
+        label = TEXTURE_NODE.format(i)
+        _key_node(target, nodes[label], label, (keys.texture_frames, factor, False, keys.cyclic))
+        if image_node is not None:
+            nodes[image_node].image = image_for(keys.textures[i], created)
+    if ALPHA_NODE in nodes:
+        field = keys.fields["alpha"]
+        _key_node(target, nodes[ALPHA_NODE], ALPHA_NODE, (field.frames, field.values, field.glides, keys.cyclic))
     for name, label in COLOUR_NODES.items():
         if name in keys.fields:
-            _colour(nodes, sockets.bsdf, name, label, keys, target, texture_colour)
-    nodes.place()
+            field = keys.fields[name]
+            _key_node(target, nodes[label], label, (field.frames, field.values, field.glides, keys.cyclic))
     material[P.MATERIAL_CURVES] = fingerprint(target.curves)
 
 
@@ -159,50 +227,49 @@ def _hold(node, value: tuple) -> None:
     node.outputs.foreach_set("default_value", value)
 
 
-def _value_node(nodes: NewNodes, label: str, location, keys_of, target, width: int):
-    """A keyed RGB (width 3) or Value node of that name."""
-    node = nodes.new("ShaderNodeRGB" if width == 3 else "ShaderNodeValue", location, label)
+def _key_node(target, node, label: str, keys_of) -> None:
+    """Key an RGB (3 columns of values) or Value node's output, holding the first value."""
     frames, values, linear, cyclic = keys_of
+    width = values.shape[1]
     _hold(node, (*values[0], 1.0) if width == 3 else (float(values[0][0]),))
     co = _key_co(frames, values)
     for index in range(width):
         _keys(target, f'nodes["{node.name}"].outputs[0].default_value', index, label, co[index], linear, cyclic)
-    return node
 
 
-def _texture_switch(nodes: NewNodes, base, keys: MaterialKeys, target, created):
-    """Image Texture nodes for the other textures the track shows beside the ``base`` one, chosen by Mix nodes;
-    the socket giving the texture colour shown (None without a texture)."""
+def _texture_switch(nodes: NewNodes, base, switch: tuple[bool, ...]) -> tuple:
+    """Image Texture nodes (given no image: _key_material does) for the other textures the track shows beside the
+    ``base`` one, chosen by Mix nodes whose factor a Value node ``msh texture <i>`` gives: the socket giving the
+    texture colour shown (None without a texture), and the names of the image nodes (None: drawn untextured)."""
     tree = nodes.tree
     if base is None:
-        return None
-    if keys.texture_frames is None:
-        return base.outputs["Color"]
+        return None, []
+    if not switch:
+        return base.outputs["Color"], []
     colour_users = [link.to_socket for link in base.outputs["Color"].links]
     alpha_users = [link.to_socket for link in base.outputs["Alpha"].links]
     vector = base.inputs["Vector"].links[0].from_socket if base.inputs["Vector"].is_linked else None
     colour, alpha = base.outputs["Color"], base.outputs["Alpha"]
     x, y = base.location
-    for i, ref in enumerate(keys.textures[1:], 1):
-        factor = (keys.texture_index == i).astype(np.float64)[:, None]
-        switch = _value_node(nodes, TEXTURE_NODE.format(i), (x, y - 300 * i - 150),
-                             (keys.texture_frames, factor, False, keys.cyclic), target, 1)
+    images = []
+    for i, has_image in enumerate(switch, 1):
+        value = nodes.new("ShaderNodeValue", (x, y - 300 * i - 150), TEXTURE_NODE.format(i))
         texture = None
-        if ref is not None:
+        if has_image:
             texture = nodes.new("ShaderNodeTexImage", (x, y - 300 * i))
-            texture.image = image_for(ref, created)
             if vector is not None:
                 tree.links.new(vector, texture.inputs["Vector"])
+        images.append(None if texture is None else texture.name)
         colour = _mix(nodes, "RGBA", colour, texture.outputs["Color"] if texture else (1.0, 1.0, 1.0, 1.0),
-                      switch, (x + 150, y - 300 * i + 100))
+                      value, (x + 150, y - 300 * i + 100))
         if alpha_users:
-            alpha = _mix(nodes, "FLOAT", alpha, texture.outputs["Alpha"] if texture else 1.0, switch,
+            alpha = _mix(nodes, "FLOAT", alpha, texture.outputs["Alpha"] if texture else 1.0, value,
                          (x + 150, y - 300 * i - 100))
     for socket in colour_users:
         tree.links.new(colour, socket)
     for socket in alpha_users:
         tree.links.new(alpha, socket)
-    return colour
+    return colour, images
 
 
 def _mix(nodes: NewNodes, data_type: str, a, b, switch, location):
@@ -220,20 +287,11 @@ def _mix(nodes: NewNodes, data_type: str, a, b, switch, location):
     return mix_socket(mix, "Result", kind, output=True)
 
 
-def _alpha(nodes: NewNodes, socket, keys: MaterialKeys, target) -> None:
-    """``msh alpha`` into the socket the graph gave the constant alpha (the blending modes only use it)."""
-    field = keys.fields["alpha"]
-    node = _value_node(nodes, ALPHA_NODE, (-250, -450), (field.frames, field.values, field.glides, keys.cyclic),
-                       target, 1)
-    nodes.tree.links.new(node.outputs[0], socket)
-
-
-def _colour(nodes: NewNodes, bsdf, name: str, label: str, keys: MaterialKeys, target, texture_colour) -> None:
+def _colour(nodes: NewNodes, bsdf, name: str, choice: bool, texture_colour) -> None:
+    """The RGB node of the ambient, specular or emissive colour, wired as the device uses it."""
     tree = nodes.tree
-    field = keys.fields[name]
-    node = _value_node(nodes, label, (-250, 450 + 200 * list(COLOUR_NODES).index(name)),
-                       (field.frames, field.values, field.glides, keys.cyclic), target, 3)
-    if bsdf is None or name == "emissive" or keys.tracks:
+    node = nodes.new("ShaderNodeRGB", (-250, 450 + 200 * list(COLOUR_NODES).index(name)), COLOUR_NODES[name])
+    if bsdf is None or name == "emissive" or choice:
         return
     if name == "specular":
         tree.links.new(node.outputs[0], bsdf.inputs["Specular Tint"])

@@ -99,12 +99,11 @@ def plan_material_keys(looks: dict[int, Look], libraries: Libraries, frame_rate:
     """Keys for every look whose material has a track that changes something; warnings for tracks that cannot
     be shown (an entry past the material's, for instance)."""
     out, warnings = {}, []
-    archive = libraries.archive("materials")
-    if archive is None:
+    if libraries.archive("materials") is None:
         return out, warnings
     textures = _Textures(libraries)
     for word, look in looks.items():
-        entry = archive.find(look.material_entry) if look.material_entry else None
+        entry = libraries.find("materials", look.material_entry) if look.material_entry else None
         if entry is None:
             continue
         what = "its animation is"
@@ -127,15 +126,15 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
     first channel wins a material two belts wear); warnings for what Blender cannot show as the game does."""
     out: dict[int, MaterialKeys] = {}
     warnings: list[str] = []
-    archive = libraries.archive("materials")
-    if archive is None:
+    if libraries.archive("materials") is None:
         return out, warnings
     textures = _Textures(libraries)
     for belt in belts:
         before = len(out)
         for word in sorted({w for mesh in meshes if mesh.node == belt.node for w in mesh.materials}):
             look = looks.get(word)
-            entry = archive.find(look.material_entry) if look is not None and look.material_entry else None
+            entry = libraries.find("materials", look.material_entry) if look is not None and look.material_entry \
+                else None
             if entry is None:
                 continue
             try:

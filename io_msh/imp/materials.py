@@ -19,6 +19,7 @@ at a UV is the texel Blender shows there.
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -76,24 +77,75 @@ def _known_image(key: str) -> bpy.types.Image | None:
     return first
 
 
+@dataclass(frozen=True)
+class GraphShape:
+    """What a look's node graph is made of, apart from its values (issue 32 item 4): the looks of one shape wear
+    copies of one graph built once (``Material.copy`` costs a tenth of building the nodes and links one by one),
+    each then given its own values (``fill_material``)."""
+
+    blend: int
+    textured: bool
+    mapped: bool          # the base texture through a Mapping node: an atlas cell, or one that the track animates
+    texture_alpha: bool   # alpha = the texture's alpha x the phase's (a blending look that is not lit skin)
+    lightmapped: bool
+    animation: Hashable = None  # io_msh.imp.material_animation's part (None: not animated)
+
+
+def graph_shape(look: Look, with_lightmap_uvs: bool, cell_animates: bool = False,
+                animation: Hashable = None) -> GraphShape:
+    textured = look.texture is not None
+    return GraphShape(look.blend, textured, textured and (look.cell is not None or cell_animates),
+                      textured and look.blend != OPAQUE and not look.lit_skin,
+                      with_lightmap_uvs and look.lightmap is not None, animation)
+
+
 @dataclass
 class GraphSockets:
-    """Where a look's graph put what material_animation keys: the sockets given the diffuse colour and the alpha
-    as constants, the base texture, its Mapping node and the Principled BSDF (None when the graph has none), so
-    that the animation finds them without searching the tree (issue 32 item 4)."""
+    """Where a template's graph wants what varies between the looks of its shape: the sockets given the diffuse
+    colour and the alpha as constants, the base texture, its Mapping node, the lightmap texture and the
+    Principled BSDF (None when the graph has none)."""
 
     diffuse: list = field(default_factory=list)
     alpha: list = field(default_factory=list)
     texture: bpy.types.Node | None = None
     mapping: bpy.types.Node | None = None
+    lightmap: bpy.types.Node | None = None
     bsdf: bpy.types.Node | None = None
 
 
-def build_material(look: Look, created, with_lightmap_uvs: bool,
-                   cell_animates: bool = False) -> tuple[bpy.types.Material, GraphSockets]:
-    """The material of a look, and where its graph put what an animation keys; ``cell_animates`` gives the base
-    texture a Mapping node even when the look shows no atlas cell."""
-    material = created.add(bpy.data.materials.new(look.label))
+@dataclass(frozen=True)
+class GraphPaths:
+    """GraphSockets as paths from the node tree, the same in every copy of the template."""
+
+    diffuse: tuple[str, ...]
+    alpha: tuple[str, ...]
+    texture: str | None
+    mapping: str | None
+    lightmap: str | None
+
+    @classmethod
+    def of(cls, sockets: GraphSockets) -> GraphPaths:
+        def name(node):
+            return None if node is None else node.name
+        return cls(tuple(s.path_from_id() for s in sockets.diffuse), tuple(s.path_from_id() for s in sockets.alpha),
+                   name(sockets.texture), name(sockets.mapping), name(sockets.lightmap))
+
+
+def template_material(shape: GraphShape, name: str, created) -> tuple[bpy.types.Material, GraphSockets]:
+    """A material with the graph of that shape, without the values of any look."""
+    material = created.add(bpy.data.materials.new(name))
+    material.use_backface_culling = False  # the game draws every batch two-sided
+    if shape.blend in (BLEND, ADD):
+        material.blend_method = "BLEND"
+        material.surface_render_method = "BLENDED"
+    graph = _Graph(compat.material_node_tree(material), shape)
+    graph.build()
+    graph.nodes.place()
+    return material, graph.sockets
+
+
+def fill_material(material: bpy.types.Material, look: Look, paths: GraphPaths, created) -> None:
+    """Give a copy of a look's template graph the look's values."""
     material[P.MATERIAL] = look.wear_index
     if look.listed:
         material[P.WEAR_NAME] = look.name
@@ -101,16 +153,22 @@ def build_material(look: Look, created, with_lightmap_uvs: bool,
         material[P.LIGHTMAP] = look.lightmap_index
     if look.material_entry is not None:
         material[P.MAT0] = look.material_entry
-    material.use_backface_culling = False  # the game draws every batch two-sided
     material.diffuse_color = linear_rgba(look.diffuse)
-    tree = compat.material_node_tree(material)
-    graph = _Graph(tree, look, created, with_lightmap_uvs, cell_animates)
-    graph.build()
-    graph.nodes.place()
-    if look.blend in (BLEND, ADD):
-        material.blend_method = "BLEND"
-        material.surface_render_method = "BLENDED"
-    return material, graph.sockets
+    tree = material.node_tree
+    rgb = (*linear_rgba(look.diffuse[:3]), 1.0)
+    for path in paths.diffuse:
+        tree.path_resolve(path).default_value = rgb
+    for path in paths.alpha:
+        tree.path_resolve(path).default_value = look.diffuse[3]
+    if paths.mapping is not None and look.cell is not None:
+        u0, v0, du, dv = look.cell
+        mapping = tree.nodes[paths.mapping]
+        mapping.inputs["Location"].default_value = (u0, 1.0 - v0 - dv, 0.0)
+        mapping.inputs["Scale"].default_value = (du, dv, 1.0)
+    if paths.texture is not None:
+        tree.nodes[paths.texture].image = image_for(look.texture, created)
+    if paths.lightmap is not None:
+        tree.nodes[paths.lightmap].image = image_for(look.lightmap, created)
 
 
 class NewNodes:
@@ -156,21 +214,20 @@ def multiply(nodes: NewNodes, colour, location) -> tuple:
 
 
 class _Graph:
-    """The node tree of one look, laid out left to right."""
+    """The node tree of a shape, laid out left to right; the sockets that take a look's values are noted in
+    ``sockets``, given no value."""
 
-    def __init__(self, tree, look: Look, created, with_lightmap_uvs: bool, cell_animates: bool) -> None:
-        self.tree, self.look, self.created = tree, look, created
-        self.lightmap = look.lightmap if with_lightmap_uvs else None
-        self.cell_animates = cell_animates
+    def __init__(self, tree, shape: GraphShape) -> None:
+        self.tree, self.shape = tree, shape
         self.sockets = GraphSockets()
         self.nodes = NewNodes(tree)
         tree.nodes.clear()
 
     def build(self) -> None:
-        look, sockets = self.look, self.sockets
+        shape, sockets = self.shape, self.sockets
         out = self.nodes.new("ShaderNodeOutputMaterial", (900, 0))
         colour, alpha = self._colour_and_alpha()
-        if look.blend == ADD:
+        if shape.blend == ADD:
             emission = self.nodes.new("ShaderNodeEmission", (500, 100))
             self._feed(colour, emission.inputs["Color"], sockets.diffuse)
             self._feed(alpha, emission.inputs["Strength"], sockets.alpha)
@@ -181,70 +238,62 @@ class _Graph:
             return
         bsdf = sockets.bsdf = self.nodes.new("ShaderNodeBsdfPrincipled", (500, 0))
         self._feed(colour, bsdf.inputs["Base Color"], sockets.diffuse)
-        if look.blend == BLEND:
+        if shape.blend == BLEND:
             self._feed(alpha, bsdf.inputs["Alpha"], sockets.alpha)
         self.nodes.link(bsdf.outputs[0], out.inputs["Surface"])
 
     def _feed(self, value, socket, constant_sockets: list) -> None:
-        """Link the socket from ``value``, or give it ``value`` as a constant (then noted in ``constant_sockets``)."""
-        if isinstance(value, bpy.types.NodeSocket):
-            self.nodes.link(value, socket)
-        else:
-            socket.default_value = value
+        """Link the socket from ``value``, or note it in ``constant_sockets`` (``value`` None: a constant)."""
+        if value is None:
             constant_sockets.append(socket)
+        else:
+            self.nodes.link(value, socket)
 
     def _colour_and_alpha(self):
-        """The base colour and alpha: constants, or sockets when a texture drives them."""
-        look = self.look
-        rgb, alpha = (*linear_rgba(look.diffuse[:3]), 1.0), look.diffuse[3]
-        if look.texture is None and self.lightmap is None:
-            return rgb, alpha
+        """The sockets giving the base colour and alpha; None for a constant."""
+        shape = self.shape
         colour_socket = alpha_socket = None
-        if look.texture is not None:
-            texture = self.sockets.texture = self._image(look.texture, P.BASE_UV, 0, look.cell,
-                                                         look.cell is not None or self.cell_animates)
+        if shape.textured:
+            texture = self.sockets.texture = self._image(P.BASE_UV, 0, shape.mapped)
             self.tree.nodes.active = texture  # Workbench's texture colour shows the active image
-            colour_socket = self._multiply(texture.outputs["Color"], rgb, 100)
-            if look.blend != OPAQUE and not look.lit_skin:
-                alpha_socket = self._math_multiply(texture.outputs["Alpha"], alpha, 100)
-        if self.lightmap is not None:
-            lightmap = self._image(self.lightmap, P.LIGHTMAP_UV, -350, None, False)
-            first = colour_socket if colour_socket is not None else rgb
-            colour_socket = self._multiply(lightmap.outputs["Color"], first, 300)
-        return colour_socket, alpha_socket if alpha_socket is not None else alpha
+            colour_socket = self._multiply(texture.outputs["Color"], None, 100)
+            if shape.texture_alpha:
+                alpha_socket = self._math_multiply(texture.outputs["Alpha"], 100)
+        if shape.lightmapped:
+            lightmap = self.sockets.lightmap = self._image(P.LIGHTMAP_UV, -350, False)
+            colour_socket = self._multiply(lightmap.outputs["Color"], colour_socket, 300)
+        return colour_socket, alpha_socket
 
-    def _image(self, ref: TextureRef, uv_map: str, y: float, cell, mapped: bool):
-        """An Image Texture node on that UV map, through a Mapping node if ``mapped`` (set to the cell if any)."""
+    def _image(self, uv_map: str, y: float, mapped: bool):
+        """An Image Texture node on that UV map, through a Mapping node if ``mapped``."""
         uv = self.nodes.new("ShaderNodeUVMap", (-700, y), uv_map=uv_map)
         vector = uv.outputs["UV"]
         if mapped:
-            vector = self._cell_mapping(vector, cell, y)
-        texture = self.nodes.new("ShaderNodeTexImage", (-250, y), image=image_for(ref, self.created))
+            vector = self._cell_mapping(vector, y)
+        texture = self.nodes.new("ShaderNodeTexImage", (-250, y))
         self.nodes.link(vector, texture.inputs["Vector"])
         return texture
 
-    def _cell_mapping(self, vector, cell, y: float):
-        """Direct3D u' = u0 + u * du, v' = v0 + v * dv, written for Blender's V = 1 - v (the identity without a
-        cell)."""
+    def _cell_mapping(self, vector, y: float):
+        """The Mapping node of the atlas cell (fill_material sets it: Direct3D u' = u0 + u * du, v' = v0 + v * dv,
+        written for Blender's V = 1 - v; the identity without a cell)."""
         mapping = self.sockets.mapping = self.nodes.new("ShaderNodeMapping", (-480, y))
         if mapping.vector_type != "POINT":  # the default: not set again, which would update the tree
             mapping.vector_type = "POINT"
-        if cell is not None:
-            u0, v0, du, dv = cell
-            mapping.inputs["Location"].default_value = (u0, 1.0 - v0 - dv, 0.0)
-            mapping.inputs["Scale"].default_value = (du, dv, 1.0)
         self.nodes.link(vector, mapping.inputs["Vector"])
         return mapping.outputs["Vector"]
 
     def _multiply(self, socket, other, x: float):
+        """``socket`` x ``other`` (None: the diffuse colour)."""
         by, product = multiply(self.nodes, socket, (x, 0))
-        self._feed(other, by, self.sockets.diffuse)  # other: the diffuse, or the colour so far
+        self._feed(other, by, self.sockets.diffuse)
         return product
 
-    def _math_multiply(self, socket, factor: float, x: float):
+    def _math_multiply(self, socket, x: float):
+        """``socket`` x the alpha."""
         math = self.nodes.new("ShaderNodeMath", (x, -200), operation="MULTIPLY")
         self.nodes.link(socket, math.inputs[0])
-        self._feed(factor, math.inputs[1], self.sockets.alpha)
+        self.sockets.alpha.append(math.inputs[1])
         return math.outputs[0]
 
 

@@ -221,7 +221,7 @@ def _untextured(looks: dict[int, Look], libraries: Libraries) -> list[str]:
         return []
     named = set()
     for look in looks.values():
-        entry = libraries.archive("materials").find(look.material_entry) if look.material_entry else None
+        entry = libraries.find("materials", look.material_entry) if look.material_entry else None
         if entry is None:
             continue
         try:
