@@ -107,18 +107,30 @@ def _source_wear(data: bytes | None) -> Wear | None:
 
 
 def row_name(material: SceneMaterial) -> str:
-    """The WEAR name of a material: its imported row name while the artist kept the name the import gave
-    (Blender may have added ``.001``, and a lightmapped one shows ``NAME + LIGHTMAP``), else its own name."""
+    """The WEAR name of a material: its imported row name while the artist kept the name the import gave, else its
+    own name (without the ``.001`` of a Blender duplicate)."""
     if not material.name:
         return DEFAULT_ROW
-    name = _BLENDER_DUPLICATE.sub("", material.name)
     imported = material.wear_name
     if imported is None and material.wear_index is not None:  # imported without a list: a placeholder name
         imported = placeholder_name(material.wear_index)
-    if imported is not None and (name == imported or (material.lightmap is not None
-                                                      and name.startswith(f"{imported} + "))):
+    if imported is not None and _named_by_the_import(material, imported):
         return imported
-    return name
+    return _BLENDER_DUPLICATE.sub("", material.name)
+
+
+def _named_by_the_import(material: SceneMaterial, row: str) -> bool:
+    """Whether the material's name is what Blender made of the name the import asked for: the row's name (a
+    lightmapped one ``NAME + LIGHTMAP``), cut to Blender's name length, and ``.001`` added if the name was taken.
+    A row's own name may end like a Blender number (``GLASS.001``)."""
+    stem = f"{row} + " if material.lightmap is not None else row
+    for name in dict.fromkeys((material.name, _BLENDER_DUPLICATE.sub("", material.name))):
+        if name == row or (material.lightmap is not None and name.startswith(stem)):
+            return True
+        cut = len(name.encode("utf-8")) > material.name_bytes - len(".001") - 4  # 4: the longest UTF-8 character
+        if cut and stem.startswith(name):
+            return True
+    return False
 
 
 def _new_library_entries(materials: list[SceneMaterial], options: MaterialOptions, result: MaterialExport) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import FormatError
+from ..com import compat
 from ..com import conversion as C
 from ..com import props as P
 from ..com.hierarchy import descendants
@@ -188,7 +189,8 @@ def _scene_material(material) -> SceneMaterial:
         diffuse = (*principled.inputs["Base Color"].default_value[:3], principled.inputs["Alpha"].default_value)
     return SceneMaterial(
         material.name, material.get(P.MATERIAL), material.get(P.WEAR_NAME), material.get(P.LIGHTMAP),
-        tuple(float(c) for c in diffuse), _blend(material), image, material_animation_edited(material))
+        tuple(float(c) for c in diffuse), _blend(material), image, material_animation_edited(material),
+        compat.ID_NAME_BYTES)
 
 
 def _blend(material) -> str:

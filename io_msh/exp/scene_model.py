@@ -38,6 +38,7 @@ class SceneMaterial:
     blend: str = "OPAQUE"
     image: SceneImage | None = None
     animation_edited: bool = False  # its MAT0 track's F-curves differ from the import's (not written back)
+    name_bytes: int = 63           # the longest name Blender keeps (io_msh.com.compat.ID_NAME_BYTES)
 
 
 @dataclass

@@ -20,6 +20,7 @@ curve whose keys Blender merged read back."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -50,6 +51,7 @@ COLOUR_NODES = {"ambient": "msh ambient", "specular": "msh specular", "emissive"
 TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
 TEMPLATE_NAME = "io_msh graph template"  # a material copied for the looks of one shape, until the last of them
+_NUMBERED = re.compile(r"\.\d+$")  # the number Blender adds to a name in use (and counts on from)
 
 
 def build_materials(plan, root, created, lightmapped: bool) -> dict:
@@ -63,12 +65,13 @@ def build_materials(plan, root, created, lightmapped: bool) -> dict:
                                    _animation_shape(keys))
     uses = Counter(shapes.values())
     left = dict(uses)
+    template_name = _template_name([look.label for look in plan.looks.values()])
     templates = {}
     materials = {}
     for word, look in plan.looks.items():
         shape = shapes[word]
         if shape not in templates:
-            templates[shape] = _template(shape, look.label if uses[shape] == 1 else TEMPLATE_NAME, created)
+            templates[shape] = _template(shape, look.label if uses[shape] == 1 else template_name, created)
         template, paths, switch_images = templates[shape]
         left[shape] -= 1
         material = template if left[shape] == 0 else created.add(template.copy())
@@ -80,6 +83,18 @@ def build_materials(plan, root, created, lightmapped: bool) -> dict:
             _key_material(material, paths, switch_images, keys, root, created, keyed)
         materials[word] = material
     return materials
+
+
+def _template_name(labels: list[str]) -> str:
+    """A name for the templates that no look's name can meet: each look is named when its turn comes, as
+    ``bpy.data.materials.new(label)`` named it before there were templates, which a template holding that name,
+    or one Blender would number on from, would change (``label.001`` for ``label``)."""
+    taken = {_NUMBERED.sub("", label) for label in labels}
+    name, n = TEMPLATE_NAME, 1
+    while name in taken:
+        n += 1
+        name = f"{TEMPLATE_NAME} {n}"
+    return name
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@
 - every face is two-sided; an atlas cell maps the UVs through a Mapping node,
   so the mesh keeps the file's UVs.
 
+A graph is built once per shape (``GraphShape``: which nodes, not their values)
+and copied for every look of that shape (material_animation.build_materials),
+then given the look's values (``fill_material``).
+
 Images are made once per library entry and shared by every model that uses
 them (found again by their ``msh_texture`` property), and packed into the
 .blend. Pixel rows are flipped so that the picture stands upright in
@@ -83,7 +87,7 @@ class GraphShape:
     copies of one graph built once (``Material.copy`` costs a tenth of building the nodes and links one by one),
     each then given its own values (``fill_material``)."""
 
-    blend: int
+    blend: str
     textured: bool
     mapped: bool          # the base texture through a Mapping node: an atlas cell, or one that the track animates
     texture_alpha: bool   # alpha = the texture's alpha x the phase's (a blending look that is not lit skin)
