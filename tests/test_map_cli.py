@@ -8,6 +8,7 @@ from fixtures import run_cli as run
 from map_fixtures import LAND1, LAND_MAP, LAND_MSH, MISSION, SAMPLE, write_sample
 
 from core.authoring.maps import sample_map_files
+from core.container.nres import Archive
 from core.map import landmsh as L
 from core.map.tma import parse_tma
 
@@ -91,3 +92,15 @@ def test_map_with_game_option_and_a_mission_whose_map_is_elsewhere(tmp_path, cap
     assert code == 1 and "trailer: error: map 'DATA\\MAPS\\SAMPLE\\land'" in err
     code, out, err = run(capsys, "map", "--game", game, tmp_path / "elsewhere" / "data.tma")
     assert code == 0 and "water: 20 faces at z 4" in out
+
+
+def test_trees_and_rocks_are_looked_up_in_objects_rlb_whatever_their_case(tmp_path, capsys):
+    root = write_sample(tmp_path)
+    records = Archive()
+    for name in ("tree_02", "STONE_03", "TREE_06"):  # STONE_07 has no record
+        records.add(name, b"")
+    (root / "objects.rlb").write_bytes(records.to_bytes())
+    code, out, err = run(capsys, "map", root / "MISSIONS/SAMPLE")
+    assert code == 0 and err == "" and "no objects.rlb" not in out
+    assert "objects[7]: warning: 'STONE_07' not found" in out
+    assert not [n for n in (2, 3, 6, 10, 11) if f"objects[{n}]: warning:" in out]

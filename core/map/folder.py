@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..appearance.wear import Wear
-from ..container.nres import Archive
+from ..container.nres import Archive, lookup_key
 from ..disk import names_in, read_input
 from ..errors import Finding, FormatError, error, warning
 from . import validate as V
@@ -246,11 +246,11 @@ def _placement_checks(result: MissionFiles) -> None:
 
 
 def _object_files(result: MissionFiles, root: Path) -> None:
-    records = None
+    records = None  # objects.rlb's entries by lookup_key (Archive.name_index: one look-up a scenery object)
     rlb = _find(root, OBJECTS)
     if rlb is not None:
         try:
-            records = Archive.parse(read_input(rlb), str(rlb))
+            records = Archive.parse(read_input(rlb), str(rlb)).name_index()
         except (FormatError, OSError):
             records = None
     unchecked = 0
@@ -260,7 +260,7 @@ def _object_files(result: MissionFiles, root: Path) -> None:
             if records is None:
                 unchecked += 1
                 continue
-            found = records.find(obj.path.split(b"\0", 1)[0]) is not None
+            found = lookup_key(obj.path.split(b"\0", 1)[0]) in records
         else:
             parts = [p for p in name.replace("\\", "/").split("/") if p]
             place = _locate(root, parts)
