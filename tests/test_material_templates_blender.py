@@ -60,6 +60,19 @@ GLASS = {"blend": "BLEND", "lit_skin": False, "colours": [(0.8, 0.2, 0.4, 0.5)],
          "cells": [-1] * 3, "keys": [(0, 1)], "header": 0}
 
 
+def fcurves_of(tree) -> list:
+    """A node tree's drivers and the F-curves of its action (4.2's ``Action.fcurves``, else the action's layers)."""
+    anim = tree.animation_data
+    if anim is None:
+        return []
+    fcurves = list(anim.drivers)
+    if anim.action is not None:
+        fcurves += list(anim.action.fcurves) if hasattr(anim.action, "fcurves") else [
+            c for layer in anim.action.layers for strip in layer.strips for bag in strip.channelbags
+            for c in bag.fcurves]
+    return fcurves
+
+
 def graph_of(material) -> dict:
     """Everything the import sets on a material, but its row in the model's WEAR list."""
     tree = material.node_tree
@@ -74,19 +87,12 @@ def graph_of(material) -> dict:
              for n in tree.nodes}
     links = sorted((k.from_node.name, k.from_socket.identifier, k.to_node.name, k.to_socket.identifier)
                    for k in tree.links)
-    anim = tree.animation_data
     curves = []
-    if anim is not None:
-        fcurves = list(anim.drivers)
-        if anim.action is not None:
-            fcurves += list(anim.action.fcurves) if hasattr(anim.action, "fcurves") else [
-                c for layer in anim.action.layers for strip in layer.strips for bag in strip.channelbags
-                for c in bag.fcurves]
-        for fcurve in fcurves:
-            co = np.empty(2 * len(fcurve.keyframe_points), np.float32)
-            fcurve.keyframe_points.foreach_get("co", co)
-            curves.append((fcurve.data_path, fcurve.array_index, co.tolist(),
-                           [k.interpolation for k in fcurve.keyframe_points], [m.type for m in fcurve.modifiers]))
+    for fcurve in fcurves_of(tree):
+        co = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+        fcurve.keyframe_points.foreach_get("co", co)
+        curves.append((fcurve.data_path, fcurve.array_index, co.tolist(),
+                       [k.interpolation for k in fcurve.keyframe_points], [m.type for m in fcurve.modifiers]))
     props = {k: str(v) for k, v in material.items() if k != "msh_material"}
     active = tree.nodes.active
     return {"name": material.name, "props": props, "diffuse": tuple(material.diffuse_color),

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_material_belts_blender import belt_controller
-from test_material_templates_blender import graph_of, mat0
+from test_material_templates_blender import fcurves_of, graph_of, mat0
 from test_material_track_choice_blender import add_material
 from test_materials_blender import model_archive, write_game
 
@@ -399,18 +399,11 @@ def edit(bpy, material) -> None:
                 socket.default_value = 0.321
             elif value is not None and not isinstance(value, (str, int, bool)) and len(value) in (3, 4):
                 socket.default_value = [0.321] * len(value)
-    anim = tree.animation_data
-    if anim is not None:
-        curves = list(anim.drivers)
-        if anim.action is not None:
-            curves += list(anim.action.fcurves) if hasattr(anim.action, "fcurves") else [
-                c for layer in anim.action.layers for strip in layer.strips for bag in strip.channelbags
-                for c in bag.fcurves]
-        for fcurve in curves:
-            for key in fcurve.keyframe_points:
-                key.co.y += 0.5
-            if fcurve.driver is not None and fcurve.driver.variables:
-                fcurve.driver.expression = f"{fcurve.driver.variables[0].name} * 0"
+    for fcurve in fcurves_of(tree):
+        for key in fcurve.keyframe_points:
+            key.co.y += 0.5
+        if fcurve.driver is not None and fcurve.driver.variables:
+            fcurve.driver.expression = f"{fcurve.driver.variables[0].name} * 0"
     material.diffuse_color = (0.0, 1.0, 0.0, 1.0)
     for key in list(material.keys()):
         if isinstance(material[key], (int, float)):
