@@ -130,16 +130,17 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                 current = path
                 mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
                 temporaries.append(_written_temporary(target, data, mode))
-            for i, (path, target, existing, _data) in enumerate(planned):
-                current = path
-                if read_as is not None and path in read_as and changed_since(target, read_as[path]):
-                    raise ChangedError(errno.EAGAIN, "it changed on disk after the export read it (another "
-                                                     "program or export wrote it meanwhile); nothing was "
-                                                     "written: export again", path)
-                if existing is not None:
-                    backups[i] = _backup(target)
-                os.replace(temporaries[i], target)
-                replaced.append(i)
+            with _locked([target for _path, target, _existing, _data in planned]):
+                for i, (path, target, _existing, _data) in enumerate(planned):
+                    current = path
+                    if read_as is not None and path in read_as and changed_since(target, read_as[path]):
+                        raise ChangedError(errno.EAGAIN, "it changed on disk after the export read it (another "
+                                                         "program or export wrote it meanwhile); nothing was "
+                                                         "written: export again", path)
+                    if os.path.lexists(target):  # its state now: another writer may have made it meanwhile
+                        backups[i] = _backup(target)
+                    os.replace(temporaries[i], target)
+                    replaced.append(i)
     except BaseException as exc:
         unrestored = []
         for i in reversed(replaced):  # the earlier targets get their old contents back
@@ -164,6 +165,46 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
     for backup in backups.values():
         with contextlib.suppress(OSError):
             os.unlink(backup)
+
+
+LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
+LOCK_STALE = 30.0  # seconds: a lock that old was left by a writer that died (checking and replacing takes ms)
+LOCK_WAIT = 60.0   # seconds a writer waits for another's lock before it gives up
+
+
+@contextlib.contextmanager
+def _locked(targets: list[Path]):
+    """Hold every target's lock (a folder made beside it: ``mkdir`` is atomic everywhere), so that checking a
+    file is as read and replacing it is one step against our other writers: two exports into one archive (the
+    batch tool's workers) would otherwise both find it unchanged, and the second would replace the first's edit.
+    Locks are taken in one order, so that writers of several files do not wait on each other for ever."""
+    held: list[Path] = []
+    try:
+        for target in sorted(set(targets)):
+            lock = target.with_name(f".{target.name}{LOCK_SUFFIX}")
+            deadline = time.monotonic() + LOCK_WAIT
+            while True:
+                try:
+                    os.mkdir(lock)
+                    break
+                except FileExistsError:
+                    try:
+                        if time.time() - os.stat(lock).st_mtime > LOCK_STALE:
+                            os.rmdir(lock)
+                            continue
+                    except OSError:  # released meanwhile
+                        continue
+                    if time.monotonic() > deadline:
+                        raise InputError(errno.EAGAIN, f"another export has been writing it for over "
+                                                       f"{LOCK_WAIT:.0f} s (or left {lock.name} beside it: remove "
+                                                       "that folder)", str(target)) from None
+                    time.sleep(0.005)
+            held.append(lock)
+        yield
+    finally:
+        for lock in reversed(held):
+            with contextlib.suppress(OSError):
+                os.rmdir(lock)
 
 
 def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..container.nres import Archive, Entry, fold
+from ..container.nres import Archive, Entry, fold, game_bytes, game_text
 from ..errors import Finding, FormatError, warning
 
 WEAR_TYPE_ID = int.from_bytes(b"WEAR", "little")
@@ -50,7 +50,7 @@ class Wear:
                       *(f"{_id(self.ids[1], i)} {n}" for i, n in enumerate(self.lightmaps))]
         text = nl.join(lines) + nl
         try:
-            return text.encode("cp1251")
+            return game_bytes(text)
         except UnicodeEncodeError as exc:
             raise FormatError.single(STREAM, None, f"material name {text[exc.start:exc.end]!r} cannot be stored "
                                                    "in code page 1251") from None
@@ -71,7 +71,7 @@ _NOT_BLANK = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f \xa0]")
 
 
 def _decode(raw: bytes) -> str:
-    return raw.decode("cp1251", "replace")
+    return game_text(raw)
 
 
 def _blank_run(buffer, start: int) -> tuple[int, int, int]:

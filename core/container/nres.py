@@ -9,6 +9,7 @@ padding survive too.
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import struct
 from collections.abc import Iterator
@@ -36,6 +37,30 @@ def fold(name: bytes) -> bytes:
 
 
 TEXT_ENCODING = "cp1251"
+# Byte 0x98, the one cp1251 leaves undefined, read as U+0098 in game text (``game_text``) and written back
+# (``game_bytes``), so that a list naming it round trips; names use ``name_text``'s escapes instead.
+_UNDEFINED = "parkan.cp1251-undefined"
+
+
+def _undefined(exc: UnicodeError) -> tuple[str | bytes, int]:
+    if isinstance(exc, UnicodeDecodeError):
+        return "".join(map(chr, exc.object[exc.start:exc.end])), exc.end  # 0x98 -> U+0098
+    if isinstance(exc, UnicodeEncodeError) and exc.object[exc.start:exc.end] == "\x98" * (exc.end - exc.start):
+        return b"\x98" * (exc.end - exc.start), exc.end
+    raise exc
+
+
+codecs.register_error(_UNDEFINED, _undefined)
+
+
+def game_text(raw: bytes) -> str:
+    """Game text (cp1251) as str, losslessly: ``game_bytes`` gives the same bytes back."""
+    return bytes(raw).decode(TEXT_ENCODING, _UNDEFINED)
+
+
+def game_bytes(text: str) -> bytes:
+    """str as game text (cp1251); UnicodeEncodeError for a character cp1251 has not."""
+    return text.encode(TEXT_ENCODING, _UNDEFINED)
 
 
 def _name_char(byte: int) -> str:
@@ -64,7 +89,7 @@ def name_bytes(text: str | bytes) -> bytes:
         return text
     if "\\" not in text:  # no escapes: the common case, encoded at once
         try:
-            return text.encode(TEXT_ENCODING)
+            return game_bytes(text)
         except UnicodeEncodeError:
             pass  # the loop below names the character
     out = bytearray()
@@ -78,7 +103,7 @@ def name_bytes(text: str | bytes) -> bytes:
             i += 4
         else:
             try:
-                out += text[i].encode(TEXT_ENCODING)
+                out += game_bytes(text[i])
             except UnicodeEncodeError:
                 raise FormatError.single(STREAM, None, f"name {text!r}: {text[i]!r} cannot be stored in code page "
                                                        "1251") from None

@@ -63,6 +63,27 @@ def read_curve(fcurve, target: int, owner: str, path: str) -> Curve:
     return Curve(target, owner, path, fcurve.array_index, co, interpolation, settings)
 
 
+POSE_BONES = 'pose.bones["'
+
+
+def pose_bone_path(bone: str, rest: str = ".") -> str:
+    """The data path of a pose bone followed by ``rest`` (``pose.bones["name"].`` by default), the name escaped as
+    Blender escapes it (quotes, backslashes, control characters)."""
+    return f'{POSE_BONES}{bpy.utils.escape_identifier(bone)}"]{rest}'
+
+
+def pose_bone_of(path: str) -> tuple[str | None, str]:
+    """(the bone a pose bone path names, the rest of the path: ``.location``); (None, path) for other paths."""
+    if not path.startswith(POSE_BONES):
+        return None, path
+    i = len(POSE_BONES)
+    while i < len(path) and path[i] != '"':
+        i += 2 if path[i] == "\\" else 1
+    if path[i:i + 2] != '"]':
+        return None, path
+    return bpy.utils.unescape_identifier(path[len(POSE_BONES):i]), path[i + 2:]
+
+
 def node_fcurves(root):
     """(F-curve, msh_node_index, bone or Empty name, property path) for every F-curve animating the root
     ('' and -1) or a node, in a fixed order."""
@@ -73,10 +94,10 @@ def node_fcurves(root):
         node = id_block.get(P.NODE_INDEX, -1) if handle else -1
         for fcurve in compat.assigned_fcurves(id_block):
             path, target, owner = fcurve.data_path, node, handle
-            if root.type == "ARMATURE" and path.startswith('pose.bones["'):
-                bone, path = path[12:].split('"]', 1)
-                owner = bone.replace('\\"', '"').replace("\\\\", "\\")
-                target = index_of.get(owner, -1)
+            if root.type == "ARMATURE":
+                bone, rest = pose_bone_of(path)
+                if bone is not None:
+                    path, owner, target = rest, bone, index_of.get(bone, -1)
             yield fcurve, target, owner, path
 
 

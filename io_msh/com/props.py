@@ -170,3 +170,13 @@ def stored_u32(holder, key: str, default: int | None = None) -> int | None:
         raise FormatError.single("scene", None, f"property {key} on {printable(str(getattr(holder, 'name', '')))} "
                                                 f"holds {printable(repr(value))}, not a 32-bit word")
     return value & 0xFFFFFFFF
+
+
+PROPERTY_NAME_BYTES = 63  # Blender's longest custom property name (MAX_IDPROP_NAME - 1)
+
+
+def channel_property(index: int, node_name: str) -> str:
+    """The name of controller channel ``index``'s slider on the model root (CHANNEL), the node's name cut to fit
+    a property name (the index keeps it unique)."""
+    name = f"{CHANNEL} {index} {node_name}"
+    return name.encode("utf-8")[:PROPERTY_NAME_BYTES].decode("utf-8", "ignore")

@@ -9,6 +9,8 @@ import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import bpy
+
 from .hierarchy import descendants
 from .props import CHANNEL as CHANNEL_PROPERTY
 from .undo import Undo
@@ -102,7 +104,7 @@ def slider_fcurve(holder, data_path: str, index: int, root, name: str, scale: fl
     variable.type = "SINGLE_PROP"
     variable.targets[0].id_type = id_type
     variable.targets[0].id = root
-    variable.targets[0].data_path = f'["{name}"]'
+    variable.targets[0].data_path = f'["{bpy.utils.escape_identifier(name)}"]'
     for modifier in list(fcurve.modifiers):
         fcurve.modifiers.remove(modifier)
     for point in reversed(list(fcurve.keyframe_points)):

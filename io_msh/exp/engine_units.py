@@ -28,6 +28,7 @@ from mathutils import Matrix
 
 from ..com import compat
 from ..com import props as P
+from ..com.curves import pose_bone_path
 from ..imp.build import write_keys
 from ..imp.unit import COMPONENT, MOUNT, UNIT
 from ..imp.unit_clips import unit_parts
@@ -113,7 +114,7 @@ def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
             action = _baked(mount, f"{mount.name} {name}", [("", mount.name, matrices)], frames, undo)
             _muted(mount, track(mount, action, name, undo))
         for k, part in enumerate(followers):
-            bones = [(f'pose.bones["{_escape(b.name)}"].', b.name, np.array([p[k][j] for p in poses]))
+            bones = [(pose_bone_path(b.name), b.name, np.array([p[k][j] for p in poses]))
                      for j, b in enumerate(part.pose.bones)]
             action = _baked(part, f"{part.name} {name}", bones, frames, undo)
             _muted(part, track(part, action, name, undo))
@@ -210,7 +211,3 @@ def _baked(holder, name: str, channels: list[tuple[str, str, np.ndarray]], frame
             for index in range(data.shape[1]):
                 write_keys(target.new_fcurve(prefix + attribute, index, group), frames, data[:, index])
     return action
-
-
-def _escape(name: str) -> str:
-    return name.replace("\\", "\\\\").replace('"', '\\"')

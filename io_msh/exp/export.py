@@ -355,7 +355,7 @@ def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: We
     # Another model whose name differs only in case (a.msh beside A.msh) has its own list: never take that one.
     twins = [e for e in archive.models() if e is not existing and _stem(e.name_str) == _stem(name)]
     if wear is not None:
-        listed = _exact(archive, f"{Path(name).stem}.wea", WEAR_TYPE_ID) or (None if twins else
+        listed = _exact(archive, f"{_base(name)}.wea", WEAR_TYPE_ID) or (None if twins else
                                                                               wear_entry(archive, name))
         # The archive's only list is this model's only when it is the list the model was imported with.
         if listed is not None and _stem(listed.name_str) != _stem(name) and bytes(listed.data) != wear.raw:
@@ -363,7 +363,7 @@ def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: We
         if listed is not None:
             listed.data = wear.to_bytes()
         else:
-            archive.add(f"{Path(name).stem if twins else _stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID,
+            archive.add(f"{_base(name) if twins else _stem(name)}.wea", wear.to_bytes(), WEAR_TYPE_ID,
                         **WEAR_ATTRS)
     if states is not None:
         states.into_archive(archive, existing.name_str, path)
@@ -386,5 +386,11 @@ def _exact(archive: Archive, name: str, type_id: int | None) -> Entry | None:
                 None)
 
 
+def _base(name: str) -> str:
+    """An entry's name without its extension (core.appearance.wear's stem: an entry name is no path, a ``/`` in it
+    is a character like any other)."""
+    return name.rsplit(".", 1)[0]
+
+
 def _stem(name: str) -> str:
-    return Path(name).stem.lower()
+    return _base(name).lower()

@@ -22,13 +22,15 @@ from ...core.appearance.mat0 import Material, blend_attr1, phase, texture_name_p
 from ...core.appearance.resolve import placeholder_name
 from ...core.appearance.texm import Texture, encode_texm
 from ...core.appearance.wear import NO_LIGHTMAP, Wear, parse_wear
+from ...core.container.nres import game_bytes
 from ...core.errors import FormatError, error
 from ..com.colours import display_rgba
 from .scene_model import SceneMaterial
 
 DEFAULT_ROW = "DEFAULT"
 TEXTURE_FORMATS = (8888, 565)
-_BLENDER_DUPLICATE = re.compile(r"\.\d{3}$")
+_BLENDER_DUPLICATE = re.compile(r"\.\d{3,}$")  # the number Blender gives a name in use
+_NUMBER = re.compile(r"\.\d+$")  # what Blender takes for a name's number when it numbers it
 
 
 @dataclass
@@ -78,7 +80,7 @@ def plan_materials(materials: list[SceneMaterial], source_wear: bytes | None,
     result = MaterialExport(None, words)
     if wear is not None or changed:
         result.wear = wear or Wear()
-        result.wear.materials = rows
+        result.wear.materials = rows if changed else shown_rows  # unchanged: no row for a batch past the list
     _new_library_entries(materials, options, result)
     result.warnings += [f"material {m.name!r}: its animation's F-curves were edited; MAT0 tracks are not written, "
                         "so the game plays the track in Material.lib as before"
@@ -90,7 +92,7 @@ def name_problem(material: SceneMaterial) -> str | None:
     """Why the material's WEAR name (``row_name``) cannot be written, naming the material; None when it can."""
     name = row_name(material)
     try:
-        name.encode("cp1251")
+        game_bytes(name)
     except UnicodeEncodeError as exc:
         return (f"material {material.name!r}: its name cannot be stored in code page 1251, as the game's material "
                 f"list needs (character U+{ord(name[exc.start]):04X} is not in it): rename the material")
@@ -121,16 +123,20 @@ def row_name(material: SceneMaterial) -> str:
 
 def _named_by_the_import(material: SceneMaterial, row: str) -> bool:
     """Whether the material's name is what Blender made of the name the import asked for: the row's name (a
-    lightmapped one ``NAME + LIGHTMAP``), cut to Blender's name length, and ``.001`` added if the name was taken.
-    A row's own name may end like a Blender number (``GLASS.001``)."""
+    lightmapped one ``NAME + LIGHTMAP``), cut to Blender's name length, and numbered if the name was taken. Blender
+    numbers ``GLASS.001`` as it numbers ``GLASS`` (``GLASS.002``): it takes a row's own ``.1`` for a number."""
+    name = material.name
+    if name == row:
+        return True
+    base = _BLENDER_DUPLICATE.sub("", name)
+    numbered = base != name
     stem = f"{row} + " if material.lightmap is not None else row
-    for name in dict.fromkeys((material.name, _BLENDER_DUPLICATE.sub("", material.name))):
-        if name == row or (material.lightmap is not None and name.startswith(stem)):
-            return True
-        cut = len(name.encode("utf-8")) > material.name_bytes - len(".001") - 4  # 4: the longest UTF-8 character
-        if cut and stem.startswith(name):
-            return True
-    return False
+    if material.lightmap is not None and (name.startswith(stem) or (numbered and base.startswith(stem))):
+        return True
+    if material.lightmap is None and numbered and base == _NUMBER.sub("", row):
+        return True
+    cut = len(base.encode("utf-8")) > material.name_bytes - len(".001") - 4  # 4: the longest UTF-8 character
+    return cut and stem.startswith(base)
 
 
 def _new_library_entries(materials: list[SceneMaterial], options: MaterialOptions, result: MaterialExport) -> None:

@@ -21,9 +21,8 @@ from bpy.app.handlers import persistent
 
 from ..com import compat
 from ..com import props as P
-from .clip_actions import _escape, model_clip_actions, model_holders, timeline_actions
-
-PREFIX = 'pose.bones["'
+from ..com.curves import pose_bone_of, pose_bone_path
+from .clip_actions import model_clip_actions, model_holders, timeline_actions
 
 
 def follow_bone_renames(root: bpy.types.Object) -> list[str]:
@@ -45,12 +44,12 @@ def follow_bone_renames(root: bpy.types.Object) -> list[str]:
     changed = []
     for action in sorted(model_actions(root), key=lambda a: a.name):
         fcurves = compat.action_fcurves(action)
-        if not any(_bone_of(f.data_path)[0] in gone for f in fcurves):
+        if not any(pose_bone_of(f.data_path)[0] in gone for f in fcurves):
             continue
         for fcurve in fcurves:
-            bone, rest = _bone_of(fcurve.data_path)
+            bone, rest = pose_bone_of(fcurve.data_path)
             if bone in renamed:
-                fcurve.data_path = f'{PREFIX}{_escape(renamed[bone])}"]{rest}'
+                fcurve.data_path = pose_bone_path(renamed[bone], rest)
                 if fcurve.group is not None and fcurve.group.name == bone:
                     fcurve.group.name = renamed[bone]
         changed.append(action.name)
@@ -68,7 +67,7 @@ def missing_bones(root: bpy.types.Object) -> list[str]:
     bones = {b.name for b in root.data.bones}
     out = []
     for action in sorted(model_actions(root), key=lambda a: a.name):
-        missing = sorted({_bone_of(f.data_path)[0] for f in compat.action_fcurves(action)} - bones - {None})
+        missing = sorted({pose_bone_of(f.data_path)[0] for f in compat.action_fcurves(action)} - bones - {None})
         if missing:
             out.append(f"action {action.name!r} keys bone(s) {', '.join(map(repr, missing))}, which "
                        f"{root.name!r} does not have (renamed?): those keys animate nothing and are not exported")
@@ -85,21 +84,6 @@ def model_actions(root: bpy.types.Object) -> set[bpy.types.Action]:
             continue
         found |= {anim.action} | {s.action for t in anim.nla_tracks for s in t.strips}
     return found - {None}
-
-
-def _bone_of(path: str) -> tuple[str | None, str]:
-    """(the bone a pose bone path names, the rest of the path); (None, path) for other paths."""
-    if not path.startswith(PREFIX):
-        return None, path
-    name, i = [], len(PREFIX)
-    while i < len(path) and path[i] != '"':
-        if path[i] == "\\" and i + 1 < len(path):
-            i += 1
-        name.append(path[i])
-        i += 1
-    if path[i:i + 2] != '"]':
-        return None, path
-    return "".join(name), path[i + 2:]
 
 
 @persistent

@@ -19,7 +19,7 @@ from ..com import compat
 from ..com import conversion as C
 from ..com import flags as F
 from ..com import props as P
-from ..com.curves import NEW_CURVE, Curve, fingerprints
+from ..com.curves import NEW_CURVE, Curve, fingerprints, pose_bone_path
 from ..com.hierarchy import children_map, descendants
 from .animation import rebase
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
@@ -401,7 +401,7 @@ def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> l
         target = compat.ChannelTarget(new_action(action_name(plan.name)), root, root.name)
         for channel in plan.channels:
             bone = node_objects[channel.node]
-            written += _write_channel(target, f'pose.bones["{_escape(bone)}"].', bone, channel,
+            written += _write_channel(target, pose_bone_path(bone), bone, channel,
                                       plan.nodes[channel.node].index, ".")
         return written
     shared = new_action(action_name(plan.name)) if compat.one_action_animates_many_ids() else None
@@ -411,10 +411,6 @@ def _build_animation(plan: ModelPlan, root, node_objects, created: Created) -> l
         written += _write_channel(compat.ChannelTarget(action, obj, obj.name), "", obj.name, channel,
                                   plan.nodes[channel.node].index, "")
     return written
-
-
-def _escape(name: str) -> str:
-    return name.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channel: ChannelPlan, node: int,

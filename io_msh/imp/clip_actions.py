@@ -20,7 +20,7 @@ import numpy as np
 
 from ..com import compat
 from ..com import props as P
-from ..com.curves import fingerprint, read_curves
+from ..com.curves import fingerprint, pose_bone_path, read_curves
 from ..com.hierarchy import node_empties
 from ..com.sliders import add_slider, slider_fcurve
 from .clip_states import build_state_properties
@@ -53,6 +53,7 @@ def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> No
                                       for k, (pair, pure, state) in enumerate(zip(clip.pair_b, clip.pure_from,
                                                                                   clip.states))],
                             "root": None if clip.root is None else clip.root.tolist(),
+                            "label": clip_label(clip.name),  # the action's name may be numbered or cut
                             "curves": curve_fingerprints(root)}  # the clip's action is the assigned one now
     for holder in holders:
         restore(holder, before[holder.name])
@@ -143,6 +144,11 @@ def _new_action(name: str, clip: ClipPlan, created) -> bpy.types.Action:
     return action
 
 
+def clip_label(full: str) -> str:
+    """The clip's name without its model ('synth_chassis.msh|walk 1' -> 'walk 1')."""
+    return full.rsplit("|", 1)[-1]
+
+
 def _unused_name(name: str) -> str:
     """``name``, else ``name.001``, ...: a name no action has and no clip action is marked with (an earlier
     import's clip action renamed keeps its mark, which a new clip of that name would share)."""
@@ -160,7 +166,7 @@ def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
         target = compat.ChannelTarget(_new_action(_unused_name(clip.name), clip, created), root, root.name)
         for keys in clip.nodes:
             bone = node_objects[keys.node]
-            _write(target, f'pose.bones["{_escape(bone)}"].', bone, clip.frames, keys)
+            _write(target, pose_bone_path(bone), bone, clip.frames, keys)
         target.action[P.CLIP] = target.action.name
         return target.action.name
     shared = _new_action(_unused_name(clip.name), clip, created) if compat.one_action_animates_many_ids() else None
@@ -190,10 +196,6 @@ def _linear_keys(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarra
     points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
     points.foreach_set("interpolation", np.full(len(frames), compat.LINEAR, np.int32))
     fcurve.update()
-
-
-def _escape(name: str) -> str:
-    return name.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def clip_actions(holder: bpy.types.ID, name: str) -> bpy.types.Action | None:
@@ -295,7 +297,7 @@ def _build_slider(plan, root, node_objects, slider: SliderPlan) -> None:
     add_slider(root, slider.property, slider.initial,
                f"Controller channel {slider.index}: 0..1 along its node's own timeline segment")
     if plan.options.node_mode == "ARMATURE":
-        holder, prefix = root, f'pose.bones["{_escape(node_objects[slider.node])}"].'
+        holder, prefix = root, pose_bone_path(node_objects[slider.node])
     else:
         holder, prefix = node_objects[slider.node], ""
     # The driver gives value x (keys - 1): keys at 0..1 would lie closer than Blender keeps two keys apart

@@ -36,7 +36,7 @@ from ...core.model_controller import (  # noqa: F401  (controller_beside, contro
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com.key_frames import spaced
-from ..com.props import CHANNEL as CHANNEL_PROPERTY
+from ..com.props import channel_property
 from .material_keys import BeltChannel
 
 CLIPS = ("NONE", "ACTIONS", "NLA")
@@ -319,7 +319,7 @@ def belt_channels(controller: Controller, nodes: list) -> list[BeltChannel]:
         node = int(channel["node"])
         if int(channel["flags"]) & MATERIAL_CHANNEL and 0 <= node < len(nodes):
             initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0
-            out.append(BeltChannel(index, node, f"{CHANNEL_PROPERTY} {index} {nodes[node].name}",
+            out.append(BeltChannel(index, node, channel_property(index, nodes[node].name),
                                    float(np.clip(initial, 0.0, 1.0))))
     return out
 
@@ -342,7 +342,7 @@ def plan_sliders(anim: AnimationData, controller: Controller, nodes: list, node_
         at = [float(channel_frame(channel, v)) for v in values]
         rotation, location = (v[:, 0] for v in step_poses(anim, np.full(count, -1.0), at, np.ones(count), [node]))
         terms_loc, terms_rot = node_terms([nodes[node]], rotation[None], location[None], node_mode)
-        name = f"{CHANNEL_PROPERTY} {index} {nodes[node].name}"
+        name = channel_property(index, nodes[node].name)
         initial = float(channel["initial"]) if np.isfinite(channel["initial"]) else 0.0
         out.append(SliderPlan(index, node, name, float(np.clip(initial, 0, 1)), values, terms_loc[0],
                                C.continuous(terms_rot[0], axis=0)))

@@ -8,13 +8,14 @@ same name when it has one, and otherwise keeps what it shows."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import bpy
 
 from ...core.errors import FormatError
 from ..com import props as P
-from .clip_actions import assign, clip_actions, model_holders, show_clip, timeline_of
+from .clip_actions import assign, clip_actions, clip_label, model_holders, show_clip, timeline_of
 from .unit import COMPONENT, DISPLAY
 
 TIMELINE = ""  # the clip name that shows each part's timeline again
@@ -26,19 +27,20 @@ def unit_parts(unit: bpy.types.Collection) -> list[bpy.types.Object]:
     return sorted(roots, key=lambda o: (P.shown_int(o, COMPONENT), o.name))
 
 
-def clip_label(full: str) -> str:
-    """The clip's name without its model ('synth_chassis.msh|walk 1' -> 'walk 1')."""
-    return full.rsplit("|", 1)[-1]
-
-
 def part_clips(root) -> dict[str, str]:
     """The part's clips: label -> the name its clip actions are marked with (none when msh_clips was edited
-    into something else: the export check names it)."""
+    into something else: the export check names it). The label is the one the import recorded: the name of a
+    clip's actions is numbered when it was taken, and cut to Blender's length."""
     try:
         names = P.text_list_property(root, P.CLIPS)
     except FormatError:
         return {}
-    return {clip_label(name): name for name in names}
+    try:
+        records = json.loads(str(root.get(P.CLIP_STEPS, "{}"))).get("clips", {})
+        labels = {name: str(record["label"]) for name, record in records.items() if "label" in record}
+    except (ValueError, TypeError, AttributeError):
+        labels = {}
+    return {labels.get(name) or clip_label(name): name for name in names}
 
 
 def unit_clip_labels(unit: bpy.types.Collection) -> list[str]:
