@@ -52,8 +52,11 @@ class CheckedLayout:
             return None
         if name == "prop":
             data, prop = given["data"], given["property"]
-            if prop.startswith('["') and prop.endswith('"]'):  # a custom property, by its path
-                assert prop[2:-2] in data, f"{data!r} has no custom property {prop[2:-2]!r}"
+            if prop.startswith('["') and prop.endswith('"]'):  # a custom property, by its (escaped) path
+                try:
+                    data.path_resolve(prop)
+                except ValueError:
+                    raise AssertionError(f"{data!r} has no custom property {prop!r}") from None
             else:
                 assert prop in data.bl_rna.properties, f"{data!r} has no property {prop!r}"
             self.drawn.append(("prop", prop))

@@ -187,6 +187,7 @@ def test_the_panel_poses_the_whole_unit_from_any_of_its_parts(blender, tmp_path)
     turret = roots[5]
     turret.select_set(True)
     bpy.context.view_layer.objects.active = turret
+    roots[0]['msh_channel 2 Base_"TR"'] = 0.5  # a node name may hold quotes: the path escapes them
     panel = blender.ext.io_msh.ui.panel
     drawn = CheckedLayout()
     panel.VIEW3D_PT_parkan_model.draw(drawn_panel(drawn), bpy.context)
@@ -195,7 +196,8 @@ def test_the_panel_poses_the_whole_unit_from_any_of_its_parts(blender, tmp_path)
     assert clips == ["Timeline", "stand 0", "walk 1", "run 2"]
     assert ("operator property", "collection", unit.name) in drawn.drawn
     at = drawn.drawn.index(("label", roots[0]["msh_unit_display"]))
-    assert drawn.drawn[at + 1:at + 3] == [("prop", '["msh_channel 0 Base_TL"]'), ("prop", '["msh_channel 1 Base_TM"]')]
+    assert drawn.drawn[at + 1:at + 4] == [("prop", '["msh_channel 0 Base_TL"]'), ("prop", '["msh_channel 1 Base_TM"]'),
+                                          ("prop", '["msh_channel 2 Base_\\"TR\\""]')]
 
 
 def test_a_state_value_the_game_cannot_take_is_refused_naming_the_part_and_nothing_is_written(blender, tmp_path):

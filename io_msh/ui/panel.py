@@ -590,7 +590,8 @@ def draw_unit(layout, unit) -> None:
         column.label(text=part_label(root), icon="OUTLINER_OB_ARMATURE" if root.type == "ARMATURE"
                      else "OUTLINER_OB_EMPTY", translate=False)
         for key in sliders:
-            column.prop(root, f'["{key}"]', text=key[len(P.CHANNEL) + 1:], translate=False, slider=True)
+            column.prop(root, f'["{bpy.utils.escape_identifier(key)}"]', text=key[len(P.CHANNEL) + 1:],
+                        translate=False, slider=True)
 
 
 def check_lines(check: ExportCheck):
