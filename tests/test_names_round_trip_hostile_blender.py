@@ -276,6 +276,20 @@ def test_clips_and_sliders_of_hostile_names_export_as_they_came(blender, tmp_pat
     assert changed(export_each_into(bpy, path), data) == []
 
 
+def walker_with_turret_named(bpy, tmp_path, node_mode: str, **names) -> tuple:
+    """The walker with its turret (node 1, which a channel's slider poses) given ``names`` (name=, label=),
+    imported with its clips: the file's bytes and the model root."""
+    spec = walker_model()
+    spec.nodes[1] = dataclasses.replace(spec.nodes[1], **names)
+    data = build_model(spec).to_bytes()
+    (tmp_path / "walker.msh").write_bytes(data)
+    (tmp_path / "walker.ctl").write_bytes(walker_controller().to_bytes())
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "walker.msh"), node_mode=node_mode,
+                                           clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
+    (root,) = model_roots(bpy)
+    return data, root
+
+
 @pytest.mark.parametrize(("name", "label"), [("Ж" * 25, None), (LONGEST, None), ("", "turret_" + "L" * 43)],
                          ids=["25 Cyrillic letters", "31 Cyrillic letters", "a Res10 label of 50 bytes"])
 @pytest.mark.parametrize("node_mode", MODES)
@@ -286,14 +300,7 @@ def test_a_slider_of_a_node_with_a_long_name_imports_and_exports_as_it_came(blen
     Res9 holds 31); uncut, it failed the whole import ("KeyError: the length of IDProperty names is limited to 63
     characters")."""
     bpy = blender.bpy
-    spec = walker_model()
-    spec.nodes[1] = dataclasses.replace(spec.nodes[1], name=name, label=label)
-    data = build_model(spec).to_bytes()
-    (tmp_path / "walker.msh").write_bytes(data)
-    (tmp_path / "walker.ctl").write_bytes(walker_controller().to_bytes())
-    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "walker.msh"), node_mode=node_mode,
-                                           clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
-    (root,) = model_roots(bpy)
+    data, root = walker_with_turret_named(bpy, tmp_path, node_mode, name=name, label=label)
     assert len([k for k in sorted(root.keys()) if k.startswith("msh_channel ")]) == 2
     assert changed(export_each_model(bpy, tmp_path), data) == []
 
@@ -309,14 +316,7 @@ def test_a_slider_of_a_node_named_with_a_quote_or_backslash_poses_it(blender, tm
     """The slider drivers read ``["msh_channel 0 tur\\"ret"]``, the property's name escaped in the path (unescaped,
     Blender could not resolve it: the drivers were invalid and the turret's slider posed nothing)."""
     bpy = blender.bpy
-    spec = walker_model()
-    spec.nodes[1] = dataclasses.replace(spec.nodes[1], name=name)
-    data = build_model(spec).to_bytes()
-    (tmp_path / "walker.msh").write_bytes(data)
-    (tmp_path / "walker.ctl").write_bytes(walker_controller().to_bytes())
-    assert bpy.ops.import_scene.parkan_msh(filepath=str(tmp_path / "walker.msh"), node_mode=node_mode,
-                                           clips="ACTIONS", frame_rate=RATE) == {"FINISHED"}
-    (root,) = model_roots(bpy)
+    data, root = walker_with_turret_named(bpy, tmp_path, node_mode, name=name)
     assert changed(export_each_model(bpy, tmp_path), data) == []
     holders = [root, *root.children_recursive]
     invalid = [(h.name, f.data_path) for h in holders if h.animation_data for f in h.animation_data.drivers
