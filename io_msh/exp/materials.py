@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ...core.appearance.mat0 import Material, blend_attr1, phase, texture_name_problem
@@ -25,12 +24,11 @@ from ...core.appearance.wear import NO_LIGHTMAP, Wear, parse_wear
 from ...core.container.nres import game_bytes
 from ...core.errors import FormatError, error
 from ..com.colours import display_rgba
+from ..com.names import family, unnumbered
 from .scene_model import SceneMaterial
 
 DEFAULT_ROW = "DEFAULT"
 TEXTURE_FORMATS = (8888, 565)
-_BLENDER_DUPLICATE = re.compile(r"\.\d{3,}$")  # the number Blender gives a name in use
-_NUMBER = re.compile(r"\.\d+$")  # what Blender takes for a name's number when it numbers it
 
 
 @dataclass
@@ -118,7 +116,7 @@ def row_name(material: SceneMaterial) -> str:
         imported = placeholder_name(material.wear_index)
     if imported is not None and _named_by_the_import(material, imported):
         return imported
-    return _BLENDER_DUPLICATE.sub("", material.name)
+    return unnumbered(material.name)
 
 
 def _named_by_the_import(material: SceneMaterial, row: str) -> bool:
@@ -128,12 +126,12 @@ def _named_by_the_import(material: SceneMaterial, row: str) -> bool:
     name = material.name
     if name == row:
         return True
-    base = _BLENDER_DUPLICATE.sub("", name)
+    base = unnumbered(name)
     numbered = base != name
     stem = f"{row} + " if material.lightmap is not None else row
     if material.lightmap is not None and (name.startswith(stem) or (numbered and base.startswith(stem))):
         return True
-    if material.lightmap is None and numbered and base == _NUMBER.sub("", row):
+    if material.lightmap is None and numbered and base == family(row):
         return True
     cut = len(base.encode("utf-8")) > material.name_bytes - len(".001") - 4  # 4: the longest UTF-8 character
     return cut and stem.startswith(base)
@@ -172,7 +170,7 @@ def _new_library_entries(materials: list[SceneMaterial], options: MaterialOption
 
 def texture_name(image_name: str) -> str:
     """A texture entry name the runtime accepts (a '.' within the first 17 characters, 15 bytes at most)."""
-    base = _BLENDER_DUPLICATE.sub("", image_name)
+    base = unnumbered(image_name)
     stem, dot, suffix = base.rpartition(".")
     if not dot or not 1 <= len(suffix) <= 2:  # keep a game-style suffix (NAME.0); a file extension is not one
         stem, suffix = (stem if dot else base), "0"

@@ -20,7 +20,6 @@ curve whose keys Blender merged read back."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import Curve, curve_settings, fingerprint
 from ..com.material_curves import material_curve
+from ..com.names import family
 from ..com.sliders import add_slider, slider_fcurve
 from .material_keys import MaterialKeys
 from .materials import (
@@ -51,7 +51,6 @@ COLOUR_NODES = {"ambient": "msh ambient", "specular": "msh specular", "emissive"
 TEXTURE_NODE = "msh texture {}"
 CONSTANT = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["CONSTANT"].value
 TEMPLATE_NAME = "io_msh graph template"  # a material copied for the looks of one shape, until the last of them
-_NUMBERED = re.compile(r"\.\d+$")  # the number Blender adds to a name in use (and counts on from)
 
 
 def build_materials(plan, root, created, lightmapped: bool) -> dict:
@@ -89,7 +88,7 @@ def _template_name(labels: list[str]) -> str:
     """A name for the templates that no look's name can meet: each look is named when its turn comes, as
     ``bpy.data.materials.new(label)`` named it before there were templates, which a template holding that name,
     or one Blender would number on from, would change (``label.001`` for ``label``)."""
-    taken = {_NUMBERED.sub("", label) for label in labels}
+    taken = {family(label) for label in labels}
     name, n = TEMPLATE_NAME, 1
     while name in taken:
         n += 1
