@@ -70,7 +70,7 @@ _BREAKS = (b"\n", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
 _NOT_BLANK = re.compile(rb"[^\t\n\x0b\x0c\r\x1c-\x1f \xa0]")
 
 
-def _decode(raw: bytes) -> str:
+def _decode(raw: bytes) -> str:  # one place every line is decoded (tests/test_cli_hardening.py counts the bytes)
     return game_text(raw)
 
 

@@ -129,7 +129,7 @@ def _named_by_the_import(material: SceneMaterial, row: str) -> bool:
     base = unnumbered(name)
     numbered = base != name
     stem = f"{row} + " if material.lightmap is not None else row
-    if material.lightmap is not None and (name.startswith(stem) or (numbered and base.startswith(stem))):
+    if material.lightmap is not None and name.startswith(stem):  # numbered or not: the number follows the stem
         return True
     if material.lightmap is None and numbered and base == family(row):
         return True
