@@ -147,3 +147,43 @@ def test_a_new_node_refuses_to_drop_slots_that_were_not_imported(blender, tmp_pa
                                            "Geometry: All Slots"):
         bpy.ops.export_scene.parkan_msh(filepath=str(target))
     assert not target.exists()
+
+
+def labelled_model() -> bytes:
+    """Three nodes with Res10 labels (socket labels, units-clips-digest.md 1.5); node 2 has no Res9 name, so
+    the import names it by its label."""
+    pos, tris = box()
+    nodes = [NodeDef("body", label="e_tur_mt"), NodeDef("gun", 0), NodeDef(b"", 0, label="central_lc")]
+    return build_model(ModelDef(nodes, [Part(i, pos + i, tris, uvs=box_uvs()) for i in range(3)])).to_bytes()
+
+
+def _node_item(bpy, root, index):
+    if root.type == "ARMATURE":
+        return next(b for b in root.data.bones if b.get("msh_node_index") == index)
+    return next(o for o in bpy.data.objects if o.type == "EMPTY" and o.get("msh_node_index") == index)
+
+
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_new_node_keeps_every_imported_nodes_label(blender, tmp_path, capfd, node_mode):
+    """A new node rebuilds the model from the scene: the imported nodes keep their Res10 labels (a socket
+    loses none of what it takes), the renamed node named by its label gets the new name there too."""
+    bpy = blender.bpy
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", labelled_model()), node_mode=node_mode)
+    assert _node_item(bpy, root, 2).name == "central_lc"
+    _node_item(bpy, root, 2).name = "central_mc"
+    if node_mode == "ARMATURE":
+        bpy.context.view_layer.objects.active = root
+        bpy.ops.object.mode_set(mode="EDIT")
+        bone = root.data.edit_bones.new("added")
+        bone.head, bone.tail, bone.parent = (0, 0, 0), (0, 0, 1), root.data.edit_bones[0]
+        bpy.ops.object.mode_set(mode="OBJECT")
+    else:
+        extra = bpy.data.objects.new("added", None)
+        bpy.context.scene.collection.objects.link(extra)
+        extra.parent = root
+    export_file(bpy, tmp_path / "out.msh")
+    assert "the model is rebuilt from the scene" in capfd.readouterr().out
+    exported = Model.parse((tmp_path / "out.msh").read_bytes())
+    assert not any(f.is_error for f in validate_model(exported))
+    assert exported.labels == [b"e_tur_mt", None, b"central_mc", None]
+    assert [exported.node_name(i) for i in range(4)] == ["body", "gun", "central_mc", "added"]

@@ -29,7 +29,7 @@ UNLIT_MATERIAL_HIGH = 0xFF00  # high byte 0xFF for batches without a lightmap, a
 class NodeDef:
     name: str | bytes  # bytes: stored as they are
     parent: int | None = None
-    label: str | None = None
+    label: str | bytes | None = None  # bytes: stored as they are
     flags: int = 0
 
 

@@ -107,13 +107,14 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
     materials = plan_materials(scene.materials, scene.wear, options.materials)
     warnings: list[str] = [*scene.warnings, *scale_warnings, *materials.warnings]
     _check_slots(scene.meshes)
-    if source is not None and not _same_structure(scene, source):
+    rebuilt = source is not None and not _same_structure(scene, source)
+    if rebuilt:
         _refuse_losing_slots(scene, source)
         warnings.append("the node structure differs from the imported model: the model is rebuilt from the "
                         "scene, and the original's unknown streams and fields are not carried over")
-        source = None
-    if source is None:
-        model = _new_model(scene, poses, times, options, materials.words, memo)
+    if source is None or rebuilt:
+        labels = _carried_labels(scene, source) if rebuilt else [None] * len(scene.nodes)
+        model = _new_model(scene, poses, times, options, materials.words, labels, memo)
         warnings += area_warnings(scene, [(m.node, m.slot) for m in scene.meshes if len(m.triangles)])
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
@@ -437,13 +438,40 @@ def _rename_nodes(model: Model, scene: SceneModel) -> None:
     names = model.node_names_raw.copy()
     labels = list(model.labels) + [None] * max(0, model.node_count - len(model.labels))
     for i, node in renamed:
-        if i < len(names) and names[i].rstrip(b"\0"):
-            names[i] = _stored_name(node, NAME_BYTES)
-        else:
+        if _named_by_label(names, i):
             labels[i] = _stored_name(node, None)
+        else:
+            names[i] = _stored_name(node, NAME_BYTES)
     if len(names):
         model.set_stream(9, names.tobytes())
     model.set_stream(10, encode_labels(labels), attr1=len(labels))
+
+
+def _named_by_label(names: np.ndarray, index: int) -> bool:
+    """Whether the import read node ``index``'s name from its Res10 label (it has no Res9 name)."""
+    return not (index < len(names) and names[index].rstrip(b"\0"))
+
+
+def _carried_labels(scene: SceneModel, source: Model) -> list[bytes | None]:
+    """The Res10 labels of a model rebuilt from the scene: each imported node keeps its source label (a
+    socket's label says which parts it takes: units-clips-digest.md 1.5), a renamed node whose name was its
+    label takes the new name as _rename_nodes does, a new node has none. A source Res10 that does not parse
+    gives none (validate reports it on the source)."""
+    try:
+        labels = source.labels
+    except FormatError:
+        return [None] * len(scene.nodes)
+    names = source.node_names_raw
+    carried: list[bytes | None] = []
+    for node in scene.nodes:
+        index = node.index if node.index is not None and 0 <= node.index < source.node_count else None
+        if index is None:
+            carried.append(None)
+        elif node.renamed and _named_by_label(names, index):
+            carried.append(_stored_name(node, None))
+        else:
+            carried.append(labels[index] if index < len(labels) else None)
+    return carried
 
 
 def _stored_name(node, limit: int | None) -> bytes:
@@ -460,15 +488,17 @@ def _stored_name(node, limit: int | None) -> bytes:
 
 
 # --------------------------------------------------------------------- new models
-def _node_defs(scene: SceneModel) -> list[NodeDef]:
-    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent, flags=node.flags or 0) for node in scene.nodes]
+def _node_defs(scene: SceneModel, labels: list[bytes | None]) -> list[NodeDef]:
+    return [NodeDef(_stored_name(node, NAME_BYTES), node.parent, label, node.flags or 0)
+            for node, label in zip(scene.nodes, labels, strict=True)]
 
 
 def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int],
-               memo: PlanMemo | None = None) -> Model:
+               labels: list[bytes | None], memo: PlanMemo | None = None) -> Model:
     anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, poses, times, options, memo))
     anim.fit_frame_count()
-    return build_model(ModelDef(_node_defs(scene), _parts(scene, words), anim, stream_name=_stream_name(scene)))
+    return build_model(ModelDef(_node_defs(scene, labels), _parts(scene, words), anim,
+                                stream_name=_stream_name(scene)))
 
 
 def _stream_name(scene: SceneModel) -> str:
