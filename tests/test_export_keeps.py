@@ -163,15 +163,9 @@ def _node_item(bpy, root, index):
     return next(o for o in bpy.data.objects if o.type == "EMPTY" and o.get("msh_node_index") == index)
 
 
-@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
-def test_a_new_node_keeps_every_imported_nodes_label(blender, tmp_path, capfd, node_mode):
-    """A new node rebuilds the model from the scene: the imported nodes keep their Res10 labels (a socket
-    loses none of what it takes), the renamed node named by its label gets the new name there too."""
-    bpy = blender.bpy
-    (root,) = import_file(bpy, write(tmp_path, "in.msh", labelled_model()), node_mode=node_mode)
-    assert _node_item(bpy, root, 2).name == "central_lc"
-    _node_item(bpy, root, 2).name = "central_mc"
-    if node_mode == "ARMATURE":
+def _add_node(bpy, root) -> None:
+    """A new bone (Armature) or Empty (Empties) in the model: its node structure changes."""
+    if root.type == "ARMATURE":
         bpy.context.view_layer.objects.active = root
         bpy.ops.object.mode_set(mode="EDIT")
         bone = root.data.edit_bones.new("added")
@@ -181,9 +175,37 @@ def test_a_new_node_keeps_every_imported_nodes_label(blender, tmp_path, capfd, n
         extra = bpy.data.objects.new("added", None)
         bpy.context.scene.collection.objects.link(extra)
         extra.parent = root
+
+
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_new_node_keeps_every_imported_nodes_label(blender, tmp_path, capfd, node_mode):
+    """A new node rebuilds the model from the scene: the imported nodes keep their Res10 labels (a socket
+    loses none of what it takes), the renamed node named by its label gets the new name there too."""
+    bpy = blender.bpy
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", labelled_model()), node_mode=node_mode)
+    assert _node_item(bpy, root, 2).name == "central_lc"
+    _node_item(bpy, root, 2).name = "central_mc"
+    _add_node(bpy, root)
     export_file(bpy, tmp_path / "out.msh")
     assert "the model is rebuilt from the scene" in capfd.readouterr().out
     exported = Model.parse((tmp_path / "out.msh").read_bytes())
     assert not any(f.is_error for f in validate_model(exported))
     assert exported.labels == [b"e_tur_mt", None, b"central_mc", None]
     assert [exported.node_name(i) for i in range(4)] == ["body", "gun", "central_mc", "added"]
+
+
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_node_name_with_the_byte_cp1251_lacks_survives_a_rebuild(blender, tmp_path, node_mode):
+    """0x98 (undefined in cp1251) in a node's Res9 name and Res10 label reads as U+0098, not U+FFFD, so a model
+    rebuilt for a new node writes the same bytes instead of refusing a name the user never touched."""
+    bpy = blender.bpy
+    pos, tris = box()
+    nodes = [NodeDef(b"body\x98", label=b"e_tur\x98"), NodeDef(b"gun", 0)]
+    data = build_model(ModelDef(nodes, [Part(i, pos + i, tris, uvs=box_uvs()) for i in range(2)])).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode)
+    assert _node_item(bpy, root, 0).name == "body\x98"
+    _add_node(bpy, root)
+    export_file(bpy, tmp_path / "out.msh")
+    exported = Model.parse((tmp_path / "out.msh").read_bytes())
+    assert exported.node_names_raw[0].rstrip(b"\0") == b"body\x98"
+    assert exported.labels[:2] == [b"e_tur\x98", None]

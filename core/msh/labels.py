@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import struct
 
-TEXT_ENCODING = "cp1251"
+from ..container.nres import game_bytes, game_text
+
 _LEN = struct.Struct("<I")
 
 
@@ -49,7 +50,7 @@ def decode_labels(data: bytes | memoryview) -> list[bytes | None]:
 def encode_labels(labels: list[bytes | str | None]) -> bytes:
     out = bytearray()
     for label in labels:
-        raw = label.encode(TEXT_ENCODING) if isinstance(label, str) else (label or b"")
+        raw = game_bytes(label) if isinstance(label, str) else (label or b"")
         if b"\0" in raw:
             raise ValueError(f"label {raw!r} contains a NUL byte")
         out += _LEN.pack(len(raw))
@@ -59,14 +60,14 @@ def encode_labels(labels: list[bytes | str | None]) -> bytes:
 
 
 def text(raw: bytes | None) -> str | None:
-    """A stored name or label as str (cp1251), None when absent or empty."""
+    """A stored name or label as str (cp1251, losslessly: ``game_text``), None when absent or empty."""
     if not raw:
         return None
-    return raw.split(b"\0", 1)[0].decode(TEXT_ENCODING, "replace") or None
+    return game_text(raw.split(b"\0", 1)[0]) or None
 
 
 def encode_name32(name: str | bytes) -> bytes:
-    raw = name.encode(TEXT_ENCODING) if isinstance(name, str) else bytes(name)
+    raw = game_bytes(name) if isinstance(name, str) else bytes(name)
     if len(raw) > 31 or b"\0" in raw:
         raise ValueError(f"node name {raw!r} must be at most 31 bytes without NUL")
     return raw.ljust(32, b"\0")
