@@ -7,6 +7,18 @@ and ``files`` (opening and checking game files) serve them all; the README's Lay
 import rule.
 """
 
+import sys as _sys
+
+# The command line (``python -m core``): Ctrl-C while its modules load ends as main() ends it (core/__main__.py).
+if getattr(_sys, "orig_argv", [])[1:3] == ["-m", "core"]:
+    import signal as _signal
+
+    def _interrupted_while_loading(_signum, _frame) -> None:
+        _sys.stderr.write("interrupted\n")
+        raise SystemExit(130)
+
+    _signal.signal(_signal.SIGINT, _interrupted_while_loading)
+
 from .container.nres import Archive, Entry
 from .errors import ERROR, WARNING, Finding, FormatError
 from .files import Container, open_container, read_container, read_model, validate_container

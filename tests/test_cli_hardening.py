@@ -6,6 +6,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -103,6 +104,22 @@ def test_ctrl_c_in_a_real_process(tmp_path, sample_msh):
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and b"Traceback" not in err and err == b"interrupted\n", (process.returncode,
                                                                                                err[-500:])
+
+
+def test_ctrl_c_while_the_modules_load(tmp_path, sample_msh):
+    """Ctrl-C in the first fraction of a second, while Python loads numpy and the library: the same exit 130 and
+    the line "interrupted", never a traceback (or the command had already finished)."""
+    (tmp_path / "m.msh").write_bytes(sample_msh)
+    codes = []
+    for delay in (0.03, 0.06, 0.1, 0.15, 0.2, 0.3):
+        process = core_process("info", tmp_path / "m.msh", stdout=subprocess.DEVNULL,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(delay)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        assert (process.returncode, err) in ((130, b"interrupted\n"), (0, b"")), (delay, process.returncode, err)
+        codes.append(process.returncode)
+    assert 130 in codes
 
 
 # --------------------------------------------------------------------- | head (item 19)

@@ -94,6 +94,23 @@ def test_map_with_game_option_and_a_mission_whose_map_is_elsewhere(tmp_path, cap
     assert code == 0 and "water: 20 faces at z 4" in out
 
 
+def test_a_game_folder_that_does_not_lead_to_the_map_falls_back_to_the_missions_own_tree(tmp_path, capsys):
+    """``--game`` naming a folder of several game trees (as the batch tool's GAME_FOLDER may be: the bundled
+    samples): the map is found below the nearest folder above the mission that leads to it, and the objects'
+    files are looked up there too; with neither, the error names both places looked in."""
+    root = write_sample(tmp_path / "trees" / "maps")
+    (root / "UNITS/UNITS/SYNTH").mkdir(parents=True)
+    (root / "UNITS/UNITS/SYNTH/UNIT_1.DAT").write_bytes(b"")
+    code, out, err = run(capsys, "map", "--game", tmp_path / "trees", root / "MISSIONS/SAMPLE/data.tma")
+    assert code == 0 and "water: 20 faces at z 4" in out
+    assert "unit_1.dat" not in out.split("  missing: ", 1)[1].splitlines()[0]
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "data.tma").write_bytes((root / "MISSIONS/SAMPLE/data.tma").read_bytes())
+    code, _, err = run(capsys, "map", "--game", tmp_path / "trees", tmp_path / "alone" / "data.tma")
+    assert code == 1 and (f"no folder holding Land.msh below {tmp_path / 'trees'} or any folder above the "
+                          "mission") in err
+
+
 def test_trees_and_rocks_are_looked_up_in_objects_rlb_whatever_their_case(tmp_path, capsys):
     root = write_sample(tmp_path)
     records = Archive()

@@ -119,6 +119,31 @@ def test_validate_and_roundtrip_take_unit_files(capsys, game, tmp_path):
     assert code == 1 and "count 5 needs 384 bytes" in err
 
 
+def test_info_reads_every_kind_of_file_validate_takes(capsys, game, tmp_path):
+    """``info`` on a folder reads what ``validate`` reads: a unit shows its tree as ``unit`` prints it, control
+    points and damage tables their records, a controller its states as ``clips`` prints them (the README)."""
+    from core.authoring.controllers import walker_controller
+
+    parts = Archive.parse((game / units.PARTS).read_bytes())
+    for name in ("e_tur_lt_01.cpt", "e_tur_lt_01.ndp"):
+        (game / name).write_bytes(bytes(parts.find(name).data))
+    (game / "walker.ctl").write_bytes(walker_controller().to_bytes())
+    code, out, err = run(capsys, "info", game)
+    assert code == 0 and err == "", err
+    assert "battle robot (type 0x01008000), 8 components, 16 unit nodes" in out
+    assert "e_tur_lt_01.cpt: control points, " in out and "e_tur_lt_01.ndp: damage table, " in out
+    assert "walker.ctl: 11 states (3 anchors)" in out
+    assert out.splitlines()[-1].endswith(": 7 files, 7 read, 0 with problems")
+    code, out, _ = run(capsys, "info", game, "--json")
+    kinds = {Path(f["path"]).name: f.get("kind") or ("unit" if "components" in f else "controller" if "states" in f
+                                                     else None) for f in json.loads(out)["files"]}
+    assert kinds["e_tur_lt_01.cpt"] == "control points" and kinds["e_tur_lt_01.ndp"] == "damage table"
+    assert kinds[Path(units.UNIT_DAT).name] == "unit" and kinds["walker.ctl"] == "controller"
+    (game / "broken.ndp").write_bytes(b"garbage")
+    code, out, err = run(capsys, "info", game)
+    assert code == 1 and "broken.ndp: ndp: error: count" in err and "Traceback" not in err
+
+
 def test_unit_command_in_a_real_process(game):
     done = subprocess.run([sys.executable, "-m", "core", "unit", str(game / units.UNIT_DAT), "--json"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)

@@ -23,6 +23,7 @@ from ..errors import ERROR, FormatError, SelectionError, printable
 from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
+from . import clips as clips_cli
 from . import map as map_cli
 from . import unit
 from .clips import CONTROLLER_SUFFIX, add_clip_commands, is_controller, rewritten_ctl, validate_ctl
@@ -226,6 +227,10 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _info_file(args: argparse.Namespace) -> int:
     if map_cli.is_text_map_file(args.file):  # a mission or a map's material list
         return map_cli.info(args, None, _out)
+    if is_controller(args.file):  # its states, clips and channels, as ``clips`` prints them without a model
+        return clips_cli.cmd_clips(argparse.Namespace(**{**vars(args), "ctl": None, "speed": None}))
+    if unit.is_unit_file(args.file) and os.path.basename(args.file).lower() != unit.OBJECTS:
+        return unit.info_file(args)
     container = open_container(args.file, tolerant=True)
     if container.map_kind is not None:  # a Land.msh or a Land.map
         return map_cli.info(args, container, _out)

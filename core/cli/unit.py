@@ -219,7 +219,7 @@ def _lines(payload: dict) -> list[str]:
 
 
 def cmd_unit(args: argparse.Namespace) -> int:
-    from .main import _emit, _emit_json  # printing as every command prints (main imports this module)
+    from .main import _emit, _out  # printing as every command prints (main imports this module)
 
     data = read_input(args.file)
     tree = parse_dat(data, args.file)
@@ -241,13 +241,37 @@ def cmd_unit(args: argparse.Namespace) -> int:
     known = set(unit.findings)
     unit.findings[:0] = [f for f in findings if f not in known]
     payload = describe(unit, args.file, folder)
-    if args.json:
-        _emit_json(payload)
-    else:
-        _emit("\n".join(_lines(payload)))
+    _out(args, payload, _lines(payload))
+    if not args.json:
         for f in unit.findings:
             _emit(f.format(args.file), file=sys.stderr if f.is_error else sys.stdout)
     return EXIT_BAD_DATA if any(f.is_error for f in unit.findings) else EXIT_OK
+
+
+def info_file(args: argparse.Namespace) -> int:
+    """``info`` of a unit file: a unit's tree (as ``unit`` prints it), a ``.cpt``'s points or a ``.ndp``'s rows;
+    ``objects.rlb`` is an archive (``info`` shows its entries)."""
+    from .main import _out
+
+    suffix = Path(args.file).suffix.lower()
+    if suffix == ".dat":
+        return cmd_unit(argparse.Namespace(**{**vars(args), "game": None}))
+    data = read_input(args.file)
+    if suffix == ".cpt":
+        points = parse_cpt(data, args.file).summary()
+        payload = {"path": args.file, "kind": "control points", "points": points}
+        lines = [f"{args.file}: control points, {len(points)}"] + [
+            f"  {i:3}  {p['name']}  node {p['node']}, carried by {p['carrier']}, flags {p['flags']:#x}"
+            for i, p in enumerate(points)]
+    else:
+        table = parse_ndp(data, args.file)
+        rows = [table.row(r) for r in range(len(table))]
+        payload = {"path": args.file, "kind": "damage table", "rows": rows}
+        lines = [f"{args.file}: damage table, {len(rows)} rows"] + [
+            f"  {r['row']:3}  hit points {r['hit_points']:g}, density {r['density']:g}, flags {r['flags']:#x}, "
+            f"explosion {':'.join(r['explosion'])}" for r in rows]
+    _out(args, payload, lines)
+    return EXIT_OK
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

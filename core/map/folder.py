@@ -186,19 +186,22 @@ def game_folder_of(mission_path: str | Path, mission: Mission) -> Path | None:
 
 
 def resolve_map(mission_path: str | Path, mission: Mission, game: str | Path | None = None) -> Path:
-    """The folder of the map the mission names; FormatError naming the mission file and its trailer when the
-    path is empty or leads to no folder holding a Land.msh (below ``game``, else below any folder above the
-    mission)."""
+    """The folder of the map the mission names: below ``game`` when its path leads there, else below the
+    nearest folder above the mission where it does (a mission kept in a folder of its own, or a folder of
+    several game trees given as the game). FormatError naming the mission file and its trailer when the path
+    is empty or leads to no folder holding a Land.msh."""
     parts = map_folder_parts(mission)
     shown = text(mission.map_path)
     if not parts:
         raise FormatError.single("trailer", None, f"map path '{shown}' names no map folder", str(mission_path))
-    root = Path(game) if game is not None else game_folder_of(mission_path, mission)
-    place = _locate(root, parts) if root is not None else None
+    place = _locate(Path(game), parts) if game is not None else None
     if place is None or _find(place, LAND_MSH) is None:
-        below = f"below {root}" if game is not None else "below any folder above the mission"
-        raise FormatError.single("trailer", None, f"map '{shown}': no folder holding Land.msh {below}",
-                                 str(mission_path))
+        root = game_folder_of(mission_path, mission)
+        place = _locate(root, parts) if root is not None else None
+    if place is None:
+        below = f"below {game} or " if game is not None else "below "
+        raise FormatError.single("trailer", None, f"map '{shown}': no folder holding Land.msh {below}any folder "
+                                                  "above the mission", str(mission_path))
     return place
 
 
@@ -222,7 +225,7 @@ def open_mission(path: str | Path, game: str | Path | None = None) -> MissionFil
         result.findings += exc.findings
         root = Path(game) if game is not None else None
     else:
-        root = Path(game) if game is not None else folder
+        root = folder  # the game folder the map was found in: the objects' paths start there too
         for _ in map_folder_parts(mission):
             root = root.parent
         result.map = open_map_folder(folder)

@@ -1224,7 +1224,8 @@ REPORTS = {
     "material index beyond Land1.wea ({rows} rows)": "индекс материала за пределами Land1.wea (строк: {rows})",
     "no {name} in {folder}": "нет {name} в {folder}",
     "map path '{path}' names no map folder": "путь карты '{path}' не называет папку карты",
-    "map '{path}': no folder holding Land.msh below {folder}": "карта '{path}': нет папки с Land.msh в {folder}",
+    "map '{path}': no folder holding Land.msh below {folder} or any folder above the mission":
+        "карта '{path}': нет папки с Land.msh ни в {folder}, ни в одной папке выше миссии",
     "map '{path}': no folder holding Land.msh below any folder above the mission":
         "карта '{path}': нет папки с Land.msh ни в одной папке выше миссии",
     "position ({x}, {y}) lies outside the map's extent": "положение ({x}, {y}) вне пределов карты",
