@@ -55,7 +55,7 @@ def drag_unit(library: Path, repeat: int) -> tuple[float, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=100, help="models in the folder (at least the 10 parts "
                                                                 "of the synthetic units)")
     parser.add_argument("--units", type=int, default=20, help="unit trees in the folder")

@@ -36,7 +36,7 @@ def best(action) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=65536, help="samples (one node x COUNT times)")
     count = parser.parse_args().count
     model = build_model(sample_model())

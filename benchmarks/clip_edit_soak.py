@@ -25,7 +25,7 @@ from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", type=int, default=100)
     parser.add_argument("--steps", type=int, default=20, help="rules per sequence at most")
     parser.add_argument("--seed", type=int, default=None, help="a fixed seed (default: random)")

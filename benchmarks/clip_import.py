@@ -83,7 +83,7 @@ def _curves(action):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=20)
     parser.add_argument("--frames", type=int, default=401)
     parser.add_argument("--clips", type=int, default=8)

@@ -31,7 +31,7 @@ def every_state_an_anchor(count: int, seed: int = 0) -> Controller:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--states", type=int, nargs="*", default=[100, 400, 512])
     for count in parser.parse_args().states:
         controller = every_state_an_anchor(count)

@@ -25,7 +25,7 @@ SWEEPS = ["tests/test_material_glide_loops_blender.py::test_every_integer_frame_
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", type=int, default=200, help="examples per sweep (default 200)")
     parser.add_argument("--seed", type=int, help="hypothesis seed (default: drawn afresh)")
     args = parser.parse_args()

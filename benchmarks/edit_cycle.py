@@ -26,7 +26,7 @@ from core.authoring.synth import random_model
 
 
 def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=60)
     parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)

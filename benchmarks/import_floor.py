@@ -91,7 +91,7 @@ def report(goal: str, what: str, ratio: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=60)
     parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)

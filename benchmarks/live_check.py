@@ -56,7 +56,7 @@ def edits(root):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=60)
     parser.add_argument("--frames", type=int, default=1000)
     args = parser.parse_args()

@@ -30,7 +30,7 @@ MISSION = "MISSIONS/SAMPLE/data.tma"
 
 
 def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--grid", type=int, default=16, help="squares across and down")
     parser.add_argument("--subdivisions", type=int, default=5, help="level-0 sub-squares per cell side")
     parser.add_argument("--objects", type=int, default=100)

@@ -39,7 +39,7 @@ def library(materials: int, period_ms: int, animated: bool) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--materials", type=int, default=24)
     parser.add_argument("--period-ms", type=int, default=4000)
     parser.add_argument("--rate", type=float, default=24.0)

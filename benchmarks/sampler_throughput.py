@@ -21,7 +21,7 @@ from core.authoring.synth import random_model
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=100)
     parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument("--scalar", type=int, default=5000, help="samples taken one by one")

@@ -152,7 +152,7 @@ def report(goal: str, what: str, ratio: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", nargs="*", default=["scene", "archive", "export"],
                         choices=["scene", "gltf_scene", "archive", "export"])
     parser.add_argument("--models", type=int, default=200, help="scene parts: imports into one scene")

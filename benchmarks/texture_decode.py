@@ -30,7 +30,7 @@ def best(function, repeat: int = 5) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=1024, help="the picture's side in pixels")
     size = parser.parse_args().size
     rng = np.random.default_rng(0)

@@ -83,7 +83,7 @@ def run_case(kind: str, path: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="*", type=int, default=[1000, 4000, 20000], help="components per unit")
     parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
     parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=KINDS)

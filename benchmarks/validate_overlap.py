@@ -75,7 +75,7 @@ def child(path: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=8000, help="directory records (default 8,000)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose code validates")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per case before it is given up")

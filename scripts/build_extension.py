@@ -49,7 +49,7 @@ def build(output_dir: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-o", "--output-dir", default=str(ROOT / "dist"))
     args = parser.parse_args()
     package = build(Path(args.output_dir))

@@ -46,7 +46,7 @@ def write_seeds(folder: Path, target: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("target", choices=sorted(fuzz_targets.TARGETS))
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--merge", nargs="+", metavar="DIR",

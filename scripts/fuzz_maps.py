@@ -41,7 +41,7 @@ def mutated(rng: random.Random, data: bytes) -> bytes:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", type=int, default=5000, help="inputs to try")
     parser.add_argument("--seed", type=int, default=1, help="random seed")
     args = parser.parse_args()

@@ -21,6 +21,7 @@ exported back byte for byte.
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 import subprocess
 import sys
@@ -65,7 +66,7 @@ def core_steps(target: str, libraries: list[str]) -> int:
     worst = 0
     for step in (["info", target], ["validate", target, *libraries], ["roundtrip", target, *libraries],
                  *sample_steps(target)):
-        print(f"\n$ python -m core {' '.join(step)}", flush=True)
+        print(f"\n$ python -m core {shlex.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
     return worst
@@ -80,7 +81,7 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
                  ["validate", str(TOWER)], ["roundtrip", str(TOWER)],
                  ["validate", *map(str, sorted(UNIT.rglob("*.dat")))],
                  ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))]):
-        print(f"\n$ python -m core {' '.join(step)}", flush=True)
+        print(f"\n$ python -m core {shlex.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
     command = [sys.executable, str(ROOT / "scripts" / "main_job_features.py"), str(out)]
@@ -118,7 +119,7 @@ def originals(target: Path) -> dict[str, tuple[bytes, bytes | None]]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="a model or archive (default: the samples: samples/sample.rlb, "
                                                  "then the feature samples' tour)")
     parser.add_argument("--out", default=str(OUT), help=f"output folder (default: {OUT.relative_to(ROOT)})")

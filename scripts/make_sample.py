@@ -136,7 +136,7 @@ def sample_files() -> dict[str, bytes]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "),
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Without options: write every sample into samples/ (replacing them).")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1, naming them, when samples/ differs from what would be written")

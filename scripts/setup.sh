@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Create (or refresh) a virtual environment with the pinned requirements.
 #   scripts/setup.sh          -> .venv      with bpy for Blender 5.0 (the default)
-#   scripts/setup.sh 4.2      -> .venv-4.2  with bpy for Blender 4.2 LTS (likewise 4.5, 5.0)
+#   scripts/setup.sh 4.2      -> .venv-4.2  with bpy for Blender 4.2 LTS (likewise 4.5; 5.0 is the default .venv)
 # Idempotent: does nothing when the environment already matches its pins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BLENDER="${1:-default}"
 case "$BLENDER" in
     default) VENV=.venv;      BPY="bpy==5.0.1" ;;
-    5.0)     VENV=.venv-5.0;  BPY="bpy==5.0.1" ;;
+    5.0)     VENV=.venv;      BPY="bpy==5.0.1" ;;
     4.5)     VENV=.venv-4.5;  BPY="bpy==4.5.15" ;;
     4.2)     VENV=.venv-4.2;  BPY="bpy==4.2.23" ;;
     *) echo "setup: unknown Blender version '$BLENDER' (4.2, 4.5 or 5.0)" >&2; exit 2 ;;

@@ -23,7 +23,7 @@ from unit_sweep import unit_sweep  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--examples", type=int, default=100)
     parser.add_argument("--steps", type=int, default=20, help="rules per sequence at most")
     args = parser.parse_args()

@@ -31,8 +31,8 @@ def test_main_job_on_a_two_model_archive_samples_each_and_keeps_the_users_files(
     assert "Traceback" not in result.stdout + result.stderr
     assert all(path.read_bytes() == b"the user's" for path in kept)
     assert not stale.exists()
-    assert f"sample {target} --entry #0 --times 0,10.5,20,40 --nodes 0,1" in result.stdout
-    assert f"sample {target} --entry #3 --times 0,10.5,20,40 --nodes 0" in result.stdout
+    assert f"sample {target} --entry '#0' --times 0,10.5,20,40 --nodes 0,1" in result.stdout
+    assert f"sample {target} --entry '#3' --times 0,10.5,20,40 --nodes 0" in result.stdout
     assert result.stdout.count("node 0 ") == 2
     for name in ("two_sample", "two_second"):
         assert (out / "main_job" / "blend" / f"{name}.blend").is_file()

@@ -192,8 +192,9 @@ def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
     """``sample`` gains ``--clip N --step S`` (an alternative to --times/--frames) and ``--ctl``, ``--speed``;
     and the ``clips`` command is added."""
     times.add_argument("--clip", type=int, help="a clip of the controller, as the clips command lists them; "
-                                                "with --step")
-    sample.add_argument("--step", type=float, help="with --clip: the step (integer part) and its phase (fraction)")
+                                                "with --step (no default)")
+    sample.add_argument("--step", type=float, help="with --clip: the step (integer part) and its phase (fraction); "
+                                                   "required with --clip (no default)")
     sample.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
     sample.add_argument("--speed", type=float, help="with --clip: speed in m/s (default: the anchor's box centre)")
     plain = sample.get_default("func")
@@ -202,7 +203,8 @@ def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
     p = sub.add_parser("clips", help="a controller's states and clips: frames, duration in ms, stride")
     p.add_argument("file", help="a model (or archive) with its controller, or a .ctl")
     p.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
-    p.add_argument("--entry", help="nested model name (ASCII case-insensitive)")
+    p.add_argument("--entry", help="nested model name, ASCII case-insensitive, or #N for entry N (default: the "
+                                   "archive's only model)")
     p.add_argument("--speed", type=float, help="speed in m/s for every clip (default: each anchor's box centre)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
     p.set_defaults(func=cmd_clips)

@@ -581,14 +581,16 @@ def build_parser() -> argparse.ArgumentParser:
                                 metavar="COMMAND", help="one of the commands below; COMMAND --help for its options")
 
     p = sub.add_parser("info", help="entries of a file; nodes and counts of its models")
-    p.add_argument("file", help="a model or an archive; a folder: every file below it that the tool reads")
+    p.add_argument("file", help="a model, an archive, a unit file, a controller, a map or mission file; a folder: "
+                                "every file below it that the tool reads")
     p.add_argument("--entry", help=ENTRY_HELP)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("validate", help="check files; exit 1 when any has an error")
-    p.add_argument("files", nargs="+", help="models, archives, libraries, .ctl, .dat, .cpt, .ndp files; a folder: "
-                                          "every such file below it, with a summary line")
+    p.add_argument("files", nargs="+", help="models, archives, libraries, .ctl, .dat, .cpt, .ndp files, maps and "
+                                          "missions (Land.msh, Land.map, Land1.wea, Land2.wea, data.tma); a "
+                                          "folder: every such file below it, with a summary line")
     p.add_argument("--strict", action="store_true", help="warnings fail too (default: only errors fail)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_validate)
@@ -623,7 +625,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a model or an archive")
     p.add_argument("--entry", help=ENTRY_HELP)
     group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--times", help="comma-separated times (negative: --times=-1,0.5)")
+    group.add_argument("--times", help="comma-separated times (negative: --times=-1,0.5); one of --times, "
+                                       "--frames or --clip is required (no default)")
     group.add_argument("--frames", help="A:B[:STEP], times A, A+STEP, ... below B (default STEP: 1)")
     p.add_argument("--nodes", help="comma-separated node indices (default: all)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -642,8 +645,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rewrite", help="read and write a file (--canonical: rebuild every map)")
     p.add_argument("input", help="the model or archive to read")
-    p.add_argument("output", help="the file to write (its folder must exist)")
-    p.add_argument("--entry", help=ENTRY_HELP)
+    p.add_argument("output", help="the file to write (its folder must exist; an archive is written whole)")
+    p.add_argument("--entry", help="the one nested model to rewrite, ASCII case-insensitive, or #N for entry N; "
+                                   "the others are written as read (default: every model)")
     p.add_argument("--canonical", action="store_true",
                    help="rebuild every frame map by the canonical rules (default: keep them as read)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
