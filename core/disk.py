@@ -188,11 +188,7 @@ def _locked(targets: list[Path]):
                     os.mkdir(lock)
                     break
                 except FileExistsError:
-                    try:
-                        if time.time() - os.stat(lock).st_mtime > LOCK_STALE:
-                            os.rmdir(lock)
-                            continue
-                    except OSError:  # released meanwhile
+                    if _break_if_stale(lock):
                         continue
                     if time.monotonic() > deadline:
                         raise InputError(errno.EAGAIN, f"another export has been writing it for over "
@@ -205,6 +201,35 @@ def _locked(targets: list[Path]):
         for lock in reversed(held):
             with contextlib.suppress(OSError):
                 os.rmdir(lock)
+
+
+def _break_if_stale(lock: Path) -> bool:
+    """Remove ``lock`` when a writer that died left it (older than LOCK_STALE); whether to try taking it again
+    (it is gone). Writers finding one stale lock take turns through a second folder beside it: otherwise both
+    could find it stale, one remove it and make its own, and the other then remove that live lock. The second
+    folder is held for microseconds; one left by a writer killed in them is itself stale after LOCK_STALE."""
+    breaker = lock.with_name(lock.name + ".break")
+    try:
+        os.mkdir(breaker)
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            if time.time() - os.stat(breaker).st_mtime > LOCK_STALE:
+                os.rmdir(breaker)
+        return False
+    except OSError:
+        return False
+    try:
+        if time.time() - os.stat(lock).st_mtime <= LOCK_STALE:
+            return False
+        os.rmdir(lock)
+        return True
+    except FileNotFoundError:  # released meanwhile
+        return True
+    except OSError:  # it cannot be removed: wait for it as for a live one
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(breaker)
 
 
 def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | None:

@@ -6,6 +6,9 @@ write, which is lost."""
 import multiprocessing
 import os
 
+import pytest
+
+from core import disk
 from core.disk import LOCK_SUFFIX, ChangedError, read_with_state, write_files
 
 
@@ -43,3 +46,40 @@ def test_a_lock_left_by_a_writer_that_died_is_taken_over(tmp_path):
     os.utime(lock, (0, 0))  # long ago
     increment(str(path), 1)
     assert path.read_bytes() == b"1" and os.listdir(tmp_path) == ["units.rlb"]
+
+
+def test_a_stale_lock_is_broken_once_and_a_live_one_never(tmp_path):
+    """Two writers that found one lock stale: the first breaks it and makes its own; the second decides again
+    under the breaker (not on what it saw before) and leaves the first's live lock alone."""
+    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
+    lock.mkdir()
+    os.utime(lock, (0, 0))
+    assert disk._break_if_stale(lock) and not lock.exists()
+    lock.mkdir()  # the first writer's own lock, fresh
+    assert not disk._break_if_stale(lock) and lock.is_dir()
+    assert os.listdir(tmp_path) == [lock.name]
+
+
+def test_a_breaker_left_by_a_writer_killed_in_it_is_cleared(tmp_path):
+    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
+    lock.mkdir()
+    os.utime(lock, (0, 0))
+    breaker = tmp_path / f"{lock.name}.break"
+    breaker.mkdir()
+    assert not disk._break_if_stale(lock) and lock.exists()  # a live breaker: its holder decides
+    os.utime(breaker, (0, 0))
+    assert not disk._break_if_stale(lock) and not breaker.exists()  # a stale one is cleared ...
+    assert disk._break_if_stale(lock) and os.listdir(tmp_path) == []  # ... and the next call breaks the lock
+
+
+def test_a_stale_lock_that_cannot_be_removed_ends_in_an_error_not_a_loop(tmp_path, monkeypatch):
+    path = tmp_path / "units.rlb"
+    path.write_bytes(b"0")
+    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
+    lock.mkdir()
+    (lock / "something").write_bytes(b"")  # rmdir fails: not empty
+    os.utime(lock, (0, 0))
+    monkeypatch.setattr(disk, "LOCK_WAIT", 0.2)
+    with pytest.raises(OSError, match="another export has been writing it"):
+        write_files([(str(path), b"1")])
+    assert path.read_bytes() == b"0"
