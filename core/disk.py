@@ -170,6 +170,7 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
 LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
 LOCK_STALE = 30.0  # seconds: a lock that old was left by a writer that died (checking and replacing takes ms)
 LOCK_WAIT = 60.0   # seconds a writer waits for another's lock before it gives up
+BREAKER = ".break"  # beside a stale lock, while one writer removes it (_break_if_stale)
 
 
 @contextlib.contextmanager
@@ -192,8 +193,9 @@ def _locked(targets: list[Path]):
                         continue
                     if time.monotonic() > deadline:
                         raise InputError(errno.EAGAIN, f"another export has been writing it for over "
-                                                       f"{LOCK_WAIT:.0f} s (or left {lock.name} beside it: remove "
-                                                       "that folder)", str(target)) from None
+                                                       f"{LOCK_WAIT:.0f} s (or left {lock.name} or "
+                                                       f"{lock.name}{BREAKER} beside it: remove them)",
+                                         str(target)) from None
                     time.sleep(0.005)
             held.append(lock)
         yield
@@ -205,17 +207,13 @@ def _locked(targets: list[Path]):
 
 def _break_if_stale(lock: Path) -> bool:
     """Remove ``lock`` when a writer that died left it (older than LOCK_STALE); whether to try taking it again
-    (it is gone). Writers finding one stale lock take turns through a second folder beside it: otherwise both
-    could find it stale, one remove it and make its own, and the other then remove that live lock. The second
-    folder is held for microseconds; one left by a writer killed in them is itself stale after LOCK_STALE."""
-    breaker = lock.with_name(lock.name + ".break")
+    (it is gone). Writers finding one stale lock take turns through a second folder beside it (``BREAKER``):
+    otherwise both could find it stale, one remove it and make its own, and the other then remove that live
+    lock. The second folder is held for microseconds and never broken (that would race the same way): one left
+    by a writer killed in them stays until the user removes it, as the error after LOCK_WAIT says."""
+    breaker = lock.with_name(lock.name + BREAKER)
     try:
         os.mkdir(breaker)
-    except FileExistsError:
-        with contextlib.suppress(OSError):
-            if time.time() - os.stat(breaker).st_mtime > LOCK_STALE:
-                os.rmdir(breaker)
-        return False
     except OSError:
         return False
     try:

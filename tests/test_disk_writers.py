@@ -60,16 +60,23 @@ def test_a_stale_lock_is_broken_once_and_a_live_one_never(tmp_path):
     assert os.listdir(tmp_path) == [lock.name]
 
 
-def test_a_breaker_left_by_a_writer_killed_in_it_is_cleared(tmp_path):
+def test_a_breaker_left_by_a_writer_killed_in_it_is_left_for_the_user(tmp_path, monkeypatch):
+    """A breaker is never broken (two writers could then both break the lock): one left by a writer killed in
+    its microseconds makes the next writers wait, then refuse naming it; removed, the next write goes through."""
+    path = tmp_path / "units.rlb"
+    path.write_bytes(b"0")
     lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
-    lock.mkdir()
-    os.utime(lock, (0, 0))
-    breaker = tmp_path / f"{lock.name}.break"
-    breaker.mkdir()
-    assert not disk._break_if_stale(lock) and lock.exists()  # a live breaker: its holder decides
-    os.utime(breaker, (0, 0))
-    assert not disk._break_if_stale(lock) and not breaker.exists()  # a stale one is cleared ...
-    assert disk._break_if_stale(lock) and os.listdir(tmp_path) == []  # ... and the next call breaks the lock
+    breaker = tmp_path / f"{lock.name}{disk.BREAKER}"
+    for folder in (lock, breaker):
+        folder.mkdir()
+        os.utime(folder, (0, 0))
+    assert not disk._break_if_stale(lock) and lock.exists() and breaker.exists()
+    monkeypatch.setattr(disk, "LOCK_WAIT", 0.2)
+    with pytest.raises(OSError, match=f"left {lock.name} or {breaker.name} beside it: remove them"):
+        write_files([(str(path), b"1")])
+    breaker.rmdir()
+    write_files([(str(path), b"1")])
+    assert path.read_bytes() == b"1" and os.listdir(tmp_path) == ["units.rlb"]
 
 
 def test_a_stale_lock_that_cannot_be_removed_ends_in_an_error_not_a_loop(tmp_path, monkeypatch):
