@@ -157,6 +157,33 @@ def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
     assert_catalogues_kept(bpy, library, user_catalogues)
 
 
+def test_a_catalogue_file_left_behind_its_library_is_completed_alone(blender, built, tmp_path):
+    """A run killed after it moved the library into place but before its catalogue file left the old file (or
+    none): the next run finds every asset up to date and adds the missing catalogues, the library untouched."""
+    source, first, _ = built
+    folder = shutil.copytree(source, tmp_path / "game")
+    (folder / "MODELS" / "broken.msh").unlink()
+    library = tmp_path / "lib" / "Parkan.blend"
+    library.parent.mkdir()
+    shutil.copy(first, library)
+    cats = library.parent / "blender_assets.cats.txt"
+    full = (first.parent / "blender_assets.cats.txt").read_text(encoding="utf-8")
+    for behind in ("VERSION 1\n" + USER_CATALOGUE + "\n", None):
+        if behind is None:
+            cats.unlink()
+        else:
+            cats.write_text(behind, encoding="utf-8")
+        result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "is up to date (19 assets); blender_assets.cats.txt completed" in result.stdout
+        assert library.read_bytes() == first.read_bytes()
+        lines = cats.read_text(encoding="utf-8").splitlines()
+        assert {line for line in full.splitlines() if line and not line.startswith("#")} <= set(lines)
+        assert (USER_CATALOGUE in lines) == (behind is not None)
+    result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE))
+    assert result.returncode == 0 and result.stdout.count("is up to date (19 assets)\n") == 1, result.stdout
+
+
 USER_CATALOGUE = "0b5f6c8e-1d2a-4e3b-9c4d-5e6f7a8b9c0d:Избранное/танки:Избранное-танки"
 
 

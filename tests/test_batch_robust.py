@@ -337,3 +337,25 @@ def _parent(proc: Path) -> int | None:
         return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def test_stage_folders_a_killed_run_left_are_never_inputs_and_are_removed_once_it_is_gone(blender, tmp_path):
+    """A run killed before its clean-up (SIGKILL) leaves its stage folders (``.io_msh_stage.PID.N``, a staged
+    .blend inside) in -o: no later run takes their files for inputs, and the next run into that folder removes
+    those of processes that are gone (a live process's stay: it may still be moving them into place)."""
+    items = importlib.import_module(f"{EXTENSION_PACKAGE}.io_msh.batch.items")
+    blends = tmp_path / "blend"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    gone, live = (blends / f"{items.STAGE_PREFIX}{pid}.1" for pid in (dead.pid, os.getpid()))
+    for stage in (gone, live):
+        stage.mkdir(parents=True)
+        (stage / "units_tank.blend").write_bytes(b"BLENDER staged, half moved")
+    result = batch("export", blends, "-o", tmp_path / "msh")
+    assert result.returncode == 2 and "nothing to convert: no .blend files found" in result.stderr
+    archive = tmp_path / "units.rlb"
+    archive.write_bytes(nres([(MODEL_TYPE_ID, "tank.msh", static_model(2), 0, 0, 0)]))
+    result = batch("import", archive, "-o", blends)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not gone.exists() and (live / "units_tank.blend").is_file()
+    assert sorted(p.name for p in blends.iterdir()) == sorted([live.name, "units_tank.blend"])

@@ -13,11 +13,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from .items import SHEET_NAME, Item, Result, plan_items, skip_existing
+from .items import SHEET_NAME, STAGE_PREFIX, Item, Result, plan_items, remove_dead_stages, skip_existing
 from .library import add_parser as add_library_parser
 from .library import run_library
 from .pictures import MAX_SIZE
-from .pool import STAGE_PREFIX, WorkerPool
+from .pool import WorkerPool
 from .results import Interrupt, finish, result_lines
 from .worker import worker_main
 
@@ -205,6 +205,7 @@ def run(args) -> int:
         except OSError as exc:
             print(printable(f"batch: error: -o {out}: {exc.strerror or exc}"), file=sys.stderr)
             return 2
+        remove_dead_stages(out)
         return _convert_all(args, pool, interrupt, items, done, start)
     except KeyboardInterrupt:
         pool.stop()

@@ -15,6 +15,7 @@ UNIT_MAGIC = b"\xf1\xf0\x00\x00"
 
 
 SHEET_NAME = "contact_sheet.png"
+STAGE_PREFIX = ".io_msh_stage."  # a run's folder in -o for an item its workers write (pool.py), PID.N after it
 
 
 @dataclass
@@ -47,10 +48,35 @@ def _files(inputs: list[str], suffixes: tuple[str, ...]) -> list[tuple[Path, Pat
     for raw in inputs:
         path = Path(raw)
         if path.is_dir():
-            found += [(f, path) for f in sorted(path.rglob("*")) if f.suffix.lower() in suffixes and f.is_file()]
+            found += [(f, path) for f in sorted(path.rglob("*")) if f.suffix.lower() in suffixes and f.is_file()
+                      and not any(part.startswith(STAGE_PREFIX) for part in f.relative_to(path).parts)]
         else:
             found.append((path, path.parent))
     return found
+
+
+def remove_dead_stages(out: Path) -> None:
+    """Remove the stage folders a run killed before its clean-up left in ``out`` (its PID after STAGE_PREFIX),
+    once that process is gone; on systems without a harmless liveness test (Windows) they stay, and no run
+    takes their files for inputs (``_files``)."""
+    import shutil
+
+    if os.name != "posix":
+        return
+    for stage in out.glob(f"{STAGE_PREFIX}*"):
+        pid = stage.name[len(STAGE_PREFIX):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: running
+        return True
+    return True
 
 
 def plan_items(args, notes: list[str] | None = None) -> list[Item]:

@@ -22,7 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .items import Item, Result
-from .library_plan import CATALOG_FILE, plan_library
+from .library_plan import CATALOG_FILE, catalog_text, catalogs_defined, plan_library
 from .pictures import MAX_SIZE
 from .pool import WorkerPool
 from .results import Interrupt, finish, result_lines
@@ -126,8 +126,13 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     made = [item.output for item, result in results if result.ok and item.kind == "asset"]
     failed = [(item, result) for item, result in results if not result.ok]
     cats = out.with_name(CATALOG_FILE)
-    if not made and not removed and out.is_file() and cats.is_file() and len(keep) == len(index):
-        state = f"{out} is up to date ({len(keep)} assets)"
+    if not made and not removed and out.is_file() and len(keep) == len(index):
+        try:
+            completed = _complete_catalogs(cats, {asset["catalog"] for asset in index.values()})
+        except OSError as exc:
+            print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was left as it was"))
+            return 1
+        state = f"{out} is up to date ({len(keep)} assets)" + (f"; {cats.name} completed" if completed else "")
     else:
         outcome = _bundles(args, pool, interrupt, made, temp)
         if outcome[0].ok:
@@ -150,6 +155,19 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     for item, result in failed:
         print(printable(f"  failed: {item.label}: {result_lines(result.message, item)[0]}"))
     return 1 if failed else 0
+
+
+def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
+    """Add to the catalogue file beside an up-to-date library the catalogues of ``paths`` (its assets') it does
+    not define, as the library's merge would (a run killed between moving the library and this file into place
+    left the file behind; the user deleted one of ours); whether it was written. OSError when it cannot be."""
+    from ...core.disk import write_files
+
+    old = cats.read_text(encoding="utf-8", errors="surrogateescape") if cats.is_file() else ""
+    if catalogs_defined(paths, old):
+        return False
+    write_files([(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"))])
+    return True
 
 
 def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path) -> tuple[Result, list[str]]:

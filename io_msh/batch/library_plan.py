@@ -55,21 +55,38 @@ def catalog_text(paths: set[str], old: str = "") -> str:
     parents, added where the file does not define it yet. A catalogue is known by its UUID, so the catalogues the
     user made in Blender, and ours as the user renamed or moved them, stay as they are. A file Blender cannot read
     (``_readable``) is kept below a new header, as comments."""
-    every = set()
-    for path in paths:
-        parts = path.split("/")
-        every.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-    lines = [line.removesuffix("\r") for line in old.split("\n")]
-    if lines[-1] == "":
-        lines.pop()  # the last line's end
+    lines = _lines(old)
     if not _readable(lines):
         kept = ["# Kept from the file that was here, which Blender could not read:", *(f"# {line}" for line in lines),
                 ""] if lines else []
         lines = [*CATALOG_HEADER, *kept]
+    lines += [f"{catalog_uuid(p)}:{p}:{p.replace('/', '-')}" for p in _undefined(paths, lines)]
+    return "\n".join(lines) + "\n"
+
+
+def catalogs_defined(paths: set[str], text: str) -> bool:
+    """Whether the catalogue file ``text`` is one Blender reads and defines each catalogue of ``paths`` and each
+    of its parents (``catalog_text`` would add nothing)."""
+    lines = _lines(text)
+    return _readable(lines) and not _undefined(paths, lines)
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines[-1] == "":
+        lines.pop()  # the last line's end
+    return lines
+
+
+def _undefined(paths: set[str], lines: list[str]) -> list[str]:
+    """The catalogues of ``paths`` and their parents that the file's ``lines`` do not define, in order."""
+    every = set()
+    for path in paths:
+        parts = path.split("/")
+        every.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
     defined = {line.strip().split(":", 1)[0].strip().lower() for line in lines
                if ":" in line and not line.strip().startswith("#")}
-    lines += [f"{catalog_uuid(p)}:{p}:{p.replace('/', '-')}" for p in sorted(every) if catalog_uuid(p) not in defined]
-    return "\n".join(lines) + "\n"
+    return [p for p in sorted(every) if catalog_uuid(p) not in defined]
 
 
 def _readable(lines: list[str]) -> bool:

@@ -14,15 +14,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from .items import Item, Result
+from .items import STAGE_PREFIX, Item, Result
 
 RESULT_TAG = "@@io_msh "
 
 
 RESULT_FD_VARIABLE = "IO_MSH_RESULT_FD"  # the pipe a worker writes its result lines to (POSIX)
-
-
-STAGE_PREFIX = ".io_msh_stage."
 
 
 def _worker_command() -> list[str]:
