@@ -13,6 +13,7 @@ import signal
 import stat
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -170,64 +171,96 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
 LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
 LOCK_STALE = 30.0  # seconds: a lock that old was left by a writer that died (checking and replacing takes ms)
 LOCK_WAIT = 60.0   # seconds a writer waits for another's lock before it gives up
-BREAKER = ".break"  # beside a stale lock, while one writer removes it (_break_if_stale)
 
 
 @contextlib.contextmanager
 def _locked(targets: list[Path]):
-    """Hold every target's lock (a folder made beside it: ``mkdir`` is atomic everywhere), so that checking a
-    file is as read and replacing it is one step against our other writers: two exports into one archive (the
-    batch tool's workers) would otherwise both find it unchanged, and the second would replace the first's edit.
-    Locks are taken in one order, so that writers of several files do not wait on each other for ever."""
-    held: list[Path] = []
+    """Hold every target's lock (``_take``), so that checking a file is as read and replacing it is one step
+    against our other writers: two exports into one archive (the batch tool's workers) would otherwise both
+    find it unchanged, and the second would replace the first's edit. Locks are taken in one order, so that
+    writers of several files do not wait on each other for ever."""
+    held: list[tuple[Path, str]] = []
     try:
         for target in sorted(set(targets)):
             lock = target.with_name(f".{target.name}{LOCK_SUFFIX}")
-            deadline = time.monotonic() + LOCK_WAIT
-            while True:
-                try:
-                    os.mkdir(lock)
-                    break
-                except FileExistsError:
-                    if _break_if_stale(lock):
-                        continue
-                    if time.monotonic() > deadline:
-                        raise InputError(errno.EAGAIN, f"another export has been writing it for over "
-                                                       f"{LOCK_WAIT:.0f} s (or left {lock.name} or "
-                                                       f"{lock.name}{BREAKER} beside it: remove them)",
-                                         str(target)) from None
-                    time.sleep(0.005)
-            held.append(lock)
+            held.append((lock, _take(lock, target)))
         yield
     finally:
-        for lock in reversed(held):
-            with contextlib.suppress(OSError):
-                os.rmdir(lock)
+        for lock, token in reversed(held):
+            _release(lock, token)
+
+
+def _take(lock: Path, target: Path) -> str:
+    """Take ``lock``; the name of the file in it that says it is ours. A lock is a folder holding one file,
+    moved into place whole: renaming a folder onto one that holds a file fails everywhere (onto an empty one,
+    which no holder leaves, it succeeds on POSIX), so a held lock is never seen empty and only its own file
+    ever names it. The file's age is the lock's: a lock held longer than LOCK_STALE was left by a writer that
+    died, and ``_break_if_stale`` removes it."""
+    token = f"owner.{uuid.uuid4().hex}"
+    mine = lock.with_name(f"{lock.name}.{token}")
+    os.mkdir(mine)
+    try:
+        (mine / token).touch()
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            os.utime(mine / token)  # the lock's age counts from the moment it is taken
+            try:
+                os.rename(mine, lock)
+                return token
+            except OSError as exc:
+                if not isinstance(exc, FileExistsError) and exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+            if time.monotonic() > deadline:
+                raise InputError(errno.EAGAIN, f"another export has been writing it for over {LOCK_WAIT:.0f} s "
+                                               f"(or left {lock.name} beside it: remove that folder)", str(target))
+            time.sleep(0.001 if _break_if_stale(lock) else 0.005)
+    finally:  # taken: ``mine`` is the lock now, and nothing is left under its own name
+        with contextlib.suppress(OSError):
+            os.unlink(mine / token)
+        with contextlib.suppress(OSError):
+            os.rmdir(mine)
+
+
+def _release(lock: Path, token: str) -> None:
+    try:
+        os.unlink(lock / token)
+    except OSError:  # broken as stale meanwhile (held past LOCK_STALE): nothing of ours is left to remove
+        return
+    with contextlib.suppress(OSError):  # fails when another writer's lock has already replaced the empty folder
+        os.rmdir(lock)
 
 
 def _break_if_stale(lock: Path) -> bool:
-    """Remove ``lock`` when a writer that died left it (older than LOCK_STALE); whether to try taking it again
-    (it is gone). Writers finding one stale lock take turns through a second folder beside it (``BREAKER``):
-    otherwise both could find it stale, one remove it and make its own, and the other then remove that live
-    lock. The second folder is held for microseconds and never broken (that would race the same way): one left
-    by a writer killed in them stays until the user removes it, as the error after LOCK_WAIT says."""
-    breaker = lock.with_name(lock.name + BREAKER)
+    """Remove ``lock`` when a writer that died left it (its file older than LOCK_STALE); whether to try taking
+    it again at once. The stale file is first claimed by renaming it (only one writer can move one file), then
+    removed; a claimer that died is claimed from in turn, and a claimer whose claim was taken backs off. Only an
+    empty folder is removed (``rmdir``), and no held lock is ever empty."""
     try:
-        os.mkdir(breaker)
-    except OSError:
-        return False
-    try:
-        if time.time() - os.stat(lock).st_mtime <= LOCK_STALE:
-            return False
-        os.rmdir(lock)
-        return True
+        names = os.listdir(lock)
     except FileNotFoundError:  # released meanwhile
         return True
-    except OSError:  # it cannot be removed: wait for it as for a live one
+    except OSError:
         return False
-    finally:
+    if not names:  # between a release's two steps, or left by a writer killed in them
         with contextlib.suppress(OSError):
-            os.rmdir(breaker)
+            os.rmdir(lock)
+        return True
+    try:
+        if time.time() - os.stat(lock / names[0]).st_mtime <= LOCK_STALE:
+            return False
+    except FileNotFoundError:  # released or claimed meanwhile
+        return True
+    except OSError:
+        return False
+    claim = lock / f"claim.{uuid.uuid4().hex}"
+    try:
+        os.rename(lock / names[0], claim)
+        os.unlink(claim)  # fails when a later writer has claimed it from this one
+    except OSError:
+        return True
+    with contextlib.suppress(OSError):
+        os.rmdir(lock)
+    return True
 
 
 def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | None:

@@ -184,6 +184,31 @@ def test_a_catalogue_file_left_behind_its_library_is_completed_alone(blender, bu
     assert result.returncode == 0 and result.stdout.count("is up to date (19 assets)\n") == 1, result.stdout
 
 
+def test_a_catalogue_the_user_adds_while_a_run_writes_the_file_is_kept(blender, tmp_path, monkeypatch):
+    """The user's Blender saves the catalogue file after the run read it: the run reads it again and adds its
+    catalogues to the user's file, instead of writing over it."""
+    import importlib
+
+    from fixtures import EXTENSION_PACKAGE
+
+    library = importlib.import_module(f"{EXTENSION_PACKAGE}.io_msh.batch.library")
+    disk = importlib.import_module(f"{EXTENSION_PACKAGE}.core.disk")
+    cats = tmp_path / "blender_assets.cats.txt"
+    cats.write_text("VERSION 1\n", encoding="utf-8")
+    read = disk.read_with_state
+
+    def read_then_the_user_saves(path):
+        data, state = read(path)
+        if USER_CATALOGUE not in cats.read_text(encoding="utf-8"):
+            cats.write_text(f"VERSION 1\n{USER_CATALOGUE}\n", encoding="utf-8")
+        return data, state
+
+    monkeypatch.setattr(disk, "read_with_state", read_then_the_user_saves)
+    assert library._complete_catalogs(cats, {"Parts/gun"})
+    lines = cats.read_text(encoding="utf-8").splitlines()
+    assert USER_CATALOGUE in lines and any(line.endswith(":Parts/gun:Parts-gun") for line in lines)
+
+
 USER_CATALOGUE = "0b5f6c8e-1d2a-4e3b-9c4d-5e6f7a8b9c0d:Избранное/танки:Избранное-танки"
 
 

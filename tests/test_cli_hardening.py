@@ -381,3 +381,24 @@ def test_a_bad_directory_record_is_named_and_the_other_entries_still_read(capsys
     assert run(capsys, "list", bad_record)[0] == 1
     code, _, err = run(capsys, "rewrite", bad_record, tmp_path / "out.rlb")
     assert code == 1 and "lies outside the data area" in err and not (tmp_path / "out.rlb").exists()
+
+
+def test_rewrite_in_place_refuses_a_file_replaced_after_it_was_read(tmp_path, capsys, monkeypatch, sample_msh):
+    """``rewrite X X``: another program replaces X after the read; the rewrite must not write over it."""
+    import core.cli.main as cli
+
+    target = tmp_path / "m.msh"
+    target.write_bytes(sample_msh)
+
+    def read_then_replaced(data, path, *args):
+        target.write_bytes(b"the other program's")
+        return read_container(data, path, *args)
+
+    monkeypatch.setattr(cli, "read_container", read_then_replaced)
+    code, _, err = run(capsys, "rewrite", target, target, "--canonical")
+    assert code == 2 and "changed on disk after the export read it" in err
+    assert target.read_bytes() == b"the other program's"
+    monkeypatch.undo()
+    target.write_bytes(sample_msh)
+    code, _, _ = run(capsys, "rewrite", target, tmp_path / "copy.msh")  # another output: no such check
+    assert code == 0 and (tmp_path / "copy.msh").is_file()

@@ -5,6 +5,7 @@ write, which is lost."""
 
 import multiprocessing
 import os
+from pathlib import Path
 
 import pytest
 
@@ -38,55 +39,58 @@ def test_writers_of_one_file_at_once_lose_no_write(tmp_path):
     assert os.listdir(tmp_path) == ["units.rlb"]  # no temporary, backup or lock left
 
 
+def stale_lock(folder, name: str = "owner.dead") -> Path:
+    """A lock a writer that died left long ago: the folder with its file, older than LOCK_STALE."""
+    lock = folder / f".units.rlb{LOCK_SUFFIX}"
+    lock.mkdir()
+    (lock / name).touch()
+    os.utime(lock / name, (0, 0))
+    return lock
+
+
 def test_a_lock_left_by_a_writer_that_died_is_taken_over(tmp_path):
     path = tmp_path / "units.rlb"
     path.write_bytes(b"0")
-    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
-    lock.mkdir()
-    os.utime(lock, (0, 0))  # long ago
+    stale_lock(tmp_path)
     increment(str(path), 1)
     assert path.read_bytes() == b"1" and os.listdir(tmp_path) == ["units.rlb"]
 
 
-def test_a_stale_lock_is_broken_once_and_a_live_one_never(tmp_path):
-    """Two writers that found one lock stale: the first breaks it and makes its own; the second decides again
-    under the breaker (not on what it saw before) and leaves the first's live lock alone."""
-    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
-    lock.mkdir()
-    os.utime(lock, (0, 0))
+def test_a_stale_lock_is_broken_once_and_a_live_one_never(tmp_path, monkeypatch):
+    """Two writers find one lock stale. The first breaks it and takes the lock anew; the second, acting on what
+    it saw before, claims the stale file by its name, finds it gone and leaves the first's live lock alone."""
+    lock = stale_lock(tmp_path)
+    seen = os.listdir(lock)  # the second writer's look, before the first acts
     assert disk._break_if_stale(lock) and not lock.exists()
-    lock.mkdir()  # the first writer's own lock, fresh
-    assert not disk._break_if_stale(lock) and lock.is_dir()
-    assert os.listdir(tmp_path) == [lock.name]
+    token = disk._take(lock, tmp_path / "units.rlb")  # the first writer's own lock, fresh
+    monkeypatch.setattr(disk.os, "listdir", lambda _path: seen)
+    assert disk._break_if_stale(lock)  # "try again": and the lock it finds then is live
+    monkeypatch.undo()
+    assert not disk._break_if_stale(lock) and os.listdir(lock) == [token]
+    disk._release(lock, token)
+    assert os.listdir(tmp_path) == []
 
 
-def test_a_breaker_left_by_a_writer_killed_in_it_is_left_for_the_user(tmp_path, monkeypatch):
-    """A breaker is never broken (two writers could then both break the lock): one left by a writer killed in
-    its microseconds makes the next writers wait, then refuse naming it; removed, the next write goes through."""
+def test_a_writer_killed_while_it_broke_a_stale_lock_blocks_no_one(tmp_path):
+    """Killed after claiming the stale file (its claim left, as old), or after removing it (the folder left
+    empty): the next writer takes the lock at once or after LOCK_STALE, never waits for the user."""
     path = tmp_path / "units.rlb"
     path.write_bytes(b"0")
-    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
-    breaker = tmp_path / f"{lock.name}{disk.BREAKER}"
-    for folder in (lock, breaker):
-        folder.mkdir()
-        os.utime(folder, (0, 0))
-    assert not disk._break_if_stale(lock) and lock.exists() and breaker.exists()
-    monkeypatch.setattr(disk, "LOCK_WAIT", 0.2)
-    with pytest.raises(OSError, match=f"left {lock.name} or {breaker.name} beside it: remove them"):
-        write_files([(str(path), b"1")])
-    breaker.rmdir()
-    write_files([(str(path), b"1")])
-    assert path.read_bytes() == b"1" and os.listdir(tmp_path) == ["units.rlb"]
+    stale_lock(tmp_path, "claim.killed")
+    increment(str(path), 1)
+    (tmp_path / f".units.rlb{LOCK_SUFFIX}").mkdir()  # emptied, not removed
+    increment(str(path), 1)
+    assert path.read_bytes() == b"2" and os.listdir(tmp_path) == ["units.rlb"]
 
 
-def test_a_stale_lock_that_cannot_be_removed_ends_in_an_error_not_a_loop(tmp_path, monkeypatch):
+def test_a_lock_that_cannot_be_removed_ends_in_an_error_not_a_loop(tmp_path, monkeypatch):
     path = tmp_path / "units.rlb"
     path.write_bytes(b"0")
-    lock = tmp_path / f".units.rlb{LOCK_SUFFIX}"
-    lock.mkdir()
-    (lock / "something").write_bytes(b"")  # rmdir fails: not empty
-    os.utime(lock, (0, 0))
+    lock = stale_lock(tmp_path)
+    os.unlink(lock / "owner.dead")
+    (lock / "a folder").mkdir()  # renamed as a claim, but no unlink removes it
+    os.utime(lock / "a folder", (0, 0))
     monkeypatch.setattr(disk, "LOCK_WAIT", 0.2)
-    with pytest.raises(OSError, match="another export has been writing it"):
+    with pytest.raises(OSError, match=f"left {lock.name} beside it: remove that folder"):
         write_files([(str(path), b"1")])
-    assert path.read_bytes() == b"0"
+    assert path.read_bytes() == b"0" and sorted(os.listdir(tmp_path)) == [lock.name, "units.rlb"]

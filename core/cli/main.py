@@ -18,9 +18,9 @@ from ..animation.tracks import read_animation, write_animation
 from ..appearance.mat0 import MAT0_TYPE_ID, material_of
 from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Entry
-from ..disk import read_input, write_atomic
+from ..disk import read_input, read_with_state, write_atomic, write_files
 from ..errors import ERROR, FormatError, SelectionError, printable
-from ..files import Container, open_container, validate_container
+from ..files import Container, open_container, read_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
 from . import clips as clips_cli
@@ -529,7 +529,8 @@ def cmd_blend(args: argparse.Namespace) -> int:
 
 
 def cmd_rewrite(args: argparse.Namespace) -> int:
-    container = open_container(args.input)
+    data, state = read_with_state(args.input)
+    container = read_container(data, args.input)
     if container.is_model:
         models = [(None, container.open_model())]
     elif args.entry:
@@ -544,7 +545,10 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         write_animation(model, anim)
         if entry is not None:
             entry.data = model.to_bytes()
-    write_atomic(args.output, container.to_bytes(), force=args.force)
+    # Rewritten in place: refused when another program replaced the file since it was read (core.disk.write_files)
+    same = os.path.realpath(args.output) == os.path.realpath(args.input)
+    write_files([(args.output, container.to_bytes())], force=args.force,
+                read_as={args.output: state} if same else None)
     _emit(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
     return EXIT_OK
 

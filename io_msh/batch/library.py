@@ -92,12 +92,14 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     if args.rebuild:
         index = {}
     keep, todo, errors, results = [], [], [], []
+    catalogs = set()  # of the assets the library will hold
     for n, (item, meta) in enumerate(planned):
         old = index.get(meta.key)
         if item.error:
             errors.append(item)
         elif old is not None and old["fingerprint"] == meta.fingerprint:
             keep.append(old["name"])
+            catalogs.add(old["catalog"])
         else:
             item.kind, item.output, item.meta = "asset", str(temp / "assets" / f"{n}.blend"), json.dumps(asdict(meta))
             todo.append(item)
@@ -126,9 +128,10 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     made = [item.output for item, result in results if result.ok and item.kind == "asset"]
     failed = [(item, result) for item, result in results if not result.ok]
     cats = out.with_name(CATALOG_FILE)
+    catalogs |= {json.loads(item.meta)["catalog"] for item, result in results if result.ok and item.kind == "asset"}
     if not made and not removed and out.is_file() and len(keep) == len(index):
         try:
-            completed = _complete_catalogs(cats, {asset["catalog"] for asset in index.values()})
+            completed = _complete_catalogs(cats, catalogs)
         except OSError as exc:
             print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was left as it was"))
             return 1
@@ -137,13 +140,18 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         outcome = _bundles(args, pool, interrupt, made, temp)
         if outcome[0].ok:
             merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
-                         meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made),
-                                          "catalogs": True}))
+                         meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made)}))
             outcome = []
             pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
             interrupt.check()
         if not outcome[0].ok:
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
+            return 1
+        try:
+            _complete_catalogs(cats, catalogs)
+        except OSError as exc:
+            print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was written: run again to "
+                            "complete the catalogue file"))
             return 1
         state = (f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name} "
                  f"(put together in {outcome[0].seconds:.1f} s)")
@@ -158,16 +166,29 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
 
 
 def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
-    """Add to the catalogue file beside an up-to-date library the catalogues of ``paths`` (its assets') it does
-    not define, as the library's merge would (a run killed between moving the library and this file into place
-    left the file behind; the user deleted one of ours); whether it was written. OSError when it cannot be."""
-    from ...core.disk import write_files
+    """Add to the catalogue file beside the library the catalogues of ``paths`` (its assets') it does not
+    define (``catalog_text``); whether it was written. The file is read and written as an export writes: should
+    the user's Blender change it in between, it is read again, so that no line of theirs is lost. The library is
+    moved into place first: a run killed between them leaves the file behind, and the next run completes it
+    (so does a catalogue of ours the user deleted). OSError when it cannot be written."""
+    from ...core.disk import ChangedError, read_with_state, write_files
 
-    old = cats.read_text(encoding="utf-8", errors="surrogateescape") if cats.is_file() else ""
-    if catalogs_defined(paths, old):
-        return False
-    write_files([(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"))])
-    return True
+    for attempt in range(10):
+        try:
+            raw, state = read_with_state(cats)
+        except FileNotFoundError:
+            raw, state = b"", None
+        old = raw.decode("utf-8", "surrogateescape")
+        if catalogs_defined(paths, old):
+            return False
+        try:
+            write_files([(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"))],
+                        read_as={str(cats): state})
+            return True
+        except ChangedError:
+            if attempt == 9:  # changing all the time: the error says so
+                raise
+    return False
 
 
 def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path) -> tuple[Result, list[str]]:
@@ -179,8 +200,7 @@ def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp
         return Result("", True, "", 0.0), made
     groups = [made[n:n + size] for n in range(0, len(made), size)]
     items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
-                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group),
-                                                         "catalogs": False}))
+                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group)}))
              for n, group in enumerate(groups)]
     results: list[Result] = []
     pool.run(items, lambda item, result: results.append(finish(args, item, result, set(), interrupt)))

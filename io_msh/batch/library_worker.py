@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from .items import Item
-from .library_plan import CATALOG_FILE, catalog_text, catalog_uuid
+from .library_plan import catalog_uuid
 from .pictures import render_thumbnail
 
 KEY = "msh_asset_key"                  # on an asset's collection: where it comes from (library_plan.AssetMeta.key)
@@ -90,11 +90,11 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
 
 
 def merge(worker, item: Item) -> list[tuple[str, str]]:
-    """The library: the old one opened, its changed and gone assets removed, and the assets just made appended,
-    with the catalogue file beside it (both moved into place together); or (``catalogs`` false) a bundle of
-    assets. Each append takes time in proportion to the objects already in the file (0.4 ms each: appending
-    119 assets one by one takes 31 s, where opening a library of them takes 0.3 s), hence the bundles
-    (io_msh.batch.library) and the old library opened, not appended."""
+    """The library: the old one opened, its changed and gone assets removed, and the assets just made appended
+    (the parent then completes the catalogue file beside it: io_msh.batch.library); or a bundle of assets. Each
+    append takes time in proportion to the objects already in the file (0.4 ms each: appending 119 assets one
+    by one takes 31 s, where opening a library of them takes 0.3 s), hence the bundles (io_msh.batch.library)
+    and the old library opened, not appended."""
     bpy = worker.bpy
     job = json.loads(item.meta)
     keep = set(job["keep"])
@@ -116,13 +116,7 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
         bpy.data.libraries.remove(library)
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
-    if not job["catalogs"]:  # a bundle of new assets, for the library's own merge
-        return [("0.blend", item.output)]
-    catalogues = Path(item.output).with_name(CATALOG_FILE)
-    old = catalogues.read_text(encoding="utf-8", errors="surrogateescape") if catalogues.is_file() else ""
-    Path(worker._staged("1.txt")).write_text(catalog_text({str(c[CATALOG]) for c in assets}, old),
-                                             encoding="utf-8", errors="surrogateescape")
-    return [("0.blend", item.output), ("1.txt", str(catalogues))]
+    return [("0.blend", item.output)]
 
 
 def _remove_assets(bpy, collections: list) -> None:

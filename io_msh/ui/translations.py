@@ -1067,8 +1067,8 @@ REPORTS = {
         "экспортировать нельзя: перетащите ассет с методом импорта «Добавить» и экспортируйте его",
     "node hierarchy has a cycle": "в иерархии узлов есть цикл",
     "it changed on disk after the export read it": "он изменился на диске после того, как экспорт его прочитал",
-    "another export has been writing it for over {seconds} s (or left {lock} or {breaker} beside it: remove them)":
-        "другой экспорт пишет его уже дольше {seconds} с (или оставил рядом {lock} или {breaker}: удалите их)",
+    "another export has been writing it for over {seconds} s (or left {lock} beside it: remove that folder)":
+        "другой экспорт пишет его уже дольше {seconds} с (или оставил рядом {lock}: удалите эту папку)",
     "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
     "parts were imported and the other damage stages and LODs would be lost; import it with Geometry: All Slots "
     "and make the change again":
