@@ -8,6 +8,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -166,6 +167,8 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
     for backup in backups.values():
         with contextlib.suppress(OSError):
             os.unlink(backup)
+    for _path, target, _existing, _data in planned:
+        _remove_orphans(target)
 
 
 LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
@@ -284,6 +287,23 @@ def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | No
     if not os.access(target.parent, os.W_OK | os.X_OK):
         raise PermissionError(errno.EACCES, f"its folder {printable(str(target.parent))} is not writable", path)
     return existing
+
+
+ORPHAN_AGE = 600.0  # seconds: a temporary or backup of ours that old beside its target was left by a writer
+#                    that was killed (a live one's is at most LOCK_WAIT old, written just before its lock)
+_ORPHAN = re.compile(r"[a-z0-9_]{8}(\.old)?\.tmp")  # after ".NAME.": tempfile.mkstemp's 8 letters
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove the temporaries and backups (``_written_temporary``, ``_backup``) that writers killed before
+    their clean-up left beside ``target``, once they are ORPHAN_AGE old."""
+    prefix, now = f".{target.name}.", time.time()
+    with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefix) and _ORPHAN.fullmatch(entry.name[len(prefix):]):
+                with contextlib.suppress(OSError):
+                    if entry.is_file(follow_symlinks=False) and now - entry.stat().st_mtime > ORPHAN_AGE:
+                        os.unlink(entry.path)
 
 
 def _written_temporary(target: Path, data: bytes, mode: int) -> str:

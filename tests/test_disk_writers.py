@@ -94,3 +94,21 @@ def test_a_lock_that_cannot_be_removed_ends_in_an_error_not_a_loop(tmp_path, mon
     with pytest.raises(OSError, match=f"left {lock.name} beside it: remove that folder"):
         write_files([(str(path), b"1")])
     assert path.read_bytes() == b"0" and sorted(os.listdir(tmp_path)) == [lock.name, "units.rlb"]
+
+
+def test_temporaries_and_backups_a_killed_writer_left_are_removed_by_the_next_write(tmp_path):
+    """Killed before its clean-up, a writer leaves ``.NAME.xxxxxxxx.tmp`` (its new bytes) or ``.old.tmp`` (a
+    backup) beside the file: the next write of that file removes those older than ORPHAN_AGE, and nothing
+    else (a younger one may be a live writer's; other names are not ours)."""
+    path = tmp_path / "units.rlb"
+    path.write_bytes(b"0")
+    old = [tmp_path / ".units.rlb.k3j_x9a2.tmp", tmp_path / ".units.rlb.0a1b2c3d.old.tmp"]
+    kept = [tmp_path / name for name in (".units.rlb.zzzzzzzz.tmp", ".units.rlb.notours.tmp",
+                                         ".other.rlb.abcdefgh.tmp", "units.rlb.abcdefgh.tmp")]
+    for file in [*old, *kept]:
+        file.write_bytes(b"left")
+    for file in [*old, *kept[1:]]:
+        os.utime(file, (0, 0))
+    write_files([(str(path), b"1")])
+    assert path.read_bytes() == b"1"
+    assert sorted(os.listdir(tmp_path)) == sorted(["units.rlb", *(f.name for f in kept)])
