@@ -7,6 +7,7 @@ from test_export import export_file, import_file, write
 
 from core.authoring.build import ModelDef, NodeDef, Part, build_model
 from core.authoring.synth import box, box_uvs
+from core.msh import streams as S
 from core.msh.model import Model
 from core.msh.validate import validate_model
 
@@ -209,3 +210,26 @@ def test_a_node_name_with_the_byte_cp1251_lacks_survives_a_rebuild(blender, tmp_
     exported = Model.parse((tmp_path / "out.msh").read_bytes())
     assert exported.node_names_raw[0].rstrip(b"\0") == b"body\x98"
     assert exported.labels[:2] == [b"e_tur\x98", None]
+
+
+def test_a_new_bone_keeps_the_exact_keys_of_every_untouched_node(blender, tmp_path):
+    """A model rebuilt for a new bone: an imported node whose curves, parent and first frame are the import's
+    keeps its source keys exactly (its game pose, slerp between the keys), instead of keys read back from the
+    curves (a Keys import shows them linear in Blender)."""
+    from core.animation.tracks import Animation, Track, read_animation
+
+    bpy = blender.bpy
+    half_turns = [np.array([np.cos(a / 2), 0, 0, np.sin(a / 2)]) for a in (0.0, 2.1, 0.3)]
+    turret = Track.from_keys([0, 6, 11], [[1.0, 0, 0]] * 3, S.encode_rotations(np.array(half_turns)))
+    lift = Track.from_keys([0, 11], [[0, 0, 0], [0, 0, 2.0]], S.encode_rotations(np.array([[1.0, 0, 0, 0]] * 2)))
+    pos, tris = box()
+    data = build_model(ModelDef([NodeDef("body"), NodeDef("turret", 0)], [Part(0, pos, tris, uvs=box_uvs()),
+                                Part(1, pos * 0.5, tris, uvs=box_uvs())], Animation(12, [lift, turret]))).to_bytes()
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode="ARMATURE", animation="KEYS")
+    _add_node(bpy, root)
+    export_file(bpy, tmp_path / "out.msh")
+    source, exported = read_animation(Model.parse(data)), read_animation(Model.parse((tmp_path / "out.msh")
+                                                                                     .read_bytes()))
+    for kept in (0, 1):
+        for field in ("times", "pos", "rot"):
+            assert np.array_equal(getattr(exported.tracks[kept], field), getattr(source.tracks[kept], field))

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...core.animation.keys import Tolerance, author_tracks, quantize_rotations
-from ...core.animation.tracks import Animation, Track, read_animation, write_animation
+from ...core.animation.tracks import Animation, Track, canonical_words, read_animation, track_starts, write_animation
 from ...core.authoring.build import ModelDef, NodeDef, Part, build_model
 from ...core.authoring.splice import EXTRA_VERTEX_STREAMS, NewPart, splice_slots
-from ...core.container.nres import name_bytes
+from ...core.container.nres import game_bytes
 from ...core.errors import FormatError, has_errors
 from ...core.msh import streams as S
 from ...core.msh.labels import encode_labels
@@ -114,7 +114,8 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
                         "scene, and the original's unknown streams and fields are not carried over")
     if source is None or rebuilt:
         labels = _carried_labels(scene, source) if rebuilt else [None] * len(scene.nodes)
-        model = _new_model(scene, poses, times, options, materials.words, labels, memo)
+        kept = _kept_tracks(scene, source, poses, times, options) if rebuilt else {}
+        model = _new_model(scene, poses, times, options, materials.words, labels, kept, memo)
         warnings += area_warnings(scene, [(m.node, m.slot) for m in scene.meshes if len(m.triangles)])
         return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
     anim = read_animation(source)
@@ -452,6 +453,51 @@ def _named_by_label(names: np.ndarray, index: int) -> bool:
     return not (index < len(names) and names[index].rstrip(b"\0"))
 
 
+def _kept_tracks(scene: SceneModel, source: Model, poses: Poses, times, options: ExportOptions) -> dict[int, Track]:
+    """In a model rebuilt for a changed node structure, the source tracks of the imported nodes nothing moved
+    (by position in ``scene.nodes``), as the imported structure keeps them (``_update_tracks``): curves the
+    import's, the same parent node, the first frame the import's, and a canonical frame map, whose keys laid out
+    anew give the game's pose at every frame (msh-animation.md section 5). The other nodes are authored from
+    what Blender shows."""
+    parents = [None if p == S.NO_INDEX else int(p) for p in source.nodes["parent"]]
+    candidates = [i for i in sorted(scene.curves_as_imported) if _same_place(scene, i, parents)
+                  and _canonical_map(source, scene.nodes[i].index)]
+    if not candidates:
+        return {}
+    rot, pos = poses.at(candidates, slice(0, 1))
+    rows = [scene.nodes[i].index for i in candidates]
+    all_rot, all_pos = np.zeros((source.node_count, 1, 4)), np.zeros((source.node_count, 1, 3))
+    all_rot[rows], all_pos[rows] = rot, pos
+    same_position, same_rotation = options.same_position, options.same_rotation
+    if scene.animation_mode == "EDITING":
+        same_position = max(same_position, options.tolerance.position)
+        same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
+    same = same_as_imported(source, all_rot, all_pos, times[:1], scene.animation_mode, same_position, same_rotation)
+    tracks = read_animation(source).tracks
+    return {i: Track(*(a.copy() for a in (t.times, t.pos, t.rot)), t.has_map)
+            for i, t in ((i, tracks[scene.nodes[i].index]) for i in candidates) if same[scene.nodes[i].index]}
+
+
+def _same_place(scene: SceneModel, position: int, parents: list[int | None]) -> bool:
+    """Whether the scene's node ``position`` is an imported node under the node its source parent is."""
+    node = scene.nodes[position]
+    if node.index is None or not 0 <= node.index < len(parents):
+        return False
+    parent = None if node.parent is None else scene.nodes[node.parent].index
+    return parent == parents[node.index] and (node.parent is None or parent is not None)
+
+
+def _canonical_map(source: Model, index: int) -> bool:
+    """Whether node ``index`` of the source has no frame map or the canonical one of its keys (section 5)."""
+    node = source.nodes[index]
+    map_start = int(node["map_start"])
+    if map_start == S.NO_INDEX:
+        return True
+    start = track_starts(source)[index]
+    expected = canonical_words(source.keys["time"][start:int(node["fallback_key"]) + 1], start, source.frame_count)
+    return np.array_equal(source.map_words[map_start:map_start + source.frame_count], expected)
+
+
 def _carried_labels(scene: SceneModel, source: Model) -> list[bytes | None]:
     """The Res10 labels of a model rebuilt from the scene: each imported node keeps its source label (a
     socket's label says which parts it takes: docs/format-notes.md, Node names), a renamed node whose name was its
@@ -475,10 +521,11 @@ def _carried_labels(scene: SceneModel, source: Model) -> list[bytes | None]:
 
 
 def _stored_name(node, limit: int | None) -> bytes:
-    """The node's name in code page 1251; raises FormatError naming the bone or Empty when it cannot be stored."""
+    """The node's name in code page 1251 as typed (node names carry no escapes: the import reads them with
+    ``game_text``); raises FormatError naming the bone or Empty when it cannot be stored."""
     try:
-        raw = name_bytes(node.name)
-    except FormatError:
+        raw = game_bytes(node.name)
+    except UnicodeEncodeError:
         raise FormatError.single("scene", None, f"node {node.handle!r}: the name {node.name!r} cannot be "
                                                 "stored in code page 1251; rename it") from None
     if limit is not None and len(raw) > limit:
@@ -494,8 +541,10 @@ def _node_defs(scene: SceneModel, labels: list[bytes | None]) -> list[NodeDef]:
 
 
 def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int],
-               labels: list[bytes | None], memo: PlanMemo | None = None) -> Model:
-    anim = Animation(1, _authored(list(range(len(scene.nodes))), scene, poses, times, options, memo))
+               labels: list[bytes | None], kept: dict[int, Track], memo: PlanMemo | None = None) -> Model:
+    authored = [i for i in range(len(scene.nodes)) if i not in kept]
+    tracks = dict(zip(authored, _authored(authored, scene, poses, times, options, memo)))
+    anim = Animation(1, [kept[i] if i in kept else tracks[i] for i in range(len(scene.nodes))])
     anim.fit_frame_count()
     return build_model(ModelDef(_node_defs(scene, labels), _parts(scene, words), anim,
                                 stream_name=_stream_name(scene)))
