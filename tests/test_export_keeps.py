@@ -212,10 +212,11 @@ def test_a_node_name_with_the_byte_cp1251_lacks_survives_a_rebuild(blender, tmp_
     assert exported.labels[:2] == [b"e_tur\x98", None]
 
 
-def test_a_new_bone_keeps_the_exact_keys_of_every_untouched_node(blender, tmp_path):
-    """A model rebuilt for a new bone: an imported node whose curves, parent and first frame are the import's
-    keeps its source keys exactly (its game pose, slerp between the keys), instead of keys read back from the
-    curves (a Keys import shows them linear in Blender)."""
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_new_node_keeps_the_exact_keys_of_every_untouched_node(blender, tmp_path, node_mode):
+    """A model rebuilt for a new bone or Empty (in Euler mode, a new Empty's default, turned): an imported node
+    whose curves, parent and first frame are the import's keeps its source keys exactly (its game pose, slerp
+    between the keys), instead of keys read back from the curves (a Keys import shows them linear)."""
     from core.animation.tracks import Animation, Track, read_animation
 
     bpy = blender.bpy
@@ -225,8 +226,10 @@ def test_a_new_bone_keeps_the_exact_keys_of_every_untouched_node(blender, tmp_pa
     pos, tris = box()
     data = build_model(ModelDef([NodeDef("body"), NodeDef("turret", 0)], [Part(0, pos, tris, uvs=box_uvs()),
                                 Part(1, pos * 0.5, tris, uvs=box_uvs())], Animation(12, [lift, turret]))).to_bytes()
-    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode="ARMATURE", animation="KEYS")
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode, animation="KEYS")
     _add_node(bpy, root)
+    if node_mode == "EMPTIES":
+        bpy.data.objects["added"].rotation_euler = (0.3, 0.2, 0.1)
     export_file(bpy, tmp_path / "out.msh")
     source, exported = read_animation(Model.parse(data)), read_animation(Model.parse((tmp_path / "out.msh")
                                                                                      .read_bytes()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bpy
 import numpy as np
+from mathutils import Quaternion
 
 from ...core.msh import streams as S
 from ...core.msh.model import Model
@@ -123,7 +124,8 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
         parents = [root if n.parent is None else objects[n.parent] for n in nodes]
         if any(o.parent != p or o.parent_type != "OBJECT" for o, p in zip(objects, parents)):
             return None
-        static = {name: np.array([getattr(o, name) for o in objects], np.float64) for name in CHANNELS}
+        static = {name: np.array([_static_rotation(o) if name == "rotation_quaternion" else getattr(o, name)
+                                  for o in objects], np.float64) for name in CHANNELS}
         offsets = np.array([o.matrix_parent_inverse for o in objects], np.float64)
         untwist = None
 
@@ -145,6 +147,17 @@ def curve_poses(root, nodes: list[SceneNode], mode: str, curves: list[Curve]):
     # Quaternions are normalised: only scale curves can make a node's matrix other than a rotation at some frame.
     poses.scale_curves = any(path == "scale" for _node, path, _index in channels)
     return poses
+
+
+def _static_rotation(obj) -> tuple[float, ...]:
+    """An Empty's rotation as a quaternion in whatever mode it is set (a mode other than quaternions only on an
+    Empty without animation: ``moved_by_more_than_curves``), as Blender turns it."""
+    if obj.rotation_mode == "QUATERNION":
+        return tuple(obj.rotation_quaternion)
+    if obj.rotation_mode == "AXIS_ANGLE":
+        angle, *axis = obj.rotation_axis_angle
+        return tuple(Quaternion(axis, angle))
+    return tuple(obj.rotation_euler.to_quaternion())
 
 
 def frame_inverses(root, nodes: list[SceneNode]) -> np.ndarray:
@@ -173,7 +186,10 @@ def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:
             return True
     else:
         holders = [root, *(bpy.data.objects[n.handle] for n in nodes)]
-        if any(o.constraints or o.rotation_mode != "QUATERNION" for o in holders[1:]):
+        # An Empty turned in Euler or axis-angle mode (a new Empty's default) is read as it stands while nothing
+        # animates it; keyed, its curves are not the quaternion curves io_msh.exp.fcurves evaluates.
+        if any(o.constraints or (o.rotation_mode != "QUATERNION" and o.animation_data is not None)
+               for o in holders[1:]):
             return True
     for holder in holders:
         anim = holder.animation_data
