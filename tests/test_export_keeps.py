@@ -236,3 +236,26 @@ def test_a_new_node_keeps_the_exact_keys_of_every_untouched_node(blender, tmp_pa
     for kept in (0, 1):
         for field in ("times", "pos", "rot"):
             assert np.array_equal(getattr(exported.tracks[kept], field), getattr(source.tracks[kept], field))
+
+
+@pytest.mark.parametrize("animation", ["FAITHFUL", "KEYS"])
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_new_node_keeps_the_game_pose_of_untouched_nodes_with_non_canonical_maps(blender, tmp_path, node_mode,
+                                                                                  animation):
+    """A non-canonical frame map of an untouched node is carried into the rebuilt model (moved to where its keys
+    now lie): the game shows every imported node at every frame exactly as before."""
+    from fixtures import generated, non_canonical
+
+    from core.animation.sampler import AnimationData, world_matrices_at
+
+    bpy = blender.bpy
+    data = non_canonical(generated(31, node_count=4, frame_count=15))
+    (root,) = import_file(bpy, write(tmp_path, "in.msh", data), node_mode=node_mode, animation=animation)
+    _add_node(bpy, root)
+    export_file(bpy, tmp_path / "out.msh")
+    source, exported = Model.parse(data), Model.parse((tmp_path / "out.msh").read_bytes())
+    assert not any(f.is_error for f in validate_model(exported))
+    frames = np.arange(source.frame_count + 3, dtype=np.float64)
+    was = world_matrices_at(AnimationData.from_model(source), frames, normalize=True)
+    now = world_matrices_at(AnimationData.from_model(exported), frames, normalize=True)
+    assert np.array_equal(now[:source.node_count], was)

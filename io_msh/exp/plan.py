@@ -453,15 +453,27 @@ def _named_by_label(names: np.ndarray, index: int) -> bool:
     return not (index < len(names) and names[index].rstrip(b"\0"))
 
 
-def _kept_tracks(scene: SceneModel, source: Model, poses: Poses, times, options: ExportOptions) -> dict[int, Track]:
+@dataclass
+class KeptTrack:
+    """An imported node's source track kept in a rebuilt model (``_kept_tracks``)."""
+
+    track: Track
+    offsets: np.ndarray | None  # a non-canonical frame map relative to the track's first key; None: canonical
+    frame_count: int            # the source's (a kept map covers its frames)
+
+
+def _kept_tracks(scene: SceneModel, source: Model, poses: Poses, times, options: ExportOptions
+                 ) -> dict[int, KeptTrack]:
     """In a model rebuilt for a changed node structure, the source tracks of the imported nodes nothing moved
     (by position in ``scene.nodes``), as the imported structure keeps them (``_update_tracks``): curves the
-    import's, the same parent node, the first frame the import's, and a canonical frame map, whose keys laid out
-    anew give the game's pose at every frame (msh-animation.md section 5). The other nodes are authored from
-    what Blender shows."""
+    import's, the same parent node, the first frame the import's. Their keys are kept, and so is a frame map
+    that is not canonical when it refers to the node's own keys only (moved to where they now lie, as
+    ``core.animation.tracks`` moves unedited maps): the rebuilt model shows the game's pose of the source at
+    every frame (msh-animation.md sections 3 and 5). The other nodes are authored from what Blender shows."""
     parents = [None if p == S.NO_INDEX else int(p) for p in source.nodes["parent"]]
-    candidates = [i for i in sorted(scene.curves_as_imported) if _same_place(scene, i, parents)
-                  and _canonical_map(source, scene.nodes[i].index)]
+    offsets = {i: _map_offsets(source, scene.nodes[i].index) for i in sorted(scene.curves_as_imported)
+               if _same_place(scene, i, parents)}
+    candidates = [i for i, found in offsets.items() if found is not False]
     if not candidates:
         return {}
     rot, pos = poses.at(candidates, slice(0, 1))
@@ -474,7 +486,8 @@ def _kept_tracks(scene: SceneModel, source: Model, poses: Poses, times, options:
         same_rotation = max(same_rotation, np.radians(options.tolerance.rotation_deg))
     same = same_as_imported(source, all_rot, all_pos, times[:1], scene.animation_mode, same_position, same_rotation)
     tracks = read_animation(source).tracks
-    return {i: Track(*(a.copy() for a in (t.times, t.pos, t.rot)), t.has_map)
+    return {i: KeptTrack(Track(*(a.copy() for a in (t.times, t.pos, t.rot)), t.has_map), offsets[i],
+                         source.frame_count)
             for i, t in ((i, tracks[scene.nodes[i].index]) for i in candidates) if same[scene.nodes[i].index]}
 
 
@@ -487,15 +500,36 @@ def _same_place(scene: SceneModel, position: int, parents: list[int | None]) -> 
     return parent == parents[node.index] and (node.parent is None or parent is not None)
 
 
-def _canonical_map(source: Model, index: int) -> bool:
-    """Whether node ``index`` of the source has no frame map or the canonical one of its keys (section 5)."""
+def _map_offsets(source: Model, index: int) -> np.ndarray | bool | None:
+    """Node ``index``'s frame map relative to its first key: None when it has none or the canonical one (laid
+    out anew, its keys give it again), False when a word refers to another node's keys (it cannot be moved).
+    Words at or past the node's fallback key keep their distance past it (they all show the fallback)."""
     node = source.nodes[index]
     map_start = int(node["map_start"])
     if map_start == S.NO_INDEX:
-        return True
-    start = track_starts(source)[index]
-    expected = canonical_words(source.keys["time"][start:int(node["fallback_key"]) + 1], start, source.frame_count)
-    return np.array_equal(source.map_words[map_start:map_start + source.frame_count], expected)
+        return None
+    start, fallback = track_starts(source)[index], int(node["fallback_key"])
+    words = source.map_words[map_start:map_start + source.frame_count].astype(np.int64)
+    if np.array_equal(words, canonical_words(source.keys["time"][start:fallback + 1], start, source.frame_count)):
+        return None
+    if (words < start).any():
+        return False
+    return words - start
+
+
+def _carry_maps(model: Model, kept: dict[int, KeptTrack]) -> None:
+    """Write the kept non-canonical maps into the rebuilt ``model``, each moved to its node's keys there; frames
+    past the source's show the fallback key, as they did."""
+    carried = {i: k for i, k in kept.items() if k.offsets is not None}
+    if not carried:
+        return
+    words, frame_count, starts = model.map_words.astype(np.int64), model.frame_count, track_starts(model)
+    for i, k in carried.items():
+        offsets = np.concatenate([k.offsets[:frame_count],
+                                  np.full(max(0, frame_count - len(k.offsets)), len(k.track) - 1)])
+        map_start = int(model.nodes[i]["map_start"])
+        words[map_start:map_start + frame_count] = np.minimum(starts[i] + offsets, S.NO_INDEX)
+    model.set_stream(19, words.astype(S.MAP_WORD).tobytes())
 
 
 def _carried_labels(scene: SceneModel, source: Model) -> list[bytes | None]:
@@ -541,13 +575,17 @@ def _node_defs(scene: SceneModel, labels: list[bytes | None]) -> list[NodeDef]:
 
 
 def _new_model(scene: SceneModel, poses: Poses, times, options: ExportOptions, words: list[int],
-               labels: list[bytes | None], kept: dict[int, Track], memo: PlanMemo | None = None) -> Model:
+               labels: list[bytes | None], kept: dict[int, KeptTrack], memo: PlanMemo | None = None) -> Model:
     authored = [i for i in range(len(scene.nodes)) if i not in kept]
     tracks = dict(zip(authored, _authored(authored, scene, poses, times, options, memo)))
-    anim = Animation(1, [kept[i] if i in kept else tracks[i] for i in range(len(scene.nodes))])
+    anim = Animation(1, [kept[i].track if i in kept else tracks[i] for i in range(len(scene.nodes))])
     anim.fit_frame_count()
-    return build_model(ModelDef(_node_defs(scene, labels), _parts(scene, words), anim,
-                                stream_name=_stream_name(scene)))
+    if any(k.offsets is not None for k in kept.values()):  # a kept map covers the source's frames
+        anim.frame_count = max(anim.frame_count, *(k.frame_count for k in kept.values()))
+    model = build_model(ModelDef(_node_defs(scene, labels), _parts(scene, words), anim,
+                                 stream_name=_stream_name(scene)))
+    _carry_maps(model, kept)
+    return model
 
 
 def _stream_name(scene: SceneModel) -> str:
