@@ -11,7 +11,7 @@ from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
-from ..com.curves import Curve, fingerprint, node_fcurves, node_fingerprints, stored_fingerprints, unchanged
+from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints, unchanged
 from .fcurves import BEZIER, evaluate, reproducible
 from .scene_model import SceneNode
 from .unedited import same_as_imported
@@ -48,13 +48,17 @@ def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curve
 
 
 def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:
-    """The nodes (positions in ``nodes``) whose F-curves are exactly the ones the import wrote."""
+    """The nodes (positions in ``nodes``) whose own F-curves are exactly the ones the import wrote for their
+    msh_node_index (a bone copied with Shift+D carries its original's index, not its curves)."""
     stored = stored_fingerprints(root)
     if stored is None or not stored["nodes"]:
         return set()
-    now, none = node_fingerprints(curves), fingerprint([])
+    by_handle: dict[str, list[Curve]] = {}
+    for curve in curves:
+        by_handle.setdefault(curve.handle, []).append(curve)
+    none = fingerprint([])
     return {i for i, node in enumerate(nodes) if node.index is not None
-            and now.get(str(node.index), none) == stored["nodes"].get(str(node.index), none)}
+            and fingerprint(by_handle.get(node.handle, [])) == stored["nodes"].get(str(node.index), none)}
 
 
 def read_for_evaluation(root, curves: list[Curve]) -> None:
