@@ -113,13 +113,19 @@ def test_an_appended_asset_exports_back_byte_for_byte(blender, built, tmp_path):
     assert out.read_bytes() == (folder / "UNITS" / "GEN" / "unit_001.dat").read_bytes()
 
 
-def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
+def copied(built, tmp_path):
+    """The game folder (without its broken model) and its library, copied: (folder, library, the first library)."""
     source, first, _ = built
     folder = shutil.copytree(source, tmp_path / "game")
     (folder / "MODELS" / "broken.msh").unlink()
     library = tmp_path / "lib" / "Parkan.blend"
     library.parent.mkdir()
     shutil.copy(first, library)
+    return folder, library, first
+
+
+def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
+    folder, library, first = copied(built, tmp_path)
     shutil.copy(first.parent / "blender_assets.cats.txt", library.parent)
     # the folder moved, nothing changed in it: every asset is kept as it was
     result = batch("library", str(folder), "-o", str(library), "--size", str(SIZE))
@@ -160,12 +166,7 @@ def test_a_second_run_makes_again_only_what_changed(blender, built, tmp_path):
 def test_a_catalogue_file_left_behind_its_library_is_completed_alone(blender, built, tmp_path):
     """A run killed after it moved the library into place but before its catalogue file left the old file (or
     none): the next run finds every asset up to date and adds the missing catalogues, the library untouched."""
-    source, first, _ = built
-    folder = shutil.copytree(source, tmp_path / "game")
-    (folder / "MODELS" / "broken.msh").unlink()
-    library = tmp_path / "lib" / "Parkan.blend"
-    library.parent.mkdir()
-    shutil.copy(first, library)
+    folder, library, first = copied(built, tmp_path)
     cats = library.parent / "blender_assets.cats.txt"
     full = (first.parent / "blender_assets.cats.txt").read_text(encoding="utf-8")
     for behind in ("VERSION 1\n" + USER_CATALOGUE + "\n", None):

@@ -740,6 +740,10 @@ def model_sweep(blender, base: Path, capfd=None):
             if not expect["same_structure"]:
                 # Rebuilt: an imported node nothing moved (its curves, and its parent node, the import's) keeps its
                 # exact keys (README, "Geometry on export"; io_msh/exp/plan.py _kept_tracks).
+                if self.mode == "EMPTIES" and any(o.rotation_mode != "QUATERNION" and o.animation_data is not None
+                                                  for o in self.scene.empties()):
+                    self.stats["exact keys not compared: a keyed Euler Empty (test_a_keyed_new_empty...)"] += 1
+                    return
                 index_of = {n["name"]: n["index"] for n in nodes}
                 parents = [None if p == S.NO_INDEX else int(p) for p in self.source.nodes["parent"]]
                 count = Counter(n["index"] for n in nodes)
