@@ -259,8 +259,13 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         return D.export_enabled(self, name)
 
     def execute(self, context):
+        path = target_path(self.filepath)
+        if path is None:
+            folder = os.path.normpath(self.filepath if os.path.isdir(self.filepath) else os.path.dirname(self.filepath))
+            report(self, "ERROR", f"{printable(folder)}: is a folder, not a file: type the file's name (a .msh "
+                                  f"model, or an .rlb archive)")
+            return {"CANCELLED"}
         options = export_options(self)
-        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".msh"
         result = exported(self, path, lambda: export_to_file(context, path, options, self.entry or None,
                                                              self.collection or None))
         if result is None:
@@ -273,6 +278,13 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
+def target_path(filepath: str) -> str | None:
+    """The file an export writes for the path the dialog gave: a name without an extension gets .msh; None for
+    a folder (the file-name field left empty), which would otherwise make a hidden file named '.msh'."""
+    stem, extension = os.path.splitext(os.path.basename(filepath))
+    if not filepath or os.path.isdir(filepath) or not stem or stem.lower() in (".msh", ".rlb"):
+        return None
+    return filepath if extension else filepath + ".msh"
 
 
 class IO_FH_parkan_msh(registration.DropFileHandler, bpy.types.FileHandler):

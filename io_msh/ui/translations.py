@@ -480,6 +480,8 @@ REPORTS = {
         "Записан {path}: переписано дорожек узлов: {edited}, геометрия перестроена",
     "Wrote {path}: {edited} node track(s) rewritten": "Записан {path}: переписано дорожек узлов: {edited}",
     "... and {count} more errors": "... и ещё ошибок: {count}",
+    "{path}: is a folder, not a file: type the file's name (a .msh model, or an .rlb archive)":
+        "{path}: это папка, а не файл: введите имя файла (модель .msh или архив .rlb)",
     # ---- every report template in the code (tests/test_report_templates.py finds them) -- branch newcomer
     # the operators and the panel
     "Import failed, nothing was kept: {kind}: {reason}": "Импорт не удался, ничего не оставлено: {kind}: {reason}",
