@@ -517,6 +517,8 @@ def cmd_blend(args: argparse.Namespace) -> int:
     for option in ("ta", "tb", "weight"):
         if not np.isfinite(np.float32(getattr(args, option))):
             raise UsageError(f"--{option} {getattr(args, option)!r} is not a finite float32 number")
+    if not 0.0 <= args.weight <= 1.0:
+        raise UsageError(f"--weight {args.weight!r} is outside 0 to 1 (the second pose's share)")
     model = open_container(args.file, tolerant=True).open_model(args.entry)
     if not 0 <= args.node < model.node_count:
         raise UsageError(f"node {args.node} does not exist ({model.node_count} nodes)")
