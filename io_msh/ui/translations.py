@@ -25,7 +25,7 @@ CONTEXTS = ("*", "Operator")
 GLOSSARY = (
     # (English, Russian, variants not used: regular expressions)
     ("Parkan: Iron Strategy (the game)", "«Паркан: Железная стратегия», коротко «Паркан» (модель «Паркана»)",
-     (r"Parkan(?! MSH)",)),
+     (r"Parkan(?! MSH| asset library/)(?<!/Parkan)",)),
     ("Parkan MSH (the format, menu entries)", "Parkan MSH", ()),
     ("unit", "юнит (юнит «Паркана»)", ()),
     ("part (of a unit)", "часть", ()),
@@ -37,9 +37,12 @@ GLOSSARY = (
     ("Timeline", "временная шкала (Blender)", (r"шкал[а-я]* времени",)),
     ("Action", "действие (Blender)", ()),
     ("clip / controller / state / anchor", "клип / контроллер / состояние / опорное состояние", ()),
-    ("belt", "гусеница", ()),
+    ("belt (a material a channel's slider plays)", "гусеница", (r"(?<![а-яё])лент[аыуео]",)),
+    ("lamp (a material animated by the clock)", "фара", (r"(?<![а-яё])фонар",)),
+    ("Transform (the dialogs' panel)", "трансформация", (r"[Пп]реобразовани",)),
+    ("game pose (the pose the game computes)", "игровая поза", (r"\b[Пп]оз[аыуе]й? игры\b",)),
     ("damage stage", "стадия повреждения", ()),
-    ("intact", "без повреждений", (r"\b[Цц]елая\b", r"\b[Цц]елые\b(?! кадр)")),
+    ("intact", "без повреждений", (r"\b[Цц]елая\b(?! часть)", r"\b[Цц]елые\b(?! кадр| свойств| числ)")),
     ("First-Person (LOD 4)", "от первого лица", (r"[Вв]ид из кабины",)),
     ("LOD", "LOD (уровень детализации)", ()),
     ("batch (of triangles)", "пакет отрисовки", (r"батч",)),
@@ -90,7 +93,7 @@ UI = {
                                                                   "которую вычисляет игра",
     "For Editing": "Для правки",
     "The game's pose at every integer frame within the export's tolerance (0.1 mm, 0.05 degree): few keys, "
-    "easy to edit": "Поза игры в каждом целом кадре в пределах допуска экспорта (0,1 мм, 0,05 градуса): мало "
+    "easy to edit": "Игровая поза в каждом целом кадре в пределах допуска экспорта (0,1 мм, 0,05 градуса): мало "
                     "ключей, легко править",
     "Keys": "Ключи",
     "One keyframe per MSH key, for editing sparse tracks": "Один ключевой кадр на ключ MSH, для правки редких "
@@ -247,7 +250,7 @@ UI = {
     ("Show (or hide) the game's pose of every node at the current frame beside Blender's: an arrow per node "
      "where the game's runtime puts it (the model as the export would write it after a fresh export check, "
      'else as imported)'):
-        ('Показать (или скрыть) позу игры для каждого узла в текущем кадре рядом с позой Blender: по стрелке '
+        ('Показать (или скрыть) игровую позу для каждого узла в текущем кадре рядом с позой Blender: по стрелке '
          'на узел там, куда его ставит движок игры (модель такой, какой её записал бы экспорт после свежей '
          'проверки, иначе — как импортирована)'),
     'Show this damage stage and LOD of the model, hiding the others':
@@ -304,7 +307,7 @@ UI = {
     'Export Parkan Unit':
         'Экспорт юнита «Паркана»',
     'Game Pose':
-        'Поза игры',
+        'Игровая поза',
     'Import Parkan Unit':
         'Импорт юнита «Паркана»',
     'Select':
@@ -347,17 +350,17 @@ UI = {
     'Export Check':
         'Проверка экспорта',
     'Hide Game Pose':
-        'Скрыть позу игры',
+        'Скрыть игровую позу',
     'Show Game Pose':
-        'Показать позу игры',
+        'Показать игровую позу',
     '(import with Geometry: All Slots to switch)':
         '(для переключения импортируйте с «Геометрия: все слоты»)',
     'FP':
-        '1-е лицо',
+        'От 1-го лица',
     'Intact':
         'Без повреждений',
     'Live':
-        'Сразу',
+        'На лету',
     'Not checked yet':
         'Ещё не проверено',
     'The scene changed since: check again':
@@ -434,7 +437,7 @@ UI = {
     "The game folder": "Папка игры",
     "Library": "Библиотека",
     "The library .blend to write (empty: Parkan asset library/Parkan.blend in the game folder)":
-        "Файл .blend библиотеки (пусто: файл в папке библиотеки, которая создаётся в папке игры)",
+        "Файл .blend библиотеки (пусто: Parkan asset library/Parkan.blend в папке игры)",
     "Processes": "Процессы",
     "Blender processes making assets at once": "Сколько процессов Blender одновременно делают ассеты",
     "Preview Size": "Размер превью",
@@ -697,7 +700,7 @@ REPORTS = {
     "track of node {node} holds a non-finite number": "в дорожке узла {node} есть не конечное число",
     # core: materials, textures, material lists
     "texture name {name} has no '.' in its first 17 characters (\"Bad texture name.\")":
-        "в первых 17 символах имени текстуры {name} нет '.' («Bad texture name.»)",
+        "в первых 17 символах имени текстуры {name} нет точки («Bad texture name.»)",
     "texture name {name}: its suffix picks palette {index}, past the 286 the runtime loads":
         "имя текстуры {name}: его окончание выбирает палитру {index}, а игра загружает только 286",
     "texture name {name} is {size} bytes; at most 15 fit":
