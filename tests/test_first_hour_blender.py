@@ -34,3 +34,35 @@ def test_an_export_name_without_an_extension_gets_msh(blender, tmp_path):
     target.mkdir()
     assert bpy.ops.export_scene.parkan_msh(filepath=str(target / "copy")) == {"FINISHED"}
     assert sorted(p.name for p in target.iterdir()) == ["copy.msh", "copy.wea"]
+
+
+def test_the_export_check_lists_the_tracks_an_export_rewrites(blender, tmp_path, capfd):
+    """A key edited on one bone: the check names that node (where it said 'Exports as it is'), and the export
+    rewrites that one track."""
+    bpy = blender.bpy
+    panel = blender.ext.io_msh.ui.panel
+    folder = import_sample(bpy, tmp_path)
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert panel.run_check(bpy.context, root).lines == []
+    bone = root.pose.bones[1]
+    bpy.context.scene.frame_set(0)
+    bone.location.x += 0.25
+    bone.keyframe_insert("location", frame=0)
+    check = panel.run_check(bpy.context, root)
+    assert [(line.level, line.message, line.names) for line in check.lines] == [
+        ("WARNING", f"1 node track(s) rewritten: {bone.name!r}", (bone.name,))]
+    capfd.readouterr()
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(folder / "walker.msh")) == {"FINISHED"}
+    out = capfd.readouterr()
+    assert ": 1 node track(s) rewritten" in out.out + out.err
+
+
+def test_the_export_check_names_an_edited_controller_state(blender, tmp_path):
+    bpy = blender.bpy
+    panel = blender.ext.io_msh.ui.panel
+    folder = shutil.copytree(ROOT / "samples" / "walker", tmp_path / "walker")
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(folder / "walker.msh"), clips="ACTIONS") == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    root["msh_state 0 step ms"] = 80.0
+    messages = [line.message for line in panel.run_check(bpy.context, root).lines]
+    assert "1 controller state field(s) edited: the controller is written too" in messages

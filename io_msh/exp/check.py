@@ -19,6 +19,7 @@ from .state_edits import state_edits
 
 # A Python string literal as the export's messages quote names ({name!r}).
 _QUOTED = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
+CHANGES_NAMED = 8  # the nodes a change line names; the others are counted
 
 
 @dataclass
@@ -123,16 +124,36 @@ class CheckJob:
 
     def finish(self) -> ExportCheck:
         found = self.found
+        edits = []
         if self.error is None:
             try:
-                state_edits(self.root, self.result.model)  # an edited controller state the game cannot take
+                edits = state_edits(self.root, self.result.model)  # an edited state the game cannot take
             except FormatError as exc:
                 self.error = exc
         if self.error is not None:
             found.extend(line for line in _errors(self.error) if line not in found)
             return ExportCheck(self.root.name if self.result is not None else self.fallback, found)
         found.extend(CheckLine("WARNING", text, quoted_names(text)) for text in self.result.warnings)
+        found.extend(CheckLine("WARNING", text, quoted_names(text)) for text in changes(self.read, self.result, edits))
         return ExportCheck(self.root.name, found, self.result.model)
+
+
+def changes(read: ModelRead | ExportResult | None, result: ExportResult, edits: list) -> list[str]:
+    """What the export would change that no warning names: the nodes whose tracks it rewrites (as its report
+    counts them) and the controller states edited. A model rebuilt from the scene (every node new) has its own
+    warning."""
+    out = []
+    nodes = read.scene.nodes if isinstance(read, ModelRead) else []
+    edited = [i for i in result.edited_nodes if i < len(nodes)]
+    if edited and not (result.geometry_rebuilt and len(edited) == len(nodes)):
+        names = ", ".join(repr(nodes[i].handle) for i in edited[:CHANGES_NAMED])
+        if len(edited) > CHANGES_NAMED:
+            out.append(f"{len(edited)} node track(s) rewritten: {names} and {len(edited) - CHANGES_NAMED} more")
+        else:
+            out.append(f"{len(edited)} node track(s) rewritten: {names}")
+    if edits:
+        out.append(f"{len(edits)} controller state field(s) edited: the controller is written too")
+    return out
 
 
 def _errors(exc: FormatError) -> list[CheckLine]:

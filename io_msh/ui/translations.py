@@ -492,6 +492,11 @@ REPORTS = {
     "export check: {errors} refusal(s), {warnings} warning(s)":
         "проверка экспорта: отказов: {errors}, предупреждений: {warnings}",
     "nothing named {name} in the model": "в модели нет ничего с именем {name}",
+    "{count} node track(s) rewritten: {names}": "переписываются дорожки узлов ({count}): {names}",
+    "{count} node track(s) rewritten: {names} and {more} more":
+        "переписываются дорожки узлов ({count}): {names} и ещё {more}",
+    "{count} controller state field(s) edited: the controller is written too":
+        "изменено полей состояний контроллера: {count}; контроллер тоже записывается",
     "{name}: {slot} was not imported": "{name}: слот «{slot}» не импортирован",
     "{name}: no game model to sample (export check the model first)":
         "{name}: нет модели игры для расчёта позы (сначала проверьте экспорт модели)",
