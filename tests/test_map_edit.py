@@ -8,7 +8,7 @@ import pytest
 from core.authoring.maps import MapSpec, synthetic_land, synthetic_mission
 from core.errors import FormatError
 from core.map import landmsh as L
-from core.map.edit import Placement, edit_heights, edited_mission, object_bytes, parse_object
+from core.map.edit import Placement, edit_heights, edited_mission, object_bytes, parse_object, twin_groups
 from core.map.tma import parse_tma, signed
 from core.map.validate import validate_land, validate_mission
 
@@ -21,9 +21,14 @@ def mesh():
 def test_a_height_edit_is_valid_and_undone_by_moving_back(mesh):
     original = mesh.to_bytes()
     raised = mesh.positions.copy()
-    raised[[5, 40, 41, 100], 2] += 3.0
+    twins = twin_groups(mesh.positions)
+    water = np.unique(mesh.faces["verts"][(mesh.faces["surface"] & L.SURFACE_WATER) != 0])
+    dry = [v for v in (5, 40, 41, 100, 120, 130) if not np.isin(twins[water], twins[v]).any()][:4]
+    raised[dry, 2] += 3.0
     edit = edit_heights(mesh, raised)
-    assert list(edit.moved) == [5, 40, 41, 100]
+    # the vertices raised, and their twins (the same point stored for another cell) with them
+    assert list(edit.moved) == sorted(np.flatnonzero(np.isin(twins, twins[dry])))
+    assert edit.twins == len(edit.moved) - 4 > 0
     assert not [f for f in validate_land(edit.mesh) if f.severity == "error"]
     assert mesh.to_bytes() == original                      # the mesh given is left as it was
     assert edit.mesh.to_bytes() != original

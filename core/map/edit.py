@@ -29,6 +29,7 @@ class HeightEdit:
     mesh: L.LandMesh                 # the edited mesh (a new object; the one given is left as it was)
     moved: np.ndarray                # indices of the vertices whose z changed
     warnings: list[str] = field(default_factory=list)
+    twins: int = 0                   # of them moved with a twin the edit moved (one point stored per cell)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -40,15 +41,71 @@ def _bits(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, "<f4").view("<u4")
 
 
-def edit_heights(mesh: L.LandMesh, positions: np.ndarray) -> HeightEdit:
-    """``mesh`` with its vertices at ``positions`` (same count, only z may differ); FormatError naming stream
-    Res3 and the first vertex otherwise."""
+def twin_groups(positions: np.ndarray) -> np.ndarray:
+    """Each vertex's group of twins: the vertices stored at the same point, bit for bit (a point on a cell's
+    border is stored once for each cell whose faces use it, 03-terrain.md)."""
+    bits = np.ascontiguousarray(positions, "<f4").view("<u4").reshape(-1, 3)
+    if not len(bits):
+        return np.zeros(0, np.int64)
+    _, inverse = np.unique(bits, axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def with_twins(mesh: L.LandMesh, positions: np.ndarray) -> tuple[np.ndarray, int]:
+    """``positions`` with each moved vertex's twins (``twin_groups`` of the mesh as read) at its height, and how
+    many twins that moved; FormatError naming two twins raised to different heights."""
+    positions = np.array(positions, "<f4")
+    old = mesh.positions
+    if positions.shape != old.shape:
+        return positions, 0
+    moved = np.flatnonzero(_bits(positions[:, 2]) != _bits(old[:, 2]))
+    if not len(moved):
+        return positions, 0
+    group = twin_groups(old)
+    heights = _bits(positions[moved, 2])
+    pairs = np.unique(np.stack([group[moved], heights.astype(np.int64)], axis=1), axis=0)
+    groups, counts = np.unique(pairs[:, 0], return_counts=True)
+    if (counts > 1).any():
+        clash = groups[counts > 1][0]
+        a, b = [int(v) for v in moved[group[moved] == clash][:2]]
+        for v in moved[group[moved] == clash]:
+            if _bits(positions[v:v + 1, 2])[0] != _bits(positions[a:a + 1, 2])[0]:
+                b = int(v)
+                break
+        raise FormatError.single(L.stream_name(L.POSITIONS), a,
+                                 f"vertex {a} and vertex {b} are one point of the ground, stored once per cell, "
+                                 f"and were moved to different heights ({float(positions[a, 2]):g} and "
+                                 f"{float(positions[b, 2]):g}): give them one height (the ground would crack "
+                                 "between the cells)", mesh.source)
+    height_of = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True))
+    members = np.flatnonzero(np.isin(group, pairs[:, 0]))
+    joined = members[np.isin(members, moved, invert=True)]
+    z = np.array([height_of[int(g)] for g in group[joined]], "<u4").view("<f4")
+    positions[joined, 2] = z
+    return positions, len(joined)
+
+
+def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) -> HeightEdit:
+    """``mesh`` with its vertices at ``positions`` (same count, only z may differ; with ``twins``, a moved
+    vertex's twins move with it, ``with_twins``); FormatError naming stream Res3 and the first vertex
+    otherwise."""
     positions = np.asarray(positions, "<f4")
     old = mesh.positions
     if positions.shape != old.shape:
         raise FormatError.single(L.stream_name(L.POSITIONS), None,
                                  f"{len(positions)} vertices where the map has {len(old)}: only heights (z) can "
                                  "be edited, not the number of vertices", mesh.source)
+    changed = (_bits(positions) != _bits(old)).any(axis=1)
+    bad = np.flatnonzero(changed & ~np.isfinite(positions).all(axis=1))
+    if len(bad):
+        shown = ", ".join(f"{float(v):g}" for v in positions[bad[0]])
+        raise FormatError.single(L.stream_name(L.POSITIONS), int(bad[0]),
+                                 f"vertex {int(bad[0])} was moved to ({shown}), which is not a finite number "
+                                 f"(NaN or infinite){f'; {len(bad) - 1} more such vertices' if len(bad) > 1 else ''}"
+                                 ": give it a height", mesh.source)
+    joined = 0
+    if twins:
+        positions, joined = with_twins(mesh, positions)
     across = np.flatnonzero((_bits(positions[:, :2]) != _bits(old[:, :2])).any(axis=1))
     if len(across):
         raise FormatError.single(L.stream_name(L.POSITIONS), int(across[0]),
@@ -56,7 +113,7 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray) -> HeightEdit:
                                  "(UVs, cells and Land.map follow x and y)", mesh.source)
     edited = L.LandMesh.from_archive(Archive.parse(mesh.to_bytes(), mesh.source), mesh.source)
     moved = np.flatnonzero(_bits(positions[:, 2]) != _bits(old[:, 2]))
-    result = HeightEdit(edited, moved)
+    result = HeightEdit(edited, moved, twins=joined)
     if not len(moved):
         return result
     edited.streams[L.POSITIONS] = positions.copy()
@@ -107,8 +164,16 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray) -> HeightEdit:
     corners = edited.cell_header["corners"]
     for axis in range(3):
         column = corners[:, axis].copy()
+        if old_lo[axis] == old_hi[axis] and (column == old_lo[axis]).all():
+            # a flat extent has no pattern to keep: corner c takes the high side where bit ``axis`` of c is set
+            # (the generator's order; the game's is not published)
+            corners[:, axis] = np.where(np.arange(len(column)) >> axis & 1, new_hi[axis], new_lo[axis])
+            continue
         corners[:, axis] = np.where(column == old_lo[axis], new_lo[axis],
                                     np.where(column == old_hi[axis], new_hi[axis], column))
+    if joined:
+        result.warnings.append(f"{joined} twin vertex(es) moved with the vertices edited (a point on a cell's "
+                               "border is stored once per cell)")
     result.warnings.append(f"{len(moved)} vertex height(s) changed: face normals, vertex normals around them (an "
                            "approximation: the game's formula is unknown), cell boxes and the header's corners "
                            "recomputed")

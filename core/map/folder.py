@@ -69,9 +69,16 @@ def validate_text_file(path: str | Path) -> list[Finding]:
     if str(path).lower().endswith(".wea"):
         return validate_land_wea(data)
     try:
-        return V.validate_mission(parse_tma(data, str(path)))
+        mission = parse_tma(data, str(path))
     except FormatError as exc:
         return exc.findings
+    findings = V.validate_mission(mission)
+    if mission.object_version > 1 and mission.map_text:
+        try:
+            resolve_map(path, mission)
+        except FormatError as exc:  # a mission checked alone may be kept apart from its game: a warning
+            findings += [warning(f.stream, f.index, f.message) for f in exc.findings]
+    return findings
 
 
 def rewritten_text_file(path: str | Path, data: bytes) -> bytes:

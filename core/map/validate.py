@@ -36,6 +36,8 @@ def validate_land(mesh: L.LandMesh) -> list[Finding]:
 def _validate_land(mesh: L.LandMesh) -> list[Finding]:
     out: list[Finding] = []
     _streams(mesh, out)
+    if not _has_ground(mesh, out):
+        return out
     faces = mesh.faces
     vertex_count = len(mesh.positions)
     verts = faces["verts"].astype(np.int64)
@@ -73,6 +75,18 @@ def _streams(mesh: L.LandMesh, out: list[Finding]) -> None:
             out.append(error(name, None, f"{count} records for {vertex_count} vertices (one per vertex)"))
         if entry.name != L.NAME:
             out.append(warning("entry", i, f"name {entry.name_str!r}, every terrain stream is named 'Land'"))
+
+
+def _has_ground(mesh: L.LandMesh, out: list[Finding]) -> bool:
+    """Every retail map has squares, vertices and faces, and every vertex position is a finite number (the
+    game's boxes, normals and heights are computed from them)."""
+    empty = [L.LABELS[t] for t in (L.SQUARES, L.POSITIONS, L.FACES) if not len(mesh.streams[t])]
+    if empty:
+        out.append(error("Land.msh", None, f"no {', no '.join(empty)}: the map has no ground"))
+        return False
+    # the checks after this one compare positions: NaN would only make them fail in other words
+    return not _first(out, "Res3", ~np.isfinite(mesh.positions).all(axis=1),
+                      "vertex position is not a finite number (NaN or infinite)")
 
 
 def _squares(mesh: L.LandMesh, out: list[Finding]) -> bool:
@@ -289,11 +303,19 @@ def validate_mission(mission: Mission) -> list[Finding]:
             out.append(error("objects", i, f"owner clan {obj.clan} out of range ({clans} clans)"))
         if not obj.path:
             out.append(error("objects", i, "empty path: the object names no unit, building or STAT record"))
+        for what, values in (("position", obj.position), ("turns", obj.turns), ("scale", obj.scale)):
+            if values is not None and not np.isfinite(values).all():
+                out.append(error("objects", i, f"{what} {_shown(values)} is not finite (NaN or infinite); every "
+                                               "retail object's transform is finite"))
     if mission.object_version > 1 and not mission.map_text:
         out.append(error("trailer", None, "the mission names no map"))
     if mission.tail:
         out.append(warning("trailer", None, f"{len(mission.tail)} bytes after the lode table (kept)"))
     return out
+
+
+def _shown(values: np.ndarray) -> str:
+    return "(" + ", ".join(f"{float(v):g}" for v in values) + ")"
 
 
 def validate_materials(mesh: L.LandMesh, land1_count: int) -> list[Finding]:
