@@ -66,3 +66,26 @@ def test_the_export_check_names_an_edited_controller_state(blender, tmp_path):
     root["msh_state 0 step ms"] = 80.0
     messages = [line.message for line in panel.run_check(bpy.context, root).lines]
     assert "1 controller state field(s) edited: the controller is written too" in messages
+
+
+def test_a_maps_land_msh_opened_as_a_model_names_the_map_importer(blender, tmp_path):
+    """File > Import > Parkan MSH (or a drop) of a Land.msh: it is a map, and the map's importer is named."""
+    from map_fixtures import LAND_MSH, write_sample
+
+    bpy = blender.bpy
+    land = write_sample(tmp_path) / LAND_MSH
+    with pytest.raises(RuntimeError, match=r"the file is a map's \(its terrain, not a model\): import the map with "
+                                           r"File > Import > Parkan Map"):
+        bpy.ops.import_scene.parkan_msh(filepath=str(land))
+    assert not bpy.data.objects
+
+
+def test_batch_import_of_a_land_msh_names_where_maps_go(tmp_path):
+    from map_fixtures import LAND_MSH, write_sample
+    from test_batch import batch
+
+    land = write_sample(tmp_path / "game") / LAND_MSH
+    result = batch("import", str(land), "-o", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert (f"{land}: the file is a map's (its terrain, not a model): batch convert and batch thumbnails take "
+            "maps; in Blender, File > Import > Parkan Map") in result.stdout

@@ -12,6 +12,9 @@ MODEL_SUFFIXES = (".msh", ".rlb")
 UNIT_SUFFIX = ".dat"  # a unit tree: convert and thumbnails give the assembled unit, one output per .dat
 UNIT_COMMANDS = ("convert", "thumbnails")
 UNIT_MAGIC = b"\xf1\xf0\x00\x00"
+# A Land.msh (or Land.map) given to a command that takes models: where maps are taken instead.
+MAP_NOT_MODEL = ("the file is a map's (its terrain, not a model): batch convert and batch thumbnails take maps; "
+                 "in Blender, File > Import > Parkan Map (Land.msh, data.tma)")
 
 
 SHEET_NAME = "contact_sheet.png"
@@ -118,10 +121,11 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
             continue
         entries = container.model_entries()
         if not entries:  # in a folder (a game's objects.rlb, sounds): skipped with a note; named, a failed item
+            why = MAP_NOT_MODEL if container.map_kind is not None else "the archive holds no model"
             if str(path) in args.inputs:
-                items.append(Item(str(path), None, "", str(path), f"{path}: the archive holds no model"))
+                items.append(Item(str(path), None, "", str(path), f"{path}: {why}"))
             else:
-                notes.append(f"skipped {path}: the archive holds no model")
+                notes.append(f"skipped {path}: {why}")
             continue
         chosen = _chosen_entries(entries, getattr(args, "models", ""))
         if entries and not chosen:

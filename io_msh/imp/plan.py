@@ -143,7 +143,7 @@ def _chosen(container: Container, options: ImportOptions, path: str) -> tuple[li
         names = set(matching_models([e.name_str for e in models], options.entry_filter))
         chosen = [e for e in models if e.name_str in names]
     if not chosen:
-        what = f"no model matches {options.entry_filter!r}" if models else "the archive holds no model"
+        what = f"no model matches {options.entry_filter!r}" if models else not_a_model(container)
         raise FormatError.single("entry", None, what, path)
     taken = set(map(id, chosen))
     unique, aliases = [], []
@@ -154,6 +154,15 @@ def _chosen(container: Container, options: ImportOptions, path: str) -> tuple[li
         else:
             unique.append(entry)
     return unique, aliases
+
+
+def not_a_model(container: Container) -> str:
+    """Why an archive without models imports nothing; a map's file (a Land.msh is an archive of terrain
+    streams) names the map's importer."""
+    if container.map_kind is not None:
+        return ("the file is a map's (its terrain, not a model): import the map with File > Import > Parkan Map "
+                "(Land.msh, data.tma)")
+    return "the archive holds no model"
 
 
 def plan_model(container: Container, entry: Entry | None, options: ImportOptions) -> ModelPlan:

@@ -917,6 +917,14 @@ REPORTS = {
         "{present}",
     "no model matches {pattern}": "ни одна модель не подходит под {pattern}",
     "the archive holds no model": "в архиве нет моделей",
+    "the file is a map's (its terrain, not a model): import the map with File > Import > Parkan Map (Land.msh, "
+    "data.tma)":
+        "это файл карты (её ландшафт, а не модель): импортируйте карту через Файл > Импорт > Карта «Паркана» "
+        "(Land.msh, data.tma)",
+    "the file is a map's (its terrain, not a model): batch convert and batch thumbnails take maps; in Blender, "
+    "File > Import > Parkan Map (Land.msh, data.tma)":
+        "это файл карты (её ландшафт, а не модель): карты принимают batch convert и batch thumbnails; в Blender — "
+        "Файл > Импорт > Карта «Паркана» (Land.msh, data.tma)",
     "entries {indices} are not all models": "не все записи {indices} — модели",
     "{count} indices is not a whole number of triangles; the last {rest} are ignored":
         "{count} индексов — не целое число треугольников; последние {rest} пропущены",
