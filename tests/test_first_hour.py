@@ -21,3 +21,22 @@ def test_blend_takes_a_weight_from_0_to_1(capsys, weight):
     code, _, err = run_cli(capsys, "blend", ROOT / "samples" / "sample.msh", "--node", "0", "--ta", "0",
                            "--tb", "1", f"--weight={weight}")
     assert code == 0, err
+
+
+def test_batch_textures_keeps_the_folders_of_a_game_folder(tmp_path):
+    """Three Textures.lib in three folders: three folders of PNGs, as convert and thumbnails keep them, not
+    BODY.0.png, BODY.0_2.png, BODY.0_3.png in one."""
+    from test_batch import batch
+
+    from core.authoring.synth import sample_libraries
+
+    game = tmp_path / "game"
+    library = sample_libraries()["Textures.lib"]
+    for folder in ("", "a", "b/c"):
+        (game / folder).mkdir(parents=True, exist_ok=True)
+        (game / folder / "Textures.lib").write_bytes(library.to_bytes())
+    result = batch("textures", str(game), "-o", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    names = sorted(e.name_str for e in library)
+    written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.png"))
+    assert written == sorted(f"{folder}Textures/{name}.png" for folder in ("", "a/", "b/c/") for name in names)
