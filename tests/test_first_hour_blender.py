@@ -1,6 +1,7 @@
 """What a new user meets in the first hour, in Blender: an export given a folder, the export check naming what
 an export would change, a map's Land.msh opened as a model, the import presets, several units or maps at once."""
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -89,3 +90,27 @@ def test_batch_import_of_a_land_msh_names_where_maps_go(tmp_path):
     assert result.returncode == 1
     assert (f"{land}: the file is a map's (its terrain, not a model): batch convert and batch thumbnails take "
             "maps; in Blender, File > Import > Parkan Map") in result.stdout
+
+
+def test_contact_sheet_labels_are_shortened_by_their_drawn_width(blender, tmp_path, monkeypatch):
+    """Names of 28 to 60 characters (wide letters, Cyrillic) each fit their tile; a short one is kept whole."""
+    bpy = blender.bpy
+    pictures = importlib.import_module(f"{blender.ext.__name__}.io_msh.batch.pictures")
+    image = bpy.data.images.new("tile", 4, 4)
+    image.filepath_raw, image.file_format = str(tmp_path / "tile.png"), "PNG"
+    image.save()
+    names = ["short.msh", "W" * 24 + ".msh", "танк_тяжёлый_бронированный_01.msh", "m" * 56 + ".msh",
+             "objects.rlb:" + "Ж" * 30 + ".msh"]
+    drawn = {}
+
+    def measure(bpy, scene, target):
+        bpy.context.view_layer.update()
+        drawn.update({o.name: (o.data.body, o.dimensions.x) for o in scene.objects if o.type == "FONT"})
+
+    monkeypatch.setattr(pictures, "_render", measure)
+    pictures.contact_sheet([(str(tmp_path / "tile.png"), name) for name in names], tmp_path / "sheet.png", 64)
+    bodies = [drawn[f"label {n}"][0] for n in range(len(names))]
+    assert bodies[0] == "short.msh"
+    assert all(width <= 1.04 for _body, width in drawn.values()), drawn
+    for name, body in zip(names[1:], bodies[1:]):
+        assert body.startswith("...") and name.endswith(body[3:]) and len(body) > 12, (name, body)

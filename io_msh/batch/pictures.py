@@ -104,14 +104,13 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
         tile = bpy.data.objects.new(f"sheet {n}", mesh)
         scene.collection.objects.link(tile)
         curve = bpy.data.curves.new(f"label {n}", "FONT")
-        label = printable(Path(name).name)  # FILE or FILE:ENTRY, without the folders
-        curve.body = label if len(label) < 32 else "..." + label[-29:]
         curve.font = font or curve.font
         curve.size = 0.09
         curve.align_x = "CENTER"
         label = bpy.data.objects.new(f"label {n}", curve)
         label.location = (x + 0.5, y - 0.12, 0)
         scene.collection.objects.link(label)
+        fit_label(bpy, label, printable(Path(name).name))  # FILE or FILE:ENTRY, without the folders
     camera = bpy.data.objects.new("sheet camera", bpy.data.cameras.new("sheet camera"))
     camera.data.type = "ORTHO"
     width, height = columns * 1.1 + 0.1, rows * 1.3 + 0.1
@@ -128,6 +127,30 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
 
 
 LABEL_FONT = "DejaVuSansMono.woff2"
+LABEL_WIDTH = 1.04  # a label's widest, in the sheet's units: a tile is 1 wide, the gap to the next 0.1
+
+
+def fit_label(bpy, label, text: str) -> None:
+    """``text`` as the label's body, its start cut off (after "...") until the text, as drawn, fits its cell:
+    measured, since the font's letters are not all equally wide (the built-in font's, Cyrillic)."""
+    curve = label.data
+    curve.body = text
+    if _width(bpy, label) <= LABEL_WIDTH:
+        return
+    low, high = 0, len(text)  # the most characters of the text's end that fit after "..."
+    while low < high:
+        keep = (low + high + 1) // 2
+        curve.body = "..." + text[len(text) - keep:]
+        if _width(bpy, label) <= LABEL_WIDTH:
+            low = keep
+        else:
+            high = keep - 1
+    curve.body = "..." + text[len(text) - low:]
+
+
+def _width(bpy, label) -> float:
+    bpy.context.view_layer.update()
+    return label.dimensions.x
 
 
 def label_font(bpy):
