@@ -8,7 +8,8 @@ thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
 what it came from. Writes into out/main_job/ (or --out FOLDER) and prints a
 summary. Each run replaces only the folders it writes there (blend,
-thumbnails, msh, textures, unit, walker, maps); nothing else is removed.
+thumbnails, msh, textures; without a file also unit, walker, maps); nothing
+else is removed.
 
 Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit,
 samples/maps): the core library reads, validates and round-trips each and lists the walker's clips; then, in Blender
@@ -39,7 +40,8 @@ from core.files import open_container  # noqa: E402
 SAMPLES = ROOT / "samples"
 DEFAULT = SAMPLES / "sample.rlb"
 OUT = ROOT / "out" / "main_job"
-JOB_FOLDERS = ("blend", "thumbnails", "msh", "textures", "unit", "walker", "maps")  # what a run makes in --out
+MODEL_FOLDERS = ("blend", "thumbnails", "msh", "textures")  # what a run on a file makes in --out
+FEATURE_FOLDERS = ("unit", "walker", "maps")  # what the feature tour adds (replaced by main_job_features.py)
 WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", SAMPLES / "unit"
 MAPS = SAMPLES / "maps"
 MISSION = MAPS / "MISSIONS" / "SAMPLE" / "data.tma"
@@ -128,9 +130,11 @@ def main(argv: list[str]) -> int:
     out = Path(args.out).resolve()
     libraries = find_libraries(target)
     worst = core_steps(str(target), [str(p) for p in libraries.values()])
-    for folder in JOB_FOLDERS:  # the previous run's outputs; anything else in the folder is the user's
+    # the previous run's outputs of the folders this run writes; the tour (no file given) replaces its own,
+    # and anything else in the folder is the user's
+    for folder in MODEL_FOLDERS:
         shutil.rmtree(out / folder, ignore_errors=True)
-    blends, thumbs, exported, textures = (out / folder for folder in JOB_FOLDERS[:4])
+    blends, thumbs, exported, textures = (out / folder for folder in MODEL_FOLDERS)
     worst = max(worst, batch("import", str(target), "-o", str(blends)))
     worst = max(worst, batch("thumbnails", str(target), "-o", str(thumbs)))
     if "textures" in libraries:

@@ -40,3 +40,24 @@ def test_batch_textures_keeps_the_folders_of_a_game_folder(tmp_path):
     names = sorted(e.name_str for e in library)
     written = sorted(str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*.png"))
     assert written == sorted(f"{folder}Textures/{name}.png" for folder in ("", "a/", "b/c/") for name in names)
+
+
+def test_main_job_on_a_file_keeps_the_feature_tours_outputs(tmp_path, monkeypatch):
+    """`main.sh FILE` replaces blend/, thumbnails/, msh/, textures/ and leaves an earlier tour's walker/, unit/
+    and maps/, which it does not make again."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("main_job", ROOT / "scripts" / "main_job.py")
+    job = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(job)
+    out = tmp_path / "main_job"
+    for folder in ("blend", "thumbnails", "msh", "textures", "walker", "unit", "maps"):
+        (out / folder).mkdir(parents=True)
+        (out / folder / "earlier").write_bytes(b"an earlier run's")
+    ran = []
+    monkeypatch.setattr(job, "core_steps", lambda target, libraries: 0)
+    monkeypatch.setattr(job, "batch", lambda *args: ran.append(args[0]) or 0)
+    monkeypatch.setattr(job, "feature_steps", lambda out: pytest.fail("the tour runs only without a file"))
+    job.main([str(ROOT / "samples" / "sample.msh"), "--out", str(out)])
+    assert ran == ["import", "thumbnails", "textures", "export"]
+    assert sorted(p.parent.name for p in out.rglob("earlier")) == ["maps", "unit", "walker"]
