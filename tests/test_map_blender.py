@@ -10,6 +10,7 @@ import pytest
 
 from core.authoring.map_game import mission_game_files
 from core.map import landmsh as L
+from core.map.edit import twin_groups
 from core.map.landmsh import LandMesh
 from core.map.tma import parse_tma, signed
 from core.map.validate import validate_land, validate_mission
@@ -165,6 +166,9 @@ def test_a_height_edit_recomputes_normals_and_boxes_and_validates(blender, tmp_p
     edited = LandMesh.parse(after[LAND])
     assert not [f for f in validate_land(edited) if f.severity == "error"]
     assert np.allclose(edited.positions[moved, 2], mesh.positions[moved, 2] + 7.5)
+    groups = twin_groups(mesh.positions)   # each moved vertex's twins (one point stored per cell) moved with it
+    moved = [int(v) for v in np.flatnonzero(np.isin(groups, groups[moved]))]
+    assert np.allclose(edited.positions[moved, 2], mesh.positions[moved, 2] + 7.5)
     # face normals of the faces using a moved vertex follow the cross product; the others are as read
     verts = edited.faces["verts"].astype(np.int64)
     touched = np.isin(verts, moved).any(axis=1)
@@ -182,7 +186,7 @@ def test_a_height_edit_recomputes_normals_and_boxes_and_validates(blender, tmp_p
     far = np.setdiff1d(np.arange(len(p)), np.unique(verts[:edited.level_split][touched[:edited.level_split]]))
     assert np.array_equal(edited.streams[L.NORMALS][far], mesh.streams[L.NORMALS][far])
     # moving them back gives the file as it was
-    for i in moved:
+    for i in (5, 6, 40):
         near.data.vertices[i].co.z = float(mesh.positions[i, 2])
     export_map(bpy, root / MISSION)
     assert snapshot(root) == before

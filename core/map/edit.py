@@ -21,7 +21,7 @@ import numpy as np
 from ..container.nres import Archive
 from ..errors import FormatError
 from . import landmsh as L
-from .tma import Mission, PlacedObject, _read_object, _Reader, _write_object, _Writer
+from .tma import NOT_INSIDE, Mission, PlacedObject, _read_object, _Reader, _write_object, _Writer
 
 
 @dataclass
@@ -215,6 +215,8 @@ class Placement:
     clan: int | None                 # None: keep the record's
     copy: bool = False               # a duplicate of an imported object: gets a logical id of its own
     scale: np.ndarray | None = None  # (3,) float32 (trees and rocks only: the game scales nothing else)
+    path: bytes | None = None        # the file it shows, when another than the record's (another kind)
+    new: bool = False                # a new object (its record another's of its kind): starts inside nothing
 
 
 def _set_property(obj: PlacedObject, name: bytes, old: int, new: int) -> None:
@@ -247,6 +249,10 @@ def edited_mission(mission: Mission, placements: list[Placement]) -> tuple[Missi
             scale = np.asarray(placement.scale, "<f4")
             if (_bits(scale) != _bits(obj.scale)).any():
                 obj.scale = scale.copy()
+        if placement.path is not None and placement.path != obj.path:
+            obj.path = placement.path
+        if placement.new:
+            obj.host = obj.vertex = NOT_INSIDE if version >= 9 else None
         if placement.clan is not None and placement.clan != (obj.clan or 0):
             if version < 3:
                 raise FormatError.single("objects", i, f"object-record version {version} has no clan field: the "

@@ -10,6 +10,7 @@ showing that collection (a collection instance), in the collection of its clan.
 from __future__ import annotations
 
 import os
+import uuid
 
 import bpy
 import numpy as np
@@ -29,7 +30,7 @@ MAP = "msh_map"                        # on the map's collection: the Land.msh p
 MAP_FILE = "msh_map_file_"             # + LAND_MSH etc.: the file's bytes as read
 MAP_NAME = "msh_map_name_"             # + LAND_MSH etc.: its name as found in the folder
 MISSION = "msh_map_mission"            # on the map's collection: the data.tma path
-MISSION_BYTES = "msh_map_mission_bytes"
+MISSION_BYTES = "msh_map_mission_file"   # its bytes as read (not "_bytes": store_path keeps a path's bytes there)
 MAP_RELATIVE = "msh_map_relative"      # the map's folder relative to the mission's
 LEVEL = "msh_map_level"                # on the ground objects: 0 or 1
 WATER = "msh_map_water"                # on the water plane (shown, not exported)
@@ -44,6 +45,10 @@ IMPORTED_MATRIX = "msh_map_matrix"     # on placements: the world matrix at impo
 UV_DETAIL = "Detail"                   # the microtexture's UV map (UV18)
 ALPHA = "msh_second_alpha"             # stream 14 as a point attribute
 KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images")
+MAP_ID = "msh_map_id"                 # on the map's collection and its placements: which import they come from
+PLACED = "msh_map_placed"              # on the map's collection: index -> the placement the import made (an ID
+#                                        reference: a copy, a rename or an undo leaves it on the original)
+GROUND = "msh_map_ground"              # on the map's collection: "0", "1", "water" -> the objects the import made
 UNOWNED = -1
 
 
@@ -67,19 +72,21 @@ def _build(context, plan: MapPlan) -> bpy.types.Collection:
     name = plan.name if plan.mission_path is None else f"{plan.name} mission"
     top = _collection(context.view_layer.active_layer_collection.collection, name)
     _store_files(top, plan)
+    top[MAP_ID] = uuid.uuid4().hex
     created = Created()  # the images made; a failed import removes everything it made (import_map)
     materials = [_ground_material(look, created) for look in plan.looks]
     ground = _collection(top, f"{plan.name} ground")
-    _ground_object(ground, plan, 0, materials)
+    made = {"0": _ground_object(ground, plan, 0, materials)}
     if len(plan.levels[1].triangles):
         far = _collection(top, f"{plan.name} level 1")
         far.hide_render = True
         layer_collection(context, far).hide_viewport = True
-        _ground_object(far, plan, 1, materials)
+        made["1"] = _ground_object(far, plan, 1, materials)
     if plan.water is not None:
-        _water(ground, plan)
+        made["water"] = _water(ground, plan)
+    top[GROUND] = made
     if plan.mission is not None:
-        _objects(context, top, plan)
+        top[PLACED] = _objects(context, top, plan)
     return top
 
 
@@ -206,7 +213,7 @@ def _set(tree, value, socket) -> None:
         socket.default_value = value
 
 
-def _water(collection, plan: MapPlan) -> None:
+def _water(collection, plan: MapPlan) -> bpy.types.Object:
     """The flat water plane over the water faces' extent at their one level (digest 2.8): a view, not exported."""
     z, lo, hi = plan.water
     mesh = bpy.data.meshes.new(f"{plan.name} water")
@@ -225,10 +232,11 @@ def _water(collection, plan: MapPlan) -> None:
     obj = bpy.data.objects.new(f"{plan.name} water", mesh)
     collection.objects.link(obj)
     obj[WATER] = True
+    return obj
 
 
 # --------------------------------------------------------------------- the mission's objects
-def _objects(context, top, plan: MapPlan) -> None:
+def _objects(context, top, plan: MapPlan) -> dict[str, bpy.types.Object]:
     kinds_collection = _collection(top, f"{plan.name} kinds")
     shown: dict[str, bpy.types.Collection] = {}
     layer = layer_collection(context, kinds_collection)
@@ -238,13 +246,17 @@ def _objects(context, top, plan: MapPlan) -> None:
     for i, name in enumerate(plan.clans):
         clans[i] = _collection(top, f"clan {i} {name}")
         clans[i][CLAN] = i
+    placed = {}
     for placement in plan.placements:
         owner = placement.clan if placement.clan in clans else UNOWNED
         if owner not in clans:
             clans[owner] = _collection(top, f"{plan.name} no clan")
             clans[owner][CLAN] = UNOWNED
-        _place(clans[owner], placement, shown.get(placement.kind))
+        obj = _place(clans[owner], placement, shown.get(placement.kind))
+        obj[MAP_ID] = top[MAP_ID]
+        placed[str(placement.index)] = obj
     layer.exclude = True
+    return placed
 
 
 def _kind(context, kinds_layer, kind: KindPlan) -> bpy.types.Collection:
@@ -261,7 +273,7 @@ def _kind(context, kinds_layer, kind: KindPlan) -> bpy.types.Collection:
     return collection
 
 
-def _place(collection, placement: PlacementPlan, shown) -> None:
+def _place(collection, placement: PlacementPlan, shown) -> bpy.types.Object:
     obj = bpy.data.objects.new(placement.name, None)
     collection.objects.link(obj)
     if shown is not None:
@@ -278,3 +290,4 @@ def _place(collection, placement: PlacementPlan, shown) -> None:
     obj[SEAT] = placement.seat
     obj[IMPORTED_NAME] = obj.name
     obj[IMPORTED_MATRIX] = [v for row in obj.matrix_basis for v in row]
+    return obj

@@ -158,13 +158,39 @@ def plan_map(path: str | Path, options: ImportOptions, game: str | None = None) 
     return plan
 
 
+def ground_uvs(mesh: L.LandMesh) -> tuple[np.ndarray, np.ndarray]:
+    """Each vertex's Blender UV of its face material and of its microtexture (1024 = one turn, V flipped)."""
+    uv = mesh.streams[L.UV].astype(np.float64) / UV_TURN
+    micro = mesh.streams[L.MICRO_UV].astype(np.float64) / UV_TURN
+    uv[:, 1], micro[:, 1] = 1.0 - uv[:, 1], 1.0 - micro[:, 1]
+    return uv, micro
+
+
+def face_flags(mesh: L.LandMesh) -> dict[str, np.ndarray]:
+    """The boolean face attributes the ground shows, for every face of the file (FACE_FLAGS, LAVA)."""
+    faces = mesh.faces
+    flags, surface = faces["flags"].astype(np.int64), faces["surface"].astype(np.int64)
+    named = {name: rule(flags, surface) for name, rule in FACE_FLAGS.items()}
+    named[LAVA] = (surface & L.SURFACE_SOLID) == 0 if (surface & L.SURFACE_SOLID).any() else np.zeros(len(faces), bool)
+    return named
+
+
+def water_extent(mesh: L.LandMesh) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """(z, xy min, xy max) of the level-0 water faces (digest 2.8), None when there are none."""
+    split = mesh.level_split
+    verts = mesh.faces["verts"].astype(np.int64)
+    is_water = face_flags(mesh)["msh_water"][:split]
+    if not is_water.any():
+        return None
+    corners = mesh.positions.astype(np.float32)[np.unique(verts[:split][is_water])]
+    return float(corners[:, 2].max()), corners[:, :2].min(axis=0), corners[:, :2].max(axis=0)
+
+
 def _ground(mesh: L.LandMesh, land1: Wear | None, land2: Wear | None, folder: Path,
             options: ImportOptions) -> MapPlan:
     positions = mesh.positions.astype(np.float32)
     n = len(positions)
-    uv = mesh.streams[L.UV].astype(np.float64) / UV_TURN
-    micro = mesh.streams[L.MICRO_UV].astype(np.float64) / UV_TURN
-    uv[:, 1], micro[:, 1] = 1.0 - uv[:, 1], 1.0 - micro[:, 1]
+    uv, micro = ground_uvs(mesh)
     alpha = mesh.streams[L.ALPHA].astype(np.float32) if L.ALPHA in mesh.streams else np.ones(n, np.float32)
     if len(alpha) != n:
         alpha = np.resize(alpha, n)
@@ -175,19 +201,12 @@ def _ground(mesh: L.LandMesh, land1: Wear | None, land2: Wear | None, folder: Pa
     warnings: list[str] = []
     looks = _looks([int(w) for w in unique], land1, land2, libraries, warnings)
     split = mesh.level_split
-    flags, surface = faces["flags"].astype(np.int64), faces["surface"].astype(np.int64)
-    named = {name: rule(flags, surface) for name, rule in FACE_FLAGS.items()}
-    named[LAVA] = (surface & L.SURFACE_SOLID) == 0 if (surface & L.SURFACE_SOLID).any() else np.zeros(len(faces), bool)
+    named = face_flags(mesh)
     verts = faces["verts"].astype(np.int64)
     levels = [LevelPlan(level, verts[a:b], inverse[a:b], {k: v[a:b] for k, v in named.items()})
               for level, (a, b) in enumerate(((0, split), (split, len(faces))))]
-    water = None
-    is_water = named["msh_water"][:split]
-    if is_water.any():
-        corners = positions[np.unique(verts[:split][is_water])]
-        water = (float(corners[:, 2].max()), corners[:, :2].min(axis=0), corners[:, :2].max(axis=0))
-    return MapPlan(folder.name, str(folder), {}, mesh, positions, uv, micro, alpha, levels, looks, water,
-                   warnings=warnings + libraries.warnings)
+    return MapPlan(folder.name, str(folder), {}, mesh, positions, uv, micro, alpha, levels, looks,
+                   water_extent(mesh), warnings=warnings + libraries.warnings)
 
 
 def _looks(words: list[int], land1: Wear | None, land2: Wear | None, libraries: Libraries,

@@ -7,12 +7,14 @@ import contextlib
 import os
 
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from ...core.disk import recovery_notes
 from ...core.errors import FormatError, printable
 from ..com import compat
 from ..exp.map import export_map, map_collection
+from ..exp.write_scene import as_shown
 from ..imp import map as M
 from ..imp.map import import_map
 from ..imp.map_plan import plan_map
@@ -81,6 +83,14 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
     filter_glob: StringProperty(default="*.tma;*.msh", options={"HIDDEN"})
     collection: StringProperty(options={"HIDDEN"}, description="Export the map of this collection")
     force: D.force("Write over the map's and mission's files if they are read-only")
+    replace_changed: BoolProperty(
+        name="Replace Changed Files", default=False,
+        description="Write over a map or mission file that another program changed since the import (its change "
+                    "is lost); otherwise the export refuses and writes nothing")
+    replace_map: BoolProperty(
+        name="Replace the Map There", default=False,
+        description="A mission exported into another game tree: write its map there even where that tree holds "
+                    "other map files (they are replaced); otherwise the export refuses and writes nothing")
 
     def invoke(self, context, event):
         with contextlib.suppress(FormatError):  # no map: the dialog starts empty, execute says why
@@ -91,11 +101,16 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
 
     def execute(self, context):
         path = self.filepath
-        result = exported(self, path, lambda: export_map(context, path, self.force, self.collection or None))
+        with as_shown(context):  # Edit Mode's heights read, the user left in the mode they were in
+            result = exported(self, path, lambda: export_map(context, path, self.force, self.collection or None,
+                                                             self.replace_changed, self.replace_map))
+        for note in recovery_notes():
+            report(self, "WARNING", note)
         if result is None:
             return {"CANCELLED"}
-        report(self, "INFO", f"Wrote {len(result.written)} file(s) of {os.path.basename(path)}: "
-                              f"{result.heights} height(s) changed, {result.edited_objects} object(s) edited")
+        report(self, "INFO", f"Wrote {len(result.written)} file(s) of {os.path.basename(path)}, "
+                              f"{len(result.unchanged)} unchanged: {result.heights} height(s) changed, "
+                              f"{result.edited_objects} object(s) edited")
         return {"FINISHED"}
 
 
