@@ -7,10 +7,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import json
 import os
 import re
 import shutil
 import signal
+import socket
 import stat
 import tempfile
 import time
@@ -33,7 +35,10 @@ class ChangedError(OSError):
 
 
 def read_input(path: str | Path) -> bytes:
-    """A regular file's bytes; InputError for a device, pipe or folder, or a file over MAX_FILE_BYTES."""
+    """A regular file's bytes; InputError for a device, pipe or folder, or a file over MAX_FILE_BYTES. A set of
+    files a killed writer left half replaced, this one among them, is put back first (``recover_beside``)."""
+    if os.path.lexists(journal_of(os.path.realpath(path))):
+        recover_beside(path)
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise InputError(errno.EINVAL, "not a regular file", str(path))
@@ -105,14 +110,17 @@ def changed_since(path: str | Path, state: FileState | None) -> bool:
 
 
 def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
-                read_as: dict[str, FileState | None] | None = None) -> None:
-    """Write several files as one transaction: all of them, or none.
+                read_as: dict[str, FileState | None] | None = None) -> list[str]:
+    """Write several files as one transaction: all of them, or none. Returns what was recovered first (see
+    ``recover_beside``): a set of files an earlier writer was killed while replacing, put back as it was.
 
     Every target is checked first (a regular file or none, not read-only unless ``force``, no two paths
     naming one file), then every file is written to a temporary beside its target; only when all are written
     do they replace their targets, one after the other, and when a replacement fails the targets already
-    replaced get their old contents back (new ones are removed). Each target is written as ``write_atomic``
-    writes it. Errors (OSError) name the path of the file that failed, as given.
+    replaced get their old contents back (new ones are removed). While they are replaced a journal beside each
+    target names the set and the old contents' backups, so that a writer killed between two replacements
+    leaves a set the next read or write of any of its files puts back whole. Each target is written as
+    ``write_atomic`` writes it. Errors (OSError) name the path of the file that failed, as given.
     """
     planned = []
     seen: dict[Path, str] = {}
@@ -125,6 +133,8 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
     temporaries: list[str] = []
     backups: dict[int, str] = {}
     replaced: list[int] = []
+    journal: list[Path] = []
+    notes: list[str] = []
     current = ""
     try:
         with _terminate_raises():
@@ -132,7 +142,7 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                 current = path
                 mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
                 temporaries.append(_written_temporary(target, data, mode))
-            with _locked([target for _path, target, _existing, _data in planned]):
+            with _locked_recovered([target for _path, target, _existing, _data in planned], notes):
                 for i, (path, target, _existing, _data) in enumerate(planned):
                     current = path
                     if read_as is not None and path in read_as and changed_since(target, read_as[path]):
@@ -141,8 +151,13 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                                                          "written: export again", path)
                     if os.path.lexists(target):  # its state now: another writer may have made it meanwhile
                         backups[i] = _backup(target)
+                if len(planned) > 1:
+                    journal = _write_journal([t for _p, t, _e, _d in planned], temporaries, backups)
+                for i, (path, target, _existing, _data) in enumerate(planned):
+                    current = path
                     os.replace(temporaries[i], target)
                     replaced.append(i)
+                _remove_all(journal)
     except BaseException as exc:
         unrestored = []
         for i in reversed(replaced):  # the earlier targets get their old contents back
@@ -155,6 +170,8 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
             except OSError:  # the old contents stay in the backup, which is named in the error
                 unrestored.append(f"{printable(planned[i][0])} could not be put back"
                                   + (f" (its old contents are in {printable(backup)})" if backup else ""))
+        if not unrestored:
+            _remove_all(journal)
         for leftover in [*temporaries[len(replaced):], *backups.values()]:
             with contextlib.suppress(OSError):
                 os.unlink(leftover)
@@ -169,6 +186,145 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
             os.unlink(backup)
     for _path, target, _existing, _data in planned:
         _remove_orphans(target)
+    return notes
+
+
+# ------------------------------------------------------------------ a set killed half-way, and its recovery
+JOURNAL_SUFFIX = ".io_msh-journal"  # beside each target of a set while its files are replaced
+
+
+class InterruptedSetError(InputError):
+    """A set of files a killed writer left half replaced, one of which something else has changed since: which
+    to keep is the user's choice (the error says where the old contents are)."""
+
+
+def journal_of(target: str | Path) -> Path:
+    target = Path(target)
+    return target.with_name(f".{target.name}{JOURNAL_SUFFIX}")
+
+
+def _write_journal(targets: list[Path], temporaries: list[str], backups: dict[int, str]) -> list[Path]:
+    """The set's journal, written (flushed) beside each target before the first replacement: each target with
+    its backup (None: it did not exist) and the identity of its new file (the temporary, which keeps its inode
+    when renamed onto the target)."""
+    entries = []
+    for i, target in enumerate(targets):
+        new = os.stat(temporaries[i])
+        entries.append({"target": str(target), "backup": backups.get(i), "temporary": temporaries[i],
+                        "new": [new.st_ino, new.st_size, new.st_mtime_ns]})
+    text = json.dumps({"version": 1, "pid": os.getpid(), "files": entries}).encode("utf-8")
+    written = []
+    try:
+        for target in targets:
+            journal = journal_of(target)
+            os.replace(_written_temporary(journal, text, 0o644), journal)
+            written.append(journal)
+    except BaseException:
+        _remove_all(written)
+        raise
+    return written
+
+
+def _remove_all(paths: list[Path]) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+_RECOVERED: list[str] = []
+
+
+def recovery_notes() -> list[str]:
+    """What reads have recovered since the last call (``recover_beside``), for a program to report."""
+    notes = list(_RECOVERED)
+    _RECOVERED.clear()
+    return notes
+
+
+def recover_beside(path: str | Path) -> list[str]:
+    """Put back the set of files a writer was killed while replacing, when ``path`` is one of them (a journal
+    beside it): every file of the set gets its contents from before that write, or, when the writer had replaced
+    them all, keeps the new ones. What was done, in words; InterruptedSetError when a file of the set changed
+    since, naming it and where its old contents are."""
+    journal = journal_of(os.path.realpath(path))
+    if not os.path.lexists(journal):
+        return []
+    try:
+        files = [Path(e["target"]) for e in json.loads(journal.read_bytes())["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        files = [Path(os.path.realpath(path))]
+    held = _acquire(files)
+    try:
+        notes = _recover(journal)
+    finally:
+        _release_all(held)
+    _RECOVERED.extend(notes)
+    return notes
+
+
+def _recover(journal: Path) -> list[str]:
+    """``recover_beside`` with the set's locks held."""
+    try:
+        record = json.loads(journal.read_bytes())
+        entries = record["files"]
+    except FileNotFoundError:  # recovered meanwhile
+        return []
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InterruptedSetError(errno.EINVAL, f"{journal.name} beside it, left by an export that was stopped, "
+                                                f"cannot be read ({exc}): check the files that export wrote, "
+                                                "then remove it", str(journal.with_name(journal.name[1:-len(
+                                                    JOURNAL_SUFFIX)]))) from None
+    states = [_state_in_set(e) for e in entries]
+    names = [printable(e["target"]) for e in entries]
+    if "other" in states:
+        changed = [n for n, s in zip(names, states, strict=True) if s == "other"]
+        kept = [f"{printable(e['target'])}: {printable(e['backup'])}" for e in entries if e.get("backup")]
+        raise InterruptedSetError(errno.EAGAIN, f"an export was stopped while it replaced {', '.join(names)}, "
+                                                f"and {', '.join(changed)} changed since; nothing was written. "
+                                                "The files as they were before that export are kept in "
+                                                f"{'; '.join(kept) or 'no backup (they were new)'}: put back "
+                                                "those you want, then remove every "
+                                                f"{JOURNAL_SUFFIX} file beside them", entries[0]["target"])
+    if all(s == "new" for s in states):
+        note = f"an export stopped before it had tidied up had written all of {', '.join(names)}: kept"
+    elif all(s == "old" for s in states):
+        note = ""
+    else:
+        for entry, state in zip(entries, states, strict=True):
+            if state == "new":
+                if entry.get("backup"):
+                    os.replace(entry["backup"], entry["target"])
+                else:
+                    os.unlink(entry["target"])
+        note = (f"an export was stopped while it replaced {', '.join(names)}: all of them were put back as they "
+                "were before it")
+    for entry in entries:
+        for leftover in (entry.get("backup"), entry.get("temporary")):
+            if leftover:
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+    _remove_all([journal_of(e["target"]) for e in entries])
+    return [note] if note else []
+
+
+def _state_in_set(entry: dict) -> str:
+    """"new" (the target is the file the writer wrote), "old" (as before it), or "other" (changed since)."""
+    target, backup = entry["target"], entry.get("backup")
+    try:
+        now = os.stat(target)
+    except FileNotFoundError:
+        return "old" if backup is None else "other"
+    if [now.st_ino, now.st_size, now.st_mtime_ns] == list(entry["new"]):
+        return "new"
+    if backup is None:
+        return "other"
+    try:
+        kept = os.stat(backup)
+    except FileNotFoundError:
+        return "other"
+    if (kept.st_ino, kept.st_dev) == (now.st_ino, now.st_dev):  # the backup is a hard link to it
+        return "old"
+    return "old" if Path(backup).read_bytes() == Path(target).read_bytes() else "other"
 
 
 LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
@@ -176,8 +332,7 @@ LOCK_STALE = 30.0  # seconds: a lock that old was left by a writer that died (ch
 LOCK_WAIT = 60.0   # seconds a writer waits for another's lock before it gives up
 
 
-@contextlib.contextmanager
-def _locked(targets: list[Path]):
+def _acquire(targets: list[Path]) -> list[tuple[Path, str]]:
     """Hold every target's lock (``_take``), so that checking a file is as read and replacing it is one step
     against our other writers: two exports into one archive (the batch tool's workers) would otherwise both
     find it unchanged, and the second would replace the first's edit. Locks are taken in one order, so that
@@ -187,10 +342,46 @@ def _locked(targets: list[Path]):
         for target in sorted(set(targets)):
             lock = target.with_name(f".{target.name}{LOCK_SUFFIX}")
             held.append((lock, _take(lock, target)))
-        yield
-    finally:
-        for lock, token in reversed(held):
-            _release(lock, token)
+    except BaseException:
+        _release_all(held)
+        raise
+    return held
+
+
+def _release_all(held: list[tuple[Path, str]]) -> None:
+    for lock, token in reversed(held):
+        _release(lock, token)
+
+
+@contextlib.contextmanager
+def _locked_recovered(targets: list[Path], notes: list[str]):
+    """The targets' locks held, once every set a killed writer left half replaced among them is put back
+    (``_recover``; a set reaching past the targets is recovered under its own locks, then these are taken again).
+    What was recovered is added to ``notes``."""
+    for _attempt in range(4):
+        held = _acquire(targets)
+        journals = [journal_of(t) for t in sorted(set(targets)) if os.path.lexists(journal_of(t))]
+        outside = [j for j in journals if not _set_within(j, targets)]
+        if not outside:
+            try:
+                for journal in journals:
+                    notes += _recover(journal)
+                yield
+            finally:
+                _release_all(held)
+            return
+        _release_all(held)
+        for journal in outside:
+            notes += recover_beside(journal.with_name(journal.name[1:-len(JOURNAL_SUFFIX)]))
+    raise InputError(errno.EAGAIN, "other exports keep leaving half-written sets beside it", str(targets[0]))
+
+
+def _set_within(journal: Path, targets: list[Path]) -> bool:
+    try:
+        files = {Path(e["target"]) for e in json.loads(journal.read_bytes())["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return True  # unreadable: _recover names it
+    return files <= set(targets)
 
 
 def _take(lock: Path, target: Path) -> str:
@@ -203,7 +394,7 @@ def _take(lock: Path, target: Path) -> str:
     mine = lock.with_name(f"{lock.name}.{token}")
     os.mkdir(mine)
     try:
-        (mine / token).touch()
+        (mine / token).write_text(_OWNER)
         deadline = time.monotonic() + LOCK_WAIT
         while True:
             os.utime(mine / token)  # the lock's age counts from the moment it is taken
@@ -222,6 +413,27 @@ def _take(lock: Path, target: Path) -> str:
             os.unlink(mine / token)
         with contextlib.suppress(OSError):
             os.rmdir(mine)
+
+
+_OWNER = f"{socket.gethostname()} {os.getpid()}"  # who holds a lock, written in its file
+
+
+def _owner_gone(owner: Path) -> bool:
+    """Whether the process named in a lock's file is gone, on this machine: its lock is stale at once (a kill
+    leaves one; waiting LOCK_STALE for it would hold the next write up for half a minute)."""
+    try:
+        host, pid = owner.read_text().rsplit(" ", 1)
+    except (OSError, ValueError):
+        return False
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
 
 
 def _release(lock: Path, token: str) -> None:
@@ -249,7 +461,7 @@ def _break_if_stale(lock: Path) -> bool:
             os.rmdir(lock)
         return True
     try:
-        if time.time() - os.stat(lock / names[0]).st_mtime <= LOCK_STALE:
+        if time.time() - os.stat(lock / names[0]).st_mtime <= LOCK_STALE and not _owner_gone(lock / names[0]):
             return False
     except FileNotFoundError:  # released or claimed meanwhile
         return True
