@@ -321,11 +321,33 @@ def test_a_tree_whose_child_count_runs_past_its_end_exports_back_and_errors_name
     assert str(out) in said and "moved.dat" not in said  # the source now: the file last written
 
 
-def test_a_deleted_source_dat_cannot_be_read_not_cannot_be_written(blender, tmp_path):
+def test_a_deleted_source_dat_exports_the_tree_the_import_read_and_is_not_made_again_unasked(blender, tmp_path):
+    """The import keeps the .dat it read (the tree the parts' properties describe): with the source gone the unit
+    still goes into another .dat; onto its own path, nothing of the scene changing it, the deletion is kept as
+    another program's change would be; a socket moved is refused there, the .dat named as changed."""
+    bpy = blender.bpy
+    write_game(tmp_path)
+    dat = tmp_path / units.UNIT_DAT
+    original = dat.read_bytes()
+    roots = import_unit(bpy, dat)
+    dat.unlink()
+    export_unit(bpy, dat)
+    assert not dat.exists()
+    roots[3].parent.constraints["Mount"].subtarget = "Base_RU_01"
+    said = refused(bpy, dat, "changed on disk since it was read", tmp_path)
+    assert str(dat) in said
+    roots[3].parent.constraints["Mount"].subtarget = "Base_LU_01"
+    export_unit(bpy, tmp_path / "out.dat")
+    assert (tmp_path / "out.dat").read_bytes() == original
+
+
+def test_a_deleted_source_dat_of_a_scene_without_the_kept_tree_cannot_be_read_not_cannot_be_written(blender,
+                                                                                                   tmp_path):
     bpy = blender.bpy
     write_game(tmp_path)
     dat = tmp_path / units.UNIT_DAT
     import_unit(bpy, dat)
+    del next(c for c in bpy.data.collections if "msh_unit" in c)["msh_unit_tree"]  # a scene made before it was kept
     dat.unlink()
     said = refused(bpy, tmp_path / "out.dat", "cannot read the unit's source", tmp_path)
     assert str(dat) in said and "cannot write" not in said
@@ -341,7 +363,7 @@ def test_a_dat_reordered_since_the_import_is_said_to_have_changed(blender, tmp_p
     tree.components[3], tree.components[4] = tree.components[4], tree.components[3]
     tree.components[5], tree.components[2] = tree.components[2], tree.components[5]
     dat.write_bytes(tree.to_bytes())
-    said = refused(bpy, dat, "the .dat changed since the import", tmp_path)
+    said = refused(bpy, dat, "changed on disk since it was read", tmp_path)
     assert "hangs on" not in said and str(dat) in said
 
 
@@ -360,5 +382,6 @@ def test_the_new_refusals_come_out_in_russian(blender, tmp_path, monkeypatch):
     roots[5]["msh_entry_index"] = 10
     refused(bpy, tmp_path / units.PARTS, r"цель — архив части '[^']+', один из входных файлов юнита",
             tmp_path)
+    del next(c for c in bpy.data.collections if "msh_unit" in c)["msh_unit_tree"]
     (tmp_path / units.UNIT_DAT).unlink()
     refused(bpy, tmp_path / "out.dat", r"исходный файл юнита не читается: ", tmp_path)

@@ -59,6 +59,14 @@ BASE_UV = "UVMap"
 LIGHTMAP_UV = "Lightmap"
 
 
+def store_bytes(holder, key: str, data: bytes) -> None:
+    """``data`` on custom property ``key``, whole: Blender cuts bytes assigned over an existing bytes property at
+    their first zero byte, so the old one is removed first."""
+    if key in holder:
+        del holder[key]
+    holder[key] = data
+
+
 def store_path(holder, key: str, path: str) -> None:
     """A file path on custom property ``key``: as text the user can read (``printable``), and, when that text is
     not the path itself (a name whose bytes did not decode, or control characters), the path's bytes under

@@ -119,6 +119,11 @@ def _same(values: list[float], was: list[float]) -> bool:
 
 
 # ------------------------------------------------------------------ the controller written
+# The digests of the controllers this process made with edited states: one found on disk is an export's own
+# write (a record Ctrl+Z does not take back), not another controller than the imported one.
+_MADE: set[str] = set()
+
+
 @dataclass
 class EditedController:
     data: bytes          # the controller's new bytes
@@ -142,11 +147,18 @@ def edited_controller(old: bytes, source: str, edits: list[StateEdit], model: Mo
         raise FormatError([f for f in after if f.is_error], source)
     known = {f.format() for f in before}
     warnings = [f.format(source) for f in after if f.format() not in known]
-    if imported.digest and hashlib.sha256(old).hexdigest() != imported.digest:
-        warnings.append(f"{printable(source)} is not the controller the model was imported with "
-                        f"({printable(imported.source)}): the edited state fields were written into it, the rest "
-                        "of it kept")
-    return EditedController(edited.to_bytes(), source, warnings)
+    digest = hashlib.sha256(old).hexdigest()
+    if imported.digest and digest != imported.digest and digest not in _MADE:
+        if source == imported.source:
+            warnings.append(f"{printable(source)} changed since the model was imported (another program wrote "
+                            "it): the edited state fields were written into it, the rest of it kept as it is now")
+        else:
+            warnings.append(f"{printable(source)} is not the controller the model was imported with "
+                            f"({printable(imported.source)}): the edited state fields were written into it, the "
+                            "rest of it kept")
+    data = edited.to_bytes()
+    _MADE.add(hashlib.sha256(data).hexdigest())
+    return EditedController(data, source, warnings)
 
 
 def _names(edits: list[StateEdit]) -> str:

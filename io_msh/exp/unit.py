@@ -2,12 +2,19 @@
 into the archive it came from (as the model export writes it), and the ``.dat`` tree is written back, with
 ``attach`` rewritten for a part moved to another socket of its parent (its mount Empty's Child Of now aims at
 another bone or Empty) and that parent's children in the game's order (core.unit.edit). Everything is
-checked and made in memory first, then written as one transaction: all files, or none.
+checked and made in memory first, then handed to the one write path (core.write_path): all files, or none.
 
-Whether a part is written is judged against what its archive entry holds now and what the export last knew
-it to hold (the import's bytes, or the digest of the last bytes Export Unit wrote there, P.WRITTEN): an edit
-is written, an edit taken back is written back, an unedited part never overwrites its entry (another tool's
-change, or a twin part's edit, is kept), and an edited part whose entry changed under it is refused."""
+The tree the export starts from is the one the scene describes (``TREE``: the ``.dat`` as the import read it,
+or as the export last wrote it), so a socket change another program made to the file since is neither taken
+for the user's nor undone: a ``.dat`` nothing of the scene changes is not written, one that changed on disk
+since it was read is refused naming it (unless the user says to replace changed files).
+
+Whether a part is written is judged against what its archive entry holds now and what the export knows it to
+hold: the import's bytes, the digest of the last bytes Export Unit wrote there (P.WRITTEN, on the part's root),
+and the digests of what this process wrote into the entry (a record Ctrl+Z does not take back): an edit is
+written, an edit taken back (by hand or by Ctrl+Z) is written back, an unedited part never overwrites its
+entry (another tool's change, or a twin part's edit, is kept), and an edited part whose entry something else
+changed is refused."""
 
 from __future__ import annotations
 
@@ -19,17 +26,22 @@ import bpy
 
 from ...core.cli.unit import game_folder, locate
 from ...core.container.nres import Archive, Entry
-from ...core.disk import FileState, read_input, write_files
+from ...core.disk import FileState, read_input
 from ...core.errors import FormatError, printable
 from ...core.msh.model import Model
 from ...core.unit.dat import UnitTree, parse_dat, tree_parents
 from ...core.unit.edit import with_attach
 from ...core.unit.resolve import GUN, TURRET
+from ...core.write_path import UNREAD, Target, write, written_here
 from ..com import props as P
-from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, UNIT, node_handles
+from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, TREE, UNIT, node_handles
 from .export import _entry_named, _existing_archive, _ImportedEntry, model_of
 from .plan import ExportOptions
 from .state_edits import ControllerWrite, controller_write
+
+# (archive's real path, entry name) -> digests of the bytes this process wrote into that entry: what an export
+# wrote must be known after Ctrl+Z takes the parts' own record of it (P.WRITTEN) back.
+_ENTRIES_WRITTEN: dict[tuple[str, str], set[str]] = {}
 
 
 @dataclass
@@ -37,6 +49,7 @@ class UnitExportResult:
     parts_written: list[int] = field(default_factory=list)   # components whose model changed
     moved: dict[int, int] = field(default_factory=dict)      # component (as read) -> new socket node
     warnings: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)          # the files replaced or made
 
 
 def unit_collection(context, name: str | None = None) -> bpy.types.Collection:
@@ -54,70 +67,89 @@ def unit_collection(context, name: str | None = None) -> bpy.types.Collection:
     return found[0]
 
 
-def export_unit(context, dat_path: str, options: ExportOptions, collection: str | None = None) -> UnitExportResult:
+def export_unit(context, dat_path: str, options: ExportOptions, collection: str | None = None,
+                replace_changed: bool = False) -> UnitExportResult:
+    """Write the unit of ``collection`` (else the active object's): its changed parts into their archives and its
+    tree into ``dat_path``, through the one write path (core.write_path): all of it or nothing. A file changed on
+    disk since the import is refused naming it, unless ``replace_changed``; one nothing of the scene changes is
+    not written (another program's change to it is kept)."""
     unit = unit_collection(context, collection)
     source = P.stored_path(unit, UNIT)
-    tree = _source_tree(source)
+    tree, tree_read = _scene_tree(unit, source)
     roots = _part_roots(unit, tree, source)
     _check_target(dat_path, source, roots)
     result = UnitExportResult(warnings=_deleted_parts(unit, tree, roots))
     read_as: dict[str, FileState | None] = {}
     archives: dict[str, tuple[str, Archive]] = {}
-    writes: dict[tuple[str, int], _PartWrite] = {}
-    entries: dict[int, tuple[str, int]] = {}  # component -> (archive, entry index) of its model
-    for component, root in sorted(roots.items()):
-        part = _part_write(context, component, root, options, source, archives, read_as)
-        result.warnings += part.warnings
-        entries[component] = (part.archive, part.entry)
-        if part.model is None and part.wear is None and part.states is None:
-            continue
-        key = (part.archive, part.entry)
-        if key in writes and (writes[key].model, writes[key].wear, _state_values(writes[key].states)) != (
-                part.model, part.wear, _state_values(part.states)):
-            raise FormatError.single("unit", component, f"parts {roots[writes[key].component].name!r} and "
-                                                        f"{root.name!r} share one model and were edited "
-                                                        "differently; make the same edit on both", source)
-        writes.setdefault(key, part)
-    for (real, index), part in sorted(writes.items(), key=lambda item: item[1].component):
+    parts = [_part_write(context, component, root, options, source, archives, read_as)
+             for component, root in sorted(roots.items())]
+    entries = {part.component: (part.archive, part.entry) for part in parts}
+    written = _written_pieces(parts, roots, archives, source)
+    states = _written_states(parts, roots, source)
+    for part in states:
+        real = part.archive
         archive = archives[real][1]
-        if part.model is not None:
-            archive.entries[index].data = part.model
-        if part.wear is not None:
-            part.wear_entry.data = part.wear
-        if part.states is not None:  # the edited states into the part's own controller, as the model export
-            part.states.into_archive(archive, archive.entries[index].name_str, archives[real][0])
-            result.warnings += [f"{roots[part.component].name}: {w}" for w in part.states.warnings]
-        result.parts_written.append(part.component)
-        sharing = sorted(c for c, key in entries.items() if c != part.component and key == (real, index))
+        part.states.into_archive(archive, archive.entries[part.entry].name_str, archives[real][0])
+        result.warnings += [f"{roots[part.component].name}: {w}" for w in part.states.warnings]
+    for part in parts:
+        result.warnings += part.warnings
+    changed = {p.component for pieces in written.values() for p in pieces[1] if p.data == pieces[0]} | \
+        {p.component for p in states}
+    result.parts_written = sorted(changed)
+    for component in result.parts_written:
+        sharing = sorted(c for c, key in entries.items() if c != component and key == entries[component]
+                         and c not in changed)
         if sharing:
-            result.warnings.append(f"{roots[part.component].name}: components {sharing} use the same model and "
+            result.warnings.append(f"{roots[component].name}: components {sharing} use the same model and "
                                    "change with it")
     new_tree, order = _tree_with_moves(tree, roots, source, result)
-    files = [(path, archive.to_bytes()) for path, archive in archives.values()
-             if any(real == os.path.realpath(path) for real, _ in writes)]
-    write_files([*files, (dat_path, new_tree.to_bytes())], force=options.force, read_as=read_as)
+    tree_bytes = new_tree.to_bytes()
+    same_file = source is not None and os.path.realpath(dat_path) == os.path.realpath(source)
+    targets = [Target(path, archive.to_bytes(), read=read_as.get(path, UNREAD), owned=True)
+               for real, (path, archive) in archives.items() if any(r == real for r, _ in written) or
+               any(p.archive == real for p in states)]
+    targets.append(Target(dat_path, tree_bytes, read=tree_read if same_file else UNREAD, owned=True))
+    result.written = write(targets, force=options.force, replace_changed=replace_changed).written
+    _remember(written)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
         root[COMPONENT] = new_index[component]
         root[ATTACH] = new_tree.components[new_index[component]].attach
-    for part in writes.values():
-        root = roots[part.component]
-        root[P.ENTRY_INDEX] = part.entry
-        if part.model is not None:
-            root[P.WRITTEN] = _digest(part.model)
-        if part.wear is not None:
-            root[P.WRITTEN_WEAR] = _digest(part.wear)
+    for part in parts:
+        if part.entry >= 0:
+            roots[part.component][P.ENTRY_INDEX] = part.entry
+    for (_real, _name), (data, pieces) in written.items():
+        for piece in pieces:
+            if piece.data == data:
+                roots[piece.component][piece.written] = _digest(data)
     P.store_path(unit, UNIT, dat_path)
+    P.store_bytes(unit, TREE, tree_bytes)
     return result
 
 
-def _source_tree(source: str | None) -> UnitTree:
-    """The unit's ``.dat`` as it is now; FormatError naming it when it cannot be read (moved, deleted)."""
+def _scene_tree(unit, source: str | None) -> tuple[UnitTree, bytes]:
+    """The tree the scene describes (its parts' component indices and attach refer to it): the ``.dat`` as the
+    import read it or the export last wrote it (``TREE``, on the unit's collection), else (a scene imported
+    before it was kept) the source as it is now; and those bytes, as read."""
+    kept = unit.get(TREE)
+    if kept is not None and source:
+        data = bytes(kept)
+        try:
+            return parse_dat(data, source), data
+        except FormatError:
+            pass  # edited by hand: the source as it is now
+    return _source_tree(source)
+
+
+def _source_tree(source: str | None) -> tuple[UnitTree, bytes]:
+    """The unit's ``.dat`` as it is now, and its bytes; FormatError naming it when it cannot be read (moved,
+    deleted)."""
     if not source:
         raise FormatError.single("scene", None, "the unit's collection names no source .dat (msh_unit): import "
                                                 "the unit again")
     try:
-        return parse_dat(read_input(source), source)
+        data = read_input(source)
+        return parse_dat(data, source), data
     except OSError as exc:  # gone, a folder now, unreadable: it cannot be read (nothing was written yet)
         raise FormatError.single("unit", None, f"cannot read the unit's source: {exc.strerror or exc}; was it moved "
                                                "or deleted? Export Unit rewrites the .dat it was imported from: "
@@ -177,15 +209,47 @@ def _deleted_parts(unit, tree: UnitTree, roots: dict) -> list[str]:
 
 
 @dataclass
+class _Piece:
+    """One entry a part writes (its model, or its WEAR list): the bytes the scene now gives it, and what the
+    export knows of the bytes it holds."""
+
+    component: int
+    real: str                   # the archive's real path
+    entry: Entry
+    data: bytes                 # as the scene shows it now
+    known: set[str]             # digests of what the part was imported with, or last wrote there
+    imported: str               # the digest of what it was imported with
+    written: str                # the root's property recording what it wrote (P.WRITTEN, P.WRITTEN_WEAR)
+    ours: bool = False          # the entry holds bytes this process wrote there (proof against Ctrl+Z)
+
+    @property
+    def current(self) -> bytes:
+        return bytes(self.entry.data)
+
+    @property
+    def edited(self) -> bool:
+        """The scene gives it bytes it was neither imported with nor last written with."""
+        return _digest(self.data) not in self.known
+
+    @property
+    def shows_an_edit(self) -> bool:
+        """The scene gives it other bytes than it was imported with (edited now, or before the last export)."""
+        return _digest(self.data) != self.imported
+
+    @property
+    def kept_by_us(self) -> bool:
+        """Its bytes are the part's as imported or as this process last wrote them (nothing else changed it)."""
+        return self.ours or _digest(self.current) in self.known
+
+
+@dataclass
 class _PartWrite:
-    """What one part writes: its model's bytes and its WEAR list's (None: unchanged), into which entry."""
+    """What one part may write: its model and its WEAR list (pieces), its edited controller states."""
 
     component: int
     archive: str = ""            # the archive's real path
     entry: int = -1              # the model's entry index there
-    model: bytes | None = None
-    wear: bytes | None = None
-    wear_entry: Entry | None = None
+    pieces: list[_Piece] = field(default_factory=list)
     states: ControllerWrite | None = None  # edited controller states (None: the controller is not touched)
     warnings: list[str] = field(default_factory=list)
 
@@ -204,8 +268,8 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
     data = exported.model.to_bytes()
     wear = exported.materials.wear if exported.materials else None
     wear_data = wear.to_bytes() if wear is not None else None
-    edited = states is not None or _digest(data) != _known(root, P.WRITTEN, P.SOURCE) or (
-        wear_data is not None and _digest(wear_data) != _known(root, P.WRITTEN_WEAR, P.WEAR))
+    edited = states is not None or _digest(data) not in _known(root, P.WRITTEN, P.SOURCE) or (
+        wear_data is not None and _digest(wear_data) not in _known(root, P.WRITTEN_WEAR, P.WEAR))
     path, index = P.stored_path(root, P.SOURCE_PATH), P.int_property(root, P.ENTRY_INDEX)
     if path is None or index is None:
         if edited:
@@ -227,46 +291,104 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
                             "written")
         return out
     out.archive, out.entry, out.states = real, archive.entries.index(entry), states
-    out.model = _change(root, component, data, bytes(entry.data), P.WRITTEN, P.SOURCE, name, path,
-                        source)
+    read = read_as.get(archives[real][0])
+    ours = read is not None and read.sha256 in written_here(path)  # the whole archive is what this process wrote
+    out.pieces.append(_piece(component, root, real, entry, data, P.WRITTEN, P.SOURCE, ours))
     if wear_data is not None:
-        out.wear_entry = archive.find(f"{os.path.splitext(entry.name_str)[0]}.wea")
-        if out.wear_entry is not None:
-            out.wear = _change(root, component, wear_data, bytes(out.wear_entry.data), P.WRITTEN_WEAR, P.WEAR,
-                               out.wear_entry.name_str, path, source)
+        wear_entry = archive.find(f"{os.path.splitext(entry.name_str)[0]}.wea")
+        if wear_entry is not None:
+            out.pieces.append(_piece(component, root, real, wear_entry, wear_data, P.WRITTEN_WEAR, P.WEAR, ours))
     return out
 
 
-def _change(root, component: int, data: bytes, current: bytes, written: str, imported: str, entry: str,
-            path: str, source: str) -> bytes | None:
-    """``data`` when it is to be written over ``current`` (None: nothing to write). The part is edited when
-    ``data`` is not what the export last knew the entry to hold; the entry changed under it when ``current``
-    is not that either: an edit is then refused (it would lose the other change), an unedited part is not
-    written (the other change is kept)."""
-    if data == current:
-        return None
-    known = _known(root, written, imported)
-    if _digest(data) == known:
-        return None
-    if _digest(current) != known:
-        raise FormatError.single("unit", component, f"part {root.name!r}: entry {entry!r} of {printable(path)} "
-                                                    "changed since the import (another tool, or another part of "
-                                                    "the same model, wrote it); import the unit again to edit it",
-                                 source)
-    return data
+def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: str, imported: str,
+           archive_ours: bool) -> _Piece:
+    now = _digest(bytes(entry.data))
+    ours = archive_ours or now in _ENTRIES_WRITTEN.get((real, entry.name_str), ()) or now == root.get(written)
+    raw = root.get(imported)
+    return _Piece(component, real, entry, data, _known(root, written, imported),
+                  _digest(bytes(raw)) if raw is not None else "", written, ours)
+
+
+def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict,
+                    source: str) -> dict[tuple[str, str], tuple[bytes, list[_Piece]]]:
+    """The entries to write, by (archive, entry name): their new bytes, and the pieces of the parts that use
+    them. An entry is written when a part using it is edited (the one edit of it: two parts editing one entry
+    differently are refused), or, none edited and none showing what it holds, when this process wrote what it
+    holds (an edit taken back, by hand or by Ctrl+Z: written back). An edit of an entry something else changed
+    since is refused (it would lose that change); an unedited part never writes over one (the change is kept)."""
+    groups: dict[tuple[str, str], list[_Piece]] = {}
+    for part in parts:
+        for piece in part.pieces:
+            groups.setdefault((piece.real, piece.entry.name_str), []).append(piece)
+    out = {}
+    for key, pieces in groups.items():
+        edited = [p for p in pieces if p.edited]
+        shown = edited + [p for p in pieces if p.shows_an_edit and not p.edited]  # an earlier edit, written
+        if edited and len({p.data for p in shown}) > 1:
+            other = next(p for p in shown if p.data != shown[0].data)
+            first, second = roots[shown[0].component].name, roots[other.component].name
+            raise FormatError.single("unit", other.component, f"parts {first!r} and {second!r} share one "
+                                                              "model and were edited differently; make the "
+                                                              "same edit on both", source)
+        if not edited:  # none edited: written back only when this process wrote what it holds
+            if any(p.data == p.current for p in pieces):
+                continue  # a part shows what it holds (an edit of its twin)
+            edited = [p for p in pieces if p.ours]
+        if not edited or edited[0].data == edited[0].current:
+            continue  # nothing to write, or another program's change to keep
+        for piece in edited:
+            if not piece.kept_by_us:
+                root = roots[piece.component]
+                raise FormatError.single("unit", piece.component, f"part {root.name!r}: entry "
+                                                                  f"{piece.entry.name_str!r} of "
+                                                                  f"{printable(archives[key[0]][0])} changed since "
+                                                                  "the import (another tool, or another part of "
+                                                                  "the same model, wrote it); import the unit "
+                                                                  "again to edit it", source)
+        data = edited[0].data
+        edited[0].entry.data = data
+        out[key] = (data, pieces)
+    return out
+
+
+def _written_states(parts: list[_PartWrite], roots: dict, source: str) -> list[_PartWrite]:
+    """The parts whose edited controller states are written (one per model entry: parts sharing one with
+    different edits are refused)."""
+    by_entry: dict[tuple[str, int], _PartWrite] = {}
+    for part in parts:
+        if part.states is None or part.entry < 0:
+            continue
+        key = (part.archive, part.entry)
+        if key in by_entry and _state_values(by_entry[key].states) != _state_values(part.states):
+            raise FormatError.single("unit", part.component, f"parts {roots[by_entry[key].component].name!r} and "
+                                                             f"{roots[part.component].name!r} share one model and "
+                                                             "were edited differently; make the same edit on "
+                                                             "both", source)
+        by_entry.setdefault(key, part)
+    return list(by_entry.values())
+
+
+def _remember(written: dict[tuple[str, str], tuple[bytes, list[_Piece]]]) -> None:
+    for key, (data, _pieces) in written.items():
+        _ENTRIES_WRITTEN.setdefault(key, set()).add(_digest(data))
 
 
 def _state_values(states: ControllerWrite | None) -> list | None:
     return None if states is None else [(e.state, e.field, e.values) for e in states.edits]
 
 
-def _known(root, written: str, imported: str) -> str:
-    """The digest of what the export last knew the entry to hold: what it wrote there, else what was imported."""
+def _known(root, written: str, imported: str) -> set[str]:
+    """The digests of what the part knows its entry to have held: what Export Unit last wrote there (while the
+    scene keeps that record), and what was imported."""
+    known = set()
     value = root.get(written)
     if isinstance(value, str):
-        return value
+        known.add(value)
     raw = root.get(imported)
-    return _digest(bytes(raw)) if raw is not None else ""
+    if raw is not None:
+        known.add(_digest(bytes(raw)))
+    return known
 
 
 def _digest(data: bytes) -> str:

@@ -24,6 +24,8 @@ EXTERNAL = "msh_unit_external"       # on each part's root: it hangs on a socket
 POINT = "msh_cpt"                    # on control-point Empties: the point's index in its part's .cpt
 MOUNT = "Mount"                      # the Child Of constraint of a mounted part's root
 PARTS = "msh_unit_parts"             # on the unit's collection: the components imported (a deleted one is told)
+TREE = "msh_unit_tree"               # on the unit's collection: the .dat's bytes the parts' properties describe (as
+#                                      the import read them, or as Export Unit last wrote them)
 
 
 def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: bool = True) -> list:
@@ -33,6 +35,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
     try:
         unit = _collection(context, active, plan.name, collections)
         P.store_path(unit, UNIT, plan.path)
+        unit[TREE] = plan.source
         external = [p for p in plan.parts if p.model is not None and p.external]
         devices = [p for p in plan.parts if p.model is not None and not p.external]
         internal = None

@@ -76,6 +76,7 @@ class UnitPlan:
     parts: list[PartPlan]
     points: list[tuple[int, PointPlan]]  # (component whose .cpt holds it, point)
     warnings: list[str] = field(default_factory=list)
+    source: bytes = b""             # the .dat as read
 
 
 def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
@@ -139,7 +140,7 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
         elif unit.assembly.parts[plan.component] is None or plan.external:
             warnings.append(f"{path}: component {plan.component} ({plan.record!r}) is not imported: its model "
                             "is missing or it is not mounted")
-    return UnitPlan(Path(path).name, path, str(folder), unit, parts, points, list(dict.fromkeys(warnings)))
+    return UnitPlan(Path(path).name, path, str(folder), unit, parts, points, list(dict.fromkeys(warnings)), data)
 
 
 def plan_part_model(folder: Path, where: tuple[str, str], options: ImportOptions, containers: dict,

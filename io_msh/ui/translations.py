@@ -163,6 +163,11 @@ UI = {
     "Textures.lib to add the new materials' images to (empty: none)":
         "Textures.lib, куда добавить изображения новых материалов (пусто: никуда)",
     "Replace Read-Only Files": "Заменять файлы только для чтения",
+    "Replace Changed Files": "Заменять изменённые файлы",
+    "Write the unit as the scene shows it over a .dat or archive another program changed since the import (that "
+    "change is lost); off: such a file is refused, named":
+        "Записывать юнит, как его показывает сцена, поверх .dat или архива, изменённого другой программой после "
+        "импорта (то изменение теряется); выключено: такой файл не заменяется и называется в сообщении",
     "Write over a target (or library) whose file is read-only":
         "Записывать поверх файла (или библиотеки), доступного только для чтения",
     "Texture Format": "Формат текстур",
@@ -504,6 +509,8 @@ REPORTS = {
         "Импортировано частей {name}: {count}, предупреждений: {warnings}; первое: {first}",
     "Wrote {path}: {count} part(s) changed, {moved} moved to another socket":
         "Записан {path}: изменено частей: {count}, перенесено на другое гнездо: {moved}",
+    "Left {path} as it is (nothing of the scene changes it): {count} part(s) changed":
+        "{path} оставлен как есть (сцена в нём ничего не меняет): изменено частей: {count}",
     "Wrote {path} and {others}: {edited} node track(s) rewritten":
         "Записаны {path} и {others}: переписано дорожек узлов: {edited}",
     "Wrote {path} and {others}: {edited} node track(s) rewritten, geometry rebuilt":
@@ -1090,6 +1097,10 @@ REPORTS = {
     "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
     "parts were imported and the other damage stages and LODs would be lost; import it with Geometry: All Slots "
     "and make the change again":
+    "{source} changed since the model was imported (another program wrote it): the edited state fields were "
+    "written into it, the rest of it kept as it is now":
+        "{source} изменён после импорта модели (его записала другая программа): изменённые поля состояний "
+        "записаны в него, остальное сохранено как есть сейчас",
         "узлы добавлены, удалены или переподчинены, поэтому модель надо строить заново по сцене, но импортированы "
         "только её части {shown}, и прочие стадии повреждения и LOD потерялись бы; импортируйте её с «Геометрия: "
         "Все слоты» и повторите изменение",

@@ -8,7 +8,7 @@ import contextlib
 import os
 
 import bpy
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
@@ -18,6 +18,7 @@ from bpy_extras.io_utils import (
 from ...core.errors import FormatError
 from ..com import compat
 from ..exp.unit import export_unit, unit_collection
+from ..exp.write_scene import as_shown
 from ..imp.build import import_root_matrix
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
@@ -108,9 +109,13 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
     frame_range: D.frame_range()
     end_frame: D.end_frame()
     force: D.force("Write over the .dat and the parts' archives if their files are read-only")
+    replace_changed: BoolProperty(
+        name="Replace Changed Files", default=False,
+        description=("Write the unit as the scene shows it over a .dat or archive another program changed since "
+                     "the import (that change is lost); off: such a file is refused, named"))
 
     def draw(self, context):
-        D.draw_panels(self, "PARKAN_UNIT_export", (*D.KEY_PANELS, ("Files", ("force",))))
+        D.draw_panels(self, "PARKAN_UNIT_export", (*D.KEY_PANELS, ("Files", ("force", "replace_changed"))))
 
     def is_enabled(self, name: str) -> bool:
         """Whether an option applies to the choices made (the others are drawn greyed out)."""
@@ -124,11 +129,17 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
         options = D.export_options(self)
-        result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None))
+        with as_shown(context):
+            result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None,
+                                                              self.replace_changed))
         if result is None:
             return {"CANCELLED"}
-        report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
-                              f"{len(result.moved)} moved to another socket")
+        if path in result.written:
+            report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
+                                  f"{len(result.moved)} moved to another socket")
+        else:
+            report(self, "INFO", f"Left {path} as it is (nothing of the scene changes it): "
+                                  f"{len(result.parts_written)} part(s) changed")
         return {"FINISHED"}
 
 
