@@ -965,6 +965,42 @@ REPORTS = {
     "node without a map has {count} keys; canonical is 1": "у узла без карты ключей: {count}; канонически 1",
     "node with a map has fewer than 2 keys": "у узла с картой меньше 2 ключей",
     "frame count (attr2) is 0; the runtime needs at least 1": "число кадров (attr2) равно 0; игре нужен хотя бы 1",
+    # checks the retail files break or no source measured: warnings, the values kept (docs/refusing-checks.md)
+    "frame count (attr2) is 0: every node shows its fallback key (a writer makes at least 1)":
+        "число кадров (attr2) равно 0: каждый узел показывает резервный ключ (запись делает хотя бы 1)",
+    "key time of node {node} is not finite ({time})": "время ключа узла {node} не конечно ({time})",
+    "text holds a NUL before its stated length (kept)": "в тексте есть нулевой байт раньше заявленной длины (сохранён)",
+    "{count} records for {vertices} vertices (kept as read; no source measured its count)":
+        "{count} записей на {vertices} вершин (сохранены как есть; их число ни один источник не измерял)",
+    "node {node}: the channel poses no node": "узел {node}: канал не ставит ни одного узла",
+    "channel index {index} of {count} channels (kept; it drives nothing)":
+        "индекс канала {index} при {count} каналах (сохранён; ничем не управляет)",
+    "no group runs (kept as read)": "никакая группа не запускается (сохранено как есть)",
+    "animation block {index} has no keys: it holds the first entry":
+        "у блока анимации {index} нет ключей: он держит первую запись",
+    "mip count {mips}: a {width}x{height} chain halves to 1x1 in {limit} levels; the further 1x1 levels are kept "
+    "as read": "число mip-уровней {mips}: цепочка {width}x{height} доходит до 1x1 за {limit} уровней; дальнейшие "
+               "уровни 1x1 сохранены как есть",
+    "LIGHTMAPS section with a count of 0 (kept as read)": "раздел LIGHTMAPS с числом 0 (сохранён как есть)",
+    "refused by the retail profile: {count} errors": "отклонено профилем retail: ошибок {count}",
+    "refused by the strict profile: {count} warnings (without --strict they do not fail)":
+        "отклонено строгим профилем: предупреждений {count} (без --strict они не считаются провалом)",
+    "point {index}: position or vector is not finite (kept)": "точка {index}: положение или вектор не конечны (сохранены)",
+    "point {index}: {what} {node} is not a node of the model ({count} nodes); {consequence}":
+        "точка {index}: {what} {node} — не узел модели (узлов: {count}); {consequence}",
+    "the point is not placed": "точка не размещена",
+    "the point stays on its node": "точка остаётся на своём узле",
+    "empty objects.rlb record name: the part is left out": "пустое имя записи objects.rlb: деталь пропущена",
+    "{what} name has no NUL within its 32 bytes (read as 32 bytes)":
+        "в 32 байтах имени ({what}) нет завершающего нуля (прочитано как 32 байта)",
+    "hit points or density is not finite (kept)": "прочность или плотность не конечны (сохранены)",
+    "record {name} slot {slot}: a name has no NUL within its 32 bytes (read as 32 bytes)":
+        "запись {name}, слот {slot}: в 32 байтах имени нет завершающего нуля (прочитано как 32 байта)",
+    ".cpt: {count} points name a {what} the model does not have (first {bad}; {nodes} nodes): {consequence}":
+        ".cpt: точек, чей {what} не узел модели: {count} (первая {bad}; узлов: {nodes}): {consequence}",
+    "no record {name} in objects.rlb: the part is left out": "в objects.rlb нет записи {name}: деталь пропущена",
+    "component {component}: {what} {node} is not a node of the part ({count} nodes): {consequence}":
+        "компонент {component}: {what} {node} — не узел детали (узлов: {count}): {consequence}",
     "frame count {count} differs from the last key time + 1 ({end})":
         "число кадров {count} отличается от времени последнего ключа + 1 ({end})",
     "required stream ({label}) is missing": "нет обязательного потока ({label})",
