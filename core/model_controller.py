@@ -11,7 +11,7 @@ from pathlib import Path
 from .animation.controller.codec import CTLD_TYPE_ID, Controller, read_controller, validate_controller
 from .container.nres import Entry
 from .disk import names_in, read_input
-from .errors import Finding, FormatError
+from .errors import Finding
 from .files import Container
 from .msh.model import Model
 
@@ -71,13 +71,10 @@ def where_looked(container: Container) -> str:
 
 
 def read_for_model(data: bytes, source: str, model: Model | None) -> tuple[Controller, list[Finding]]:
-    """The controller and its warnings, checked against the model's nodes and frames when there is a model
-    (channels naming a node the model lacks are errors, frames past its end warnings: ``validate_controller``).
-    FormatError naming every error."""
+    """The controller and its findings, checked against the model's nodes and frames when there is a model
+    (``validate_controller``). Every state, channel and component is kept: one whose index cannot be resolved
+    is reported, not a reason to drop the file. FormatError only when the sections do not fit the bytes."""
     controller, findings = read_controller(data, source)
     if model is not None:
         findings = validate_controller(controller, node_count=model.node_count, frame_count=model.frame_count)
-    errors = [f for f in findings if f.is_error]
-    if errors:
-        raise FormatError(errors, source)
     return controller, findings

@@ -205,24 +205,32 @@ def test_nan_frames_zero_step_lengths_and_bad_costs(data):
     assert clips_of(fixed, data)[0].duration_ms == 10.0    # a fixed 0 ms step is held to the shortest
 
 
-def test_component_and_group_indices_out_of_range_are_errors(walker):
+def test_component_indices_out_of_range_are_errors_and_group_indices_warnings(walker):
+    """Every retail component has a class 1..30 and channel entries inside its controller (errors); no source
+    published the range of group indices (warnings). The tolerant read keeps every record as read."""
     c = read_controller(walker.to_bytes())[0]
     c.components.append(component(31, 0, [5]))
     c.group_block[3] = 4
     c.states["entry_group"][1] = 9
+    c.states["entry_group"][4] = 8
     findings = validate_controller(c)
     errors = sorted(f.format() for f in findings if f.is_error)
-    assert errors == ["component[2]: error: channel index 5 of 2 channels",
-                      "component[2]: error: class 31; the factory makes classes 1..30",
-                      "groups[3]: error: group index 4 of 1", "state[1]: error: entry group 9 of 1"]
+    assert errors == ["component[2]: error: channel index 5 of 2 channels (kept; it drives nothing)",
+                      "component[2]: error: class 31; the factory makes classes 1..30"]
+    warnings = [f.format() for f in findings if not f.is_error]
+    assert "groups[3]: warning: group index 4 of 1: no group runs (kept as read)" in warnings
+    assert ("state[1]: warning: entry group 9 of 1: no group runs (kept as read) (1 more states like it)"
+            in warnings)
     with pytest.raises(FormatError):
         parse_controller(c.to_bytes(), "bad.ctl")
+    kept, _ = read_controller(c.to_bytes(), "bad.ctl")
+    assert kept.to_bytes() == c.to_bytes() and len(kept.components) == 3
 
 
 def test_a_model_checks_channel_nodes_and_frames(walker):
     findings = validate_controller(walker, node_count=2, frame_count=20)
     text = [f.format() for f in findings]
-    assert "channel[1]: error: node 2 of a 2-node model" in text
+    assert "channel[1]: warning: node 2 of a 2-node model: the channel poses no node" in text
     assert any(t.startswith("state[8]: warning: frames") and "past the model's 20 frames" in t for t in text)
 
 
@@ -335,6 +343,7 @@ def test_too_many_states_to_plan_is_a_clean_error():
     with pytest.raises(FormatError, match="at most 512"):
         clips_of(c)
     assert [f.message for f in validate_controller(c) if not f.is_error] == [
+        "entry group 0 of 0: no group runs (kept as read) (599 more states like it)",
         "600 states: the planner is run over at most 512, so the transition graph is not checked"]
 
 
@@ -384,8 +393,8 @@ def test_clips_from_a_ctl_alone_an_archive_and_explicit_ctl(capsys, files):
     assert code == 2 and "give one with --ctl FILE" in err
     code, out, _ = run(capsys, "clips", files["lone.msh"], "--ctl", files["WALKER.CTL"], "--speed", "6")
     assert code == 0 and "clip 1: anchor 2, states [2, 3, 4, 5], speed 6 m/s, 200 ms" in out
-    code, _, err = run(capsys, "clips", files["bad.ctl"])
-    assert code == 1 and "groups[0]: error: group index 7 of 1" in err
+    code, out, err = run(capsys, "clips", files["bad.ctl"])  # an index no group answers: reported, clips shown
+    assert code == 0 and "groups[0]: warning: group index 7 of 1: no group runs (kept as read)" in err
 
 
 def test_sample_clip_step_gives_the_pose_at_that_step(capsys, files, walker, data):
@@ -414,7 +423,9 @@ def test_validate_and_roundtrip_take_ctl_files_and_ctld_entries(capsys, files):
     code, out, _ = run(capsys, "validate", files["WALKER.CTL"], files["unit.rlb"])
     assert code == 0 and out.count("valid: 0 errors, 0 warnings") == 2
     code, out, err = run(capsys, "validate", files["bad.ctl"])
-    assert code == 1 and "bad.ctl: groups[0]: error: group index 7 of 1" in err
+    assert code == 0 and "bad.ctl: groups[0]: warning: group index 7 of 1: no group runs (kept as read)" in out
+    code, out, err = run(capsys, "validate", "--strict", files["bad.ctl"])
+    assert code == 1 and "refused by the strict profile" in out
     code, _, err = run(capsys, "validate", files["short.ctl"])
     assert code == 1 and "runs past the end" in err
     code, out, _ = run(capsys, "roundtrip", files["WALKER.CTL"], files["unit.rlb"], files["bad.ctl"])

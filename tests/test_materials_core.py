@@ -104,13 +104,22 @@ def test_a_changed_wear_list_is_written_canonically_with_the_blank_line_before_l
 @pytest.mark.parametrize(("text", "message"), [
     (b"0\r\n", "Illegal wear length"),
     (b"2\r\n0 A\r\n", "expected '<id> <material name>'"),
-    (b"1\r\n0 A\r\n\r\nLIGHTMAPS\r\n0\r\n", "Illegal lightmaps length"),
+    (b"1\r\n0 A\r\n\r\nLIGHTMAPS\r\n-1\r\n", "Illegal lightmaps length"),
     (b"1\r\n0 A\r\nrubbish\r\n", "unexpected text"),
 ])
 def test_bad_wear_lists_name_the_line(text, message):
     with pytest.raises(FormatError, match=message):
         parse_wear(text)
     assert validate_wear(text)[0].is_error
+
+
+def test_a_lightmap_count_of_0_and_a_tab_between_id_and_name_are_read_and_kept():
+    """No source says whether a LIGHTMAPS count of 0 ships; fparkan splits retail rows on any whitespace."""
+    text = b"2\r\n0\tA\r\n1  B\r\n\r\nLIGHTMAPS\r\n0\r\n"
+    wear = parse_wear(text)
+    assert wear.materials == ["A", "B"] and wear.lightmaps == [] and wear.to_bytes() == text
+    assert [(f.severity, f.message) for f in validate_wear(text)] == [
+        ("warning", "LIGHTMAPS section with a count of 0 (kept as read)")]
 
 
 def test_lightmaps_without_a_blank_line_warn_about_the_buffer_parser():

@@ -12,6 +12,7 @@ from core.errors import FormatError
 from core.msh import streams as S
 from core.msh.labels import decode_labels, encode_labels
 from core.msh.model import Model
+from core.msh.validate import validate_model
 
 
 def model_with(type_id, payload, a1=0, a2=0, a3=0):
@@ -105,11 +106,20 @@ def test_res9_names_and_res10_labels():
     assert encode_labels(model.labels) == labels
 
 
+def test_a_res10_label_holding_a_nul_is_read_as_stored_and_warned_about():
+    """No source measured a NUL inside a label: it is kept (written back as read) and shown up to the NUL."""
+    payload = struct.pack("<I", 3) + b"a\0b\0"
+    assert decode_labels(payload) == [b"a\0b"] and encode_labels(decode_labels(payload)) == payload
+    model = model_with(10, payload)
+    assert model.labels == [b"a\0b"] and model.reencoded().to_bytes() == model.to_bytes()
+    found = [f for f in validate_model(model) if f.stream == "Res10" and "NUL before" in f.message]
+    assert [(f.severity, f.index) for f in found] == [("warning", 0)]
+
+
 @pytest.mark.parametrize("payload, index, message", [
     (b"\x01\0", 0, "truncated"),
     (struct.pack("<I", 5) + b"abc", 0, "runs past the end"),
     (struct.pack("<I", 0) + struct.pack("<I", 2) + b"abc", 1, "not NUL-terminated"),
-    (struct.pack("<I", 3) + b"a\0b\0", 0, "NUL before"),
 ])
 def test_res10_damage_is_reported_with_its_record(payload, index, message):
     model = model_with(10, payload)

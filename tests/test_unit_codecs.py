@@ -146,7 +146,8 @@ def test_record_payloads_that_are_not_slots():
     messages = [f.message for f in findings]
     assert any("1 slots, EXTO has 5" in m for m in messages)
     assert any("tag ZZZZ" in m for m in messages)
-    assert any("no NUL" in m for m in errors(findings))
+    # no source measured a NUL-less slot name: a warning, the 32 bytes read as the name
+    assert any("no NUL" in f.message for f in findings if not f.is_error)
     assert any("not a whole number" in m for m in errors(lookup(archive, "broken", ".msh").findings))
 
 
@@ -200,11 +201,14 @@ def test_cpt_and_ndp_counts_never_drive_memory():
     assert errors(validate_ndp(struct.pack("<i", -4))) == ["negative row count -4"]
     assert errors(validate_cpt(b"\x01")) == ["1 bytes: a point list starts with a 4-byte count"]
     nan_point = struct.pack("<IIii", 1, 0, 0, 0) + struct.pack("<6f", np.nan, 0, 0, 0, 0, 0) + b"p".ljust(32, b"\0")
-    assert "not finite" in errors(validate_cpt(nan_point))[0]
-    assert "node 0 is not a node" not in " ".join(errors(validate_cpt(nan_point, node_count=1)))
-    assert any("carrier" in m for m in errors(validate_cpt(struct.pack("<IIii", 1, 0, 0, 7) + bytes(24 + 32),
-                                                           node_count=1)))
-    assert "rows for a model of" in errors(validate_ndp(struct.pack("<i", 0), node_count=3))[0]
+    # a non-finite value, a carrier past the mesh (retail chassis points have them) and a short damage table
+    # (1 of 542 retail tables has no row per node) are warnings: the bytes are kept
+    assert [(f.severity, "not finite" in f.message) for f in validate_cpt(nan_point)] == [("warning", True)]
+    assert "node 0 is not a node" not in " ".join(f.message for f in validate_cpt(nan_point, node_count=1))
+    carried = validate_cpt(struct.pack("<IIii", 1, 0, 0, 7) + bytes(24 + 32), node_count=1)
+    assert [(f.severity, f.message.endswith("the point stays on its node")) for f in carried] == [("warning", True)]
+    short = validate_ndp(struct.pack("<i", 0), node_count=3)
+    assert [(f.severity, "rows for a model of" in f.message) for f in short] == [("warning", True)]
 
 
 def test_random_mutations_give_findings_never_another_exception(files, parts):

@@ -154,5 +154,6 @@ def test_points_of_a_part_without_nodes_are_findings():
     empty = MountedPart(1, np.zeros(0, np.int64), socket=0)
     nodes, carriers, findings = mounted_points(points_of([("P", 0, 1, (0, 0, 0), (0, 1, 0))]), empty)
     assert nodes.tolist() == [-1] and carriers.tolist() == [-1]
-    assert [f.message for f in findings] == ["component 1: node 0 is not a node of the part (0 nodes)",
-                                             "component 1: carrier 1 is not a node of the part (0 nodes)"]
+    assert [(f.severity, f.message) for f in findings] == [
+        ("warning", "component 1: node 0 is not a node of the part (0 nodes): the point is not placed"),
+        ("warning", "component 1: carrier 1 is not a node of the part (0 nodes): the point stays on its node")]

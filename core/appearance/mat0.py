@@ -18,7 +18,7 @@ from ..errors import Finding, FormatError, error, warning
 
 MAT0_TYPE_ID = int.from_bytes(b"MAT0", "little")
 STREAM = "MAT0"
-MAX_ANIMATIONS = 19  # section 6.2: animBlockCount < 20
+MAX_ANIMATIONS = 19  # section 6.2: animBlockCount < 20 (the engine's refusal); retail has at most 8 (retail-envelope 6)
 TEXTURE_NAME_BYTES = 16
 PHASE = np.dtype([("p", "u1", (18,)), ("texture", "S16")])
 ANIM_KEY = np.dtype([("k0", "<u2"), ("k1", "<u2"), ("k2", "<u2")])
@@ -175,6 +175,8 @@ def validate_mat0(entry: Entry) -> list[Finding]:
         if name and (problem := texture_name_problem(name.decode("cp1251", "replace"))):
             out.append(warning(STREAM, i, problem))
     for i, block in enumerate(material.animations):
+        if not len(block.keys):  # every retail track holds a key (spec/retail-envelope.md 6); unknown in the game
+            out.append(warning(STREAM, i, f"animation block {i} has no keys: it holds the first entry"))
         if len(block.keys) and int(block.keys["k0"].max()) >= len(material.phases):
             out.append(error(STREAM, i, f"animation block {i} refers to phase {int(block.keys['k0'].max())}; "
                                         f"the material has {len(material.phases)}"))

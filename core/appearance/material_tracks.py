@@ -81,13 +81,11 @@ def timeline_at_fraction(block: AnimBlock, fraction) -> TrackTimes:
 
 
 def _keys(block: AnimBlock) -> np.ndarray:
-    if len(block.keys) == 0:
-        raise FormatError.single("MAT0", None, "animation track has no keys")
     return block.keys
 
 
 def _period(keys: np.ndarray) -> int:
-    return int(keys["k1"][-1])  # the last key's time
+    return int(keys["k1"][-1]) if len(keys) else 0  # the last key's time
 
 
 def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
@@ -96,9 +94,12 @@ def _at(block: AnimBlock, t: np.ndarray, offset: np.ndarray) -> TrackTimes:
     entries = keys["k0"].astype(np.int64)
     ends = keys["k1"].astype(np.int64)
     starts = np.concatenate([[0], ends[:-1]])
-    if n == 1 or period == 0:  # one key, or nothing to play over: static
+    if n <= 1 or period == 0:  # one key, or nothing to play over: static
+        # Decision: a track without keys (every retail track has one; whether the game reads an empty one is
+        # unknown: validate_mat0 warns) holds the material's first entry.
         zero = np.zeros(len(t), np.int64)
-        return TrackTimes(zero, zero, zero + entries[0], zero + entries[0], np.zeros(len(t), F32), mask)
+        first = entries[0] if n else 0
+        return TrackTimes(zero, zero, zero + first, zero + first, np.zeros(len(t), F32), mask)
     turn = None  # only a ping-pong track turns
     if mode == ONCE:
         local = t

@@ -66,21 +66,25 @@ class Texture:
         return BYTES_PER_PIXEL.get(self.format, 4)
 
     def levels(self) -> list[tuple[int, int]]:
-        return level_sizes(self.width, self.height, self.mip_count)
+        """(width, height) of each level; the 1x1 levels a chain declares past 1x1 are listed as one (the
+        pixels of all of them are kept as read)."""
+        return level_sizes(self.width, self.height, min(self.mip_count, max_mip_count(self.width, self.height)))
+
+    def level_size(self, level: int) -> tuple[int, int]:
+        return max(1, self.width >> min(level, 63)), max(1, self.height >> min(level, 63))
 
     def level_bytes(self, level: int) -> memoryview:
-        sizes = self.levels()
-        if not 0 <= level < len(sizes):
-            raise FormatError.single(STREAM, None, f"mip level {level} does not exist ({len(sizes)} levels)")
-        start = sum(w * h for w, h in sizes[:level]) * self.bytes_per_pixel
-        w, h = sizes[level]
+        if not 0 <= level < self.mip_count:
+            raise FormatError.single(STREAM, None, f"mip level {level} does not exist ({self.mip_count} levels)")
+        start = pixel_count(self.width, self.height, level) * self.bytes_per_pixel
+        w, h = self.level_size(level)
         return memoryview(self.pixels)[start:start + w * h * self.bytes_per_pixel]
 
     def decode(self, level: int = 0) -> np.ndarray:
         """RGBA8 pixels of one mip level, shape (height, width, 4)."""
         if self.format not in BYTES_PER_PIXEL:
             raise FormatError.single(STREAM, None, f"format {self.format} is not one the game reads")
-        w, h = self.levels()[level] if 0 <= level < self.mip_count else (0, 0)
+        w, h = self.level_size(level) if 0 <= level < self.mip_count else (0, 0)
         raw = self.level_bytes(level)
         return _DECODERS[self.format](np.frombuffer(raw, np.uint8), self.palette).reshape(h, w, 4)
 
@@ -133,11 +137,8 @@ def parse_texm(data: bytes | memoryview, source: str = "") -> Texture:
     problems = []
     if magic != MAGIC:
         problems.append(error(STREAM, None, f"bad magic {magic!r}, expected b'Texm'"))
-    if width == 0 or height == 0 or mips == 0:
+    if width == 0 or height == 0 or mips == 0:  # all 518 retail textures have each >= 1 (retail-envelope 5.2)
         problems.append(error(STREAM, None, f"width {width}, height {height} and mip count {mips} must be above 0"))
-    elif mips > max_mip_count(width, height):
-        problems.append(error(STREAM, None, f"mip count {mips}: a {width}x{height} chain has at most "
-                                            f"{max_mip_count(width, height)} levels (halving down to 1x1)"))
     if problems:
         raise FormatError(problems, source)
     bpp = BYTES_PER_PIXEL.get(fmt, 4)
@@ -169,6 +170,10 @@ def validate_texm(data: bytes | memoryview) -> list[Finding]:
     except FormatError as exc:
         return exc.findings
     out = []
+    if texture.mip_count > max_mip_count(texture.width, texture.height):  # no source checked (retail-envelope 5.2)
+        out.append(warning(STREAM, None, f"mip count {texture.mip_count}: a {texture.width}x{texture.height} chain "
+                                         f"halves to 1x1 in {max_mip_count(texture.width, texture.height)} levels; "
+                                         "the further 1x1 levels are kept as read"))
     if texture.format not in BYTES_PER_PIXEL:
         out.append(error(STREAM, None, f"format {texture.format} is not one the game reads "
                                        f"({', '.join(map(str, FORMATS))})"))

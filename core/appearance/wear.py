@@ -160,10 +160,11 @@ def _parse(data: bytes | memoryview, source: str = "", keep: bool = True,
     def fail(message: str) -> FormatError:
         return FormatError.single(STREAM, lines.number + 1 if lines.current() is not None else None, message, source)
 
-    def count(what: str) -> int:
+    def count(what: str, least: int = 1) -> int:
         value = (lines.current(COUNT_LINE_BYTES) or "").strip()  # a longer line is no count: not read whole
-        if not value.lstrip("-").isdigit() or len(value) > 18 or int(value) <= 0:  # 18 digits: Python's int()
-            raise fail(f"line {lines.number + 1}: {what} {value!r} is not a count above 0 (\"Illegal {what}.\")")
+        if not value.lstrip("-").isdigit() or len(value) > 18 or int(value) < least:  # 18 digits: Python's int()
+            raise fail(f"line {lines.number + 1}: {what} {value!r} is not a count of at least {least} "
+                       f"(\"Illegal {what}.\")")
         lines.advance()
         return int(value)
 
@@ -171,7 +172,8 @@ def _parse(data: bytes | memoryview, source: str = "", keep: bool = True,
         ids, names = [], []
         for _ in range(n):
             line = lines.current()
-            head, _, name = (line or "").strip().partition(" ")
+            # whitespace-delimited, as fparkan reads every retail list (spec/retail-envelope.md 7): a TAB too
+            head, name = [*re.split(r"\s+", (line or "").strip(), maxsplit=1), ""][:2]
             if not head.lstrip("-").isdigit() or len(head) > 18 or not name.strip():
                 found = [] if line is None else [line]
                 raise fail(f"line {lines.number + 1}: expected '<id> <{what} name>', found {found}")
@@ -188,7 +190,9 @@ def _parse(data: bytes | memoryview, source: str = "", keep: bool = True,
         if lines.number == after_rows:
             unseparated = lines.number + 1
         lines.advance()
-        lightmap_ids, lightmaps = rows(count("lightmaps length"), "lightmap")
+        # a lightmap count of 0 is read (no source says whether one ships; the wear length stays >= 1, as on
+        # all 534 retail lists: spec/retail-envelope.md 7)
+        lightmap_ids, lightmaps = rows(count("lightmaps length", 0), "lightmap")
         lines.skip_blank()
     if lines.current() is not None:
         raise fail(f"line {lines.number + 1}: unexpected text after the lists: {lines.current().strip()!r}")
@@ -201,13 +205,16 @@ def validate_wear(data: bytes | memoryview, runs: BlankRuns | None = None) -> li
     """Section 12.3: the grammar, and the blank line the buffer parser needs before LIGHTMAPS. ``runs``: shared
     by the checks of one archive's entries (see BlankRuns)."""
     try:
-        _, unseparated = _parse(data, keep=False, runs=runs)
+        wear, unseparated = _parse(data, keep=False, runs=runs)
     except FormatError as exc:
         return exc.findings
+    out = []
     if unseparated is not None:
-        return [warning(STREAM, unseparated, "no blank line before LIGHTMAPS: the runtime's buffer parser "
-                                             "misreads the lightmap count")]
-    return []
+        out.append(warning(STREAM, unseparated, "no blank line before LIGHTMAPS: the runtime's buffer parser "
+                                                "misreads the lightmap count"))
+    if wear.lightmaps == []:
+        out.append(warning(STREAM, None, "LIGHTMAPS section with a count of 0 (kept as read)"))
+    return out
 
 
 def _stem(name: bytes) -> bytes:

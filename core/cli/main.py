@@ -381,13 +381,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         valid = errors == 0 and not (args.strict and warnings)
         if not valid and worst == EXIT_OK:
             worst = EXIT_BAD_DATA
+        refused_by = None if valid else "retail" if errors else "strict"  # docs/refusing-checks.md
         results.append({"path": path, "valid": valid, "errors": errors, "warnings": warnings,
-                        "findings": [f.as_dict() for f in findings]})
+                        "refused_by": refused_by, "findings": [f.as_dict() for f in findings]})
         if not args.json:
             for f in findings:
                 _emit(f.format(path), file=sys.stderr if f.severity == ERROR else sys.stdout)
             state = "valid" if valid else "INVALID"
-            _emit(f"{path}: {state}: {errors} errors, {warnings} warnings")
+            refused = "" if valid else f" (refused by the {refused_by} profile)"
+            _emit(f"{path}: {state}: {errors} errors, {warnings} warnings{refused}")
     if args.json:
         _emit_json({"files": results})
     if folders:
@@ -597,7 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", help="models, archives, libraries, .ctl, .dat, .cpt, .ndp files, maps and "
                                           "missions (Land.msh, Land.map, Land1.wea, Land2.wea, data.tma); a "
                                           "folder: every such file below it, with a summary line")
-    p.add_argument("--strict", action="store_true", help="warnings fail too (default: only errors fail)")
+    p.add_argument("--strict", action="store_true", help="warnings fail too: the strict profile (default: only "
+                                                         "errors fail, the retail profile)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_validate)
 

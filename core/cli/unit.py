@@ -245,7 +245,23 @@ def cmd_unit(args: argparse.Namespace) -> int:
     if not args.json:
         for f in unit.findings:
             _emit(f.format(args.file), file=sys.stderr if f.is_error else sys.stdout)
-    return EXIT_BAD_DATA if any(f.is_error for f in unit.findings) else EXIT_OK
+    refused = refusal(unit.findings, getattr(args, "strict", False))
+    if refused:
+        _emit(f"{printable(args.file)}: {refused}", file=sys.stderr)
+    return EXIT_BAD_DATA if refused else EXIT_OK
+
+
+def refusal(findings: list[Finding], strict: bool) -> str | None:
+    """Why the unit is refused, naming the profile that refused it; None when it is not. The default (retail)
+    profile refuses errors only: a check whose rule the retail files break is a warning
+    (docs/refusing-checks.md); the strict profile refuses warnings too."""
+    errors = sum(f.is_error for f in findings)
+    warnings = len(findings) - errors
+    if errors:
+        return f"refused by the retail profile: {errors} errors"
+    if strict and warnings:
+        return f"refused by the strict profile: {warnings} warnings (without --strict they do not fail)"
+    return None
 
 
 def info_file(args: argparse.Namespace) -> int:
@@ -278,5 +294,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("unit", help="a unit (.dat): its tree, each part's files, and what is missing")
     p.add_argument("file", help="the unit file (.dat)")
     p.add_argument("--game", help="game folder holding objects.rlb (default: the nearest one above the unit)")
+    p.add_argument("--strict", action="store_true", help="warnings fail too: the strict profile (default: only "
+                                                         "errors fail, the retail profile)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
     p.set_defaults(func=cmd_unit)

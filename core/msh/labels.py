@@ -18,8 +18,9 @@ class LabelError(ValueError):
 def decode_labels(data: bytes | memoryview) -> list[bytes | None]:
     """Parse every Res10 record: None where len == 0, else the text without its NUL.
 
-    Raises LabelError (with the record index) for a truncated record, a
-    missing NUL terminator or an inner NUL; the caller keeps the raw payload.
+    Raises LabelError (with the record index) for a truncated record or a missing NUL terminator (every
+    retail record is terminated: spec/retail-envelope.md 4.9); the caller keeps the raw payload. A NUL inside
+    the stated length is kept in the text (no source measured one; ``inner_nul_labels`` names them).
     """
     data = bytes(data)
     labels: list[bytes | None] = []
@@ -40,18 +41,23 @@ def decode_labels(data: bytes | memoryview) -> list[bytes | None]:
         text = data[cursor:cursor + length]
         if data[end - 1] != 0:
             raise LabelError(index, "text is not NUL-terminated")
-        if b"\0" in text:
-            raise LabelError(index, "text holds a NUL before its stated length")
         labels.append(text)
         cursor = end
     return labels
 
 
+def inner_nul_labels(labels: list[bytes | None]) -> list[int]:
+    """Indices of the labels holding a NUL before their stated length (read as stored, shown up to the NUL)."""
+    return [i for i, raw in enumerate(labels) if raw and b"\0" in raw]
+
+
 def encode_labels(labels: list[bytes | str | None]) -> bytes:
+    """The Res10 payload. Text given as str must hold no NUL; bytes are written as they are (a label read with
+    a NUL inside writes back as read)."""
     out = bytearray()
     for label in labels:
         raw = game_bytes(label) if isinstance(label, str) else (label or b"")
-        if b"\0" in raw:
+        if isinstance(label, str) and b"\0" in raw:
             raise ValueError(f"label {raw!r} contains a NUL byte")
         out += _LEN.pack(len(raw))
         if raw:

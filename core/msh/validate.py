@@ -11,10 +11,13 @@ import numpy as np
 
 from ..errors import Finding, error, warning
 from . import streams as S
-from .labels import LabelError, decode_labels
+from .labels import LabelError, decode_labels, inner_nul_labels
 from .model import Model
 
 NONE = S.NO_INDEX
+# Per-vertex streams whose record count is the vertex count on every retail model: Res4, Res5 (all 435) and
+# Res18 (all 21 lightmapped ones; spec/retail-envelope.md 4.5, 4.6). Res15's content and count are unmeasured.
+PER_VERTEX_MEASURED = (4, 5, 18)
 
 
 def validate_model(model: Model) -> list[Finding]:
@@ -117,8 +120,11 @@ def _check_geometry(model: Model) -> list[Finding]:
     for type_id, spec in S.SPECS.items():
         if spec.per_vertex and type_id != 3 and model.stream(type_id) is not None:
             count = len(model._records(type_id, spec.dtype))
-            if count < vertex_count:
+            if count < vertex_count and type_id in PER_VERTEX_MEASURED:
                 out.append(error(S.label(type_id), None, f"{count} records for {vertex_count} vertices"))
+            elif count < vertex_count:
+                out.append(warning(S.label(type_id), None, f"{count} records for {vertex_count} vertices "
+                                                           "(kept as read; no source measured its count)"))
             elif count > vertex_count:
                 out.append(warning(S.label(type_id), None, f"{count} records for {vertex_count} vertices"))
     indices = model.indices
@@ -156,6 +162,8 @@ def _check_names(model: Model) -> list[Finding]:
         else:
             if len(labels) != node_count and model.stream(1) is not None:
                 out.append(error("Res10", None, f"{len(labels)} records for {node_count} nodes"))
+            for index in inner_nul_labels(labels):  # unmeasured on retail: kept as stored, shown up to the NUL
+                out.append(warning("Res10", index, "text holds a NUL before its stated length (kept)"))
         if entry.attr1 != node_count:
             out.append(warning("Res10", None, f"attr1 {entry.attr1} differs from the node count {node_count}"))
         if entry.attr3 != 0:
@@ -216,8 +224,9 @@ def check_animation(model: Model) -> list[Finding]:
     res19 = model.stream(19)
     frame_count = model.frame_count
     if res19 is not None:
-        if frame_count <= 0:
-            out.append(error("Res19", None, "frame count (attr2) is 0; the runtime needs at least 1"))
+        if frame_count <= 0:  # unmeasured on retail (spec/retail-envelope.md 17): every frame reads the fallback
+            out.append(warning("Res19", None, "frame count (attr2) is 0: every node shows its fallback key "
+                                              "(a writer makes at least 1)"))
         if res19.size == 0 and frame_count != 1:
             out.append(warning("Res19", None, f"empty map with frame count {frame_count}; canonical is 1"))
     times = keys["time"]
@@ -236,10 +245,13 @@ def check_animation(model: Model) -> list[Finding]:
         if fallback < start:
             out.append(warning("Res1", i, f"fallback key {fallback} does not follow the previous node's {start - 1}"))
         track = times[start:fallback + 1]
-        if len(track) > 1 and not bool(np.all(track[1:] > track[:-1])):
+        if not bool(np.all(np.isfinite(track))):  # every retail key time is finite (retail-envelope 4.8)
+            first = int(np.flatnonzero(~np.isfinite(track))[0]) + start
+            out.append(error("Res8", first, f"key time of node {i} is not finite ({float(times[first])!r})"))
+        elif len(track) > 1 and not bool(np.all(track[1:] > track[:-1])):  # implied on retail, never stated
             first = int(np.flatnonzero(~(track[1:] > track[:-1]))[0]) + start + 1
-            out.append(error("Res8", first, f"key times of node {i} do not strictly increase "
-                                            f"({float(times[first - 1])!r} then {float(times[first])!r})"))
+            out.append(warning("Res8", first, f"key times of node {i} do not strictly increase "
+                                              f"({float(times[first - 1])!r} then {float(times[first])!r})"))
         elif len(track):
             if track[0] != 0:
                 out.append(warning("Res8", start, f"track of node {i} starts at time {float(track[0])!r}, not 0"))
@@ -252,8 +264,8 @@ def check_animation(model: Model) -> list[Finding]:
                 out.append(warning("Res1", i, f"node without a map has {fallback - start + 1} keys; canonical is 1"))
         else:
             out += _check_map(i, map_start, fallback, start, words, key_count, frame_count, res19 is not None)
-            if fallback - start + 1 < 2:
-                out.append(error("Res1", i, "node with a map has fewer than 2 keys"))
+            if fallback - start + 1 < 2:  # unmeasured on retail: the map can only name the fallback key
+                out.append(warning("Res1", i, "node with a map has fewer than 2 keys"))
             blocks.append((map_start, i))
         previous_fallback = max(previous_fallback, fallback)
     if key_count > previous_fallback + 1 and len(nodes):

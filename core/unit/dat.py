@@ -173,20 +173,20 @@ def validate_dat(data: bytes | memoryview) -> list[Finding]:
     if tree.type_word not in UNIT_TYPES and not tree.type_word & 0x80000000:
         out.append(warning(STREAM, None, f"class word {tree.type_word:#010x} is no unit type the sources list"))
     for i, (component, parent) in enumerate(zip(tree.components, parents)):
-        if not component.record_key:
-            out.append(error(STREAM, i, "empty objects.rlb record name"))
+        if not component.record_key:  # no record: the part is left out, as the 3 retail parts without one
+            out.append(warning(STREAM, i, "empty objects.rlb record name: the part is left out"))
         if fold_text(component.archive_raw) != ARCHIVE:
             out.append(warning(STREAM, i, f"archive {component.archive!r}: the game's units name objects.rlb"))
         for what, block in (("archive", component.archive_raw), ("record", component.record_raw)):
-            if b"\0" not in block:
-                out.append(error(STREAM, i, f"{what} name has no NUL within its 32 bytes"))
+            if b"\0" not in block:  # IS2 ships NUL-less name blocks (spec/retail-envelope.md 8.1): read as 32 bytes
+                out.append(warning(STREAM, i, f"{what} name has no NUL within its 32 bytes (read as 32 bytes)"))
         if component.kind not in CLASSES:
             out.append(warning(STREAM, i, f"class {component.kind} is none of 0..5"))
         if i == 0 and component.attach != NO_ATTACH:
             out.append(warning(STREAM, 0, f"the root's attach is {component.attach}, -1 on every retail unit"))
-        if i and component.attach < 0:
-            out.append(error(STREAM, i, f"attach {component.attach}: a part needs a socket node or a component "
-                                        "index in its parent"))
+        if i and component.attach < 0:  # not measured on the retail parts (spec/retail-envelope.md 17)
+            out.append(warning(STREAM, i, f"attach {component.attach}: a part needs a socket node or a component "
+                                          "index in its parent"))
         if parent is not None and fold_text(component.record_raw) == fold_text(tree.components[parent].record_raw):
             out.append(warning(STREAM, i, f"names its own parent's record {component.record!r}"))
     return out

@@ -32,7 +32,7 @@ import numpy as np
 from ..animation.pose import pose_matrix, world_matrices
 from ..animation.sampler import AnimationData, sample
 from ..errors import Finding, error, warning
-from .cpt import ControlPoints
+from .cpt import CONSEQUENCE, ControlPoints
 from .ndp import DamageTable
 
 NONE = 0xFFFF
@@ -178,7 +178,9 @@ def part_placement(socket_world: np.ndarray, root_local: np.ndarray) -> np.ndarr
 def mounted_points(points: ControlPoints, mounted: MountedPart) -> tuple[np.ndarray, np.ndarray, list[Finding]]:
     """The unit nodes of each point's ``node`` and ``carrier``: node 0 is the socket, others shifted.
 
-    -1 where the point names a node the part does not have (with a finding).
+    -1 where the point names a node the part does not have, with a warning: retail chassis points name a
+    carrier of -1 or past the mesh, and one names a node outside it (spec/retail-envelope.md 8.3). A point
+    without a carrier stays on its node; one without a node is not placed.
     """
     if mounted.nodes is None:
         return np.full(len(points), -1), np.full(len(points), -1), []
@@ -189,8 +191,9 @@ def mounted_points(points: ControlPoints, mounted: MountedPart) -> tuple[np.ndar
         index = points.points[what].astype(np.int64)
         ok = (index >= 0) & (index < len(nodes))
         for bad in np.flatnonzero(~ok)[:10]:
-            findings.append(error("cpt", int(bad), f"component {mounted.component}: {what} {int(index[bad])} is "
-                                                   f"not a node of the part ({len(nodes)} nodes)"))
+            findings.append(warning("cpt", int(bad), f"component {mounted.component}: {what} {int(index[bad])} is "
+                                                     f"not a node of the part ({len(nodes)} nodes): "
+                                                     f"{CONSEQUENCE[what]}"))
         out.append(np.where(ok, nodes[np.where(ok, index, 0)], -1) if len(nodes) else np.full(len(index), -1))
     return out[0], out[1], findings
 

@@ -17,7 +17,7 @@ from .text import BLOCK, block_name, block_text
 
 SLOT_SIZE = 2 * BLOCK
 STREAM = "objects.rlb"
-MAX_HOPS = 3
+MAX_HOPS = 3  # redirects followed; every retail placed object reaches its .msh within 3 (spec/retail-envelope.md 8.2)
 EXTENSIONS = (".msh", ".wea", ".cpt", ".ndp", ".ctl")
 
 
@@ -188,8 +188,9 @@ def validate_objects(archive: Archive) -> list[Finding]:
             counts = " or ".join(map(str, SLOT_COUNTS[tag]))
             out.append(warning(STREAM, i, f"record {name!r}: {len(record.slots)} slots, {tag} has {counts}"))
         for s, slot in enumerate(record.slots):
-            if b"\0" not in slot.archive_raw or b"\0" not in slot.member_raw:
-                out.append(error(STREAM, i, f"record {name!r} slot {s}: a name has no NUL within its 32 bytes"))
+            if b"\0" not in slot.archive_raw or b"\0" not in slot.member_raw:  # unmeasured: read as 32 bytes
+                out.append(warning(STREAM, i, f"record {name!r} slot {s}: a name has no NUL within its 32 bytes "
+                                              "(read as 32 bytes)"))
         if record.redirects():
             reported = set()
             for extension in EXTENSIONS:

@@ -56,6 +56,7 @@ COMPONENT = np.dtype([
 COMPONENT_KINDS = range(1, 31)
 GROUP_BLOCK = 21  # the 84-byte block: section-5 group indices
 NO_GROUP = -1
+NO_RUN = "no group runs (kept as read)"  # what an index past the groups names
 
 # Section 5: a group is an i32 n and n action records of nine i32 and two 32-byte names.
 ACTION = np.dtype([("values", "<i4", (9,)), ("archive", "S32"), ("member", "S32")])
@@ -157,7 +158,8 @@ class _Reader:
 
 
 def parse_controller(data: bytes | memoryview, source: str = "") -> Controller:
-    """Read a controller; FormatError when its layout does not fit the bytes or it has any error finding."""
+    """Read a controller; FormatError when its layout does not fit the bytes or it has any error finding (a
+    class or a channel entry no retail controller has). ``read_controller`` keeps such a controller whole."""
     controller, findings = read_controller(data, source)
     if has_errors(findings):
         raise FormatError(findings, source)
@@ -216,9 +218,14 @@ def _record(raw: bytes, dtype: np.dtype) -> np.ndarray:
 # ------------------------------------------------------------------ validation
 def validate_controller(controller: Controller, node_count: int | None = None,
                         frame_count: int | None = None) -> list[Finding]:
-    """What the game would trip on or ignore: indices out of range (errors), and non-finite frames or costs,
-    empty boxes, zero step lengths that nothing can time, states no anchor reaches, anchors with no way back
-    (warnings). With a model's ``node_count`` and ``frame_count``, channel nodes and frames are checked too."""
+    """Errors only where every retail controller obeys the rule (spec/retail-envelope.md 9: component classes
+    1..30 on all 1 066 components, component channel entries inside the channel list on all 885); warnings for
+    the rest, whose ranges no source published: group indices (state +0x90, contact +8, component start, stop
+    and stroke groups, the 84-byte block) against the group count, a channel's node against the model, and
+    non-finite frames or costs, empty boxes, zero step lengths that nothing can time, states no anchor reaches,
+    anchors with no way back. Every record is kept as read whatever its finding: an index that cannot be
+    resolved names nothing (no group runs, the channel poses no node, the channel entry drives nothing).
+    With a model's ``node_count`` and ``frame_count``, channel nodes and frames are checked too."""
     from .clips import PLAN_LIMIT, load_costs, plan_cycles, reachable_from_anchors  # the graph lives there
 
     out: list[Finding] = []
@@ -228,6 +235,9 @@ def validate_controller(controller: Controller, node_count: int | None = None,
 
     def group_ok(value: int) -> bool:
         return value == NO_GROUP or 0 <= value < groups
+
+    unresolved_entries: list[tuple[int, str]] = []
+    unresolved_landings: list[tuple[int, str]] = []
 
     for i, state in enumerate(c.states):
         frames = np.concatenate([state["pair_a"], state["pair_b"]])
@@ -249,11 +259,16 @@ def validate_controller(controller: Controller, node_count: int | None = None,
                 out.append(warning("state", i, f"{name} box {low.tolist()}..{high.tolist()} is empty on a "
                                                "switched-on axis: the state never applies"))
         if not group_ok(int(state["entry_group"])):
-            out.append(error("state", i, f"entry group {int(state['entry_group'])} of {groups}"))
+            unresolved_entries.append((i, f"entry group {int(state['entry_group'])} of {groups}"))
         for j, contact in enumerate(c.contacts[i]):
             if not group_ok(int(contact["landing_group"])):
-                out.append(error("state", i, f"contact {j}: landing group {int(contact['landing_group'])} "
-                                             f"of {groups}"))
+                unresolved_landings.append((i, f"contact {j}: landing group {int(contact['landing_group'])} "
+                                               f"of {groups}"))
+    for found, what in ((unresolved_entries, "states"), (unresolved_landings, "contacts")):
+        if found:  # one finding per kind: a controller of many states would otherwise print one per state
+            index, text = found[0]
+            more = f" ({len(found) - 1} more {what} like it)" if len(found) > 1 else ""
+            out.append(warning("state", index, f"{text}: {NO_RUN}{more}"))
     bad_costs = ~np.isfinite(c.costs) | (c.costs < 0)
     if bad_costs.any():
         to, source = np.argwhere(bad_costs)[0]
@@ -265,24 +280,26 @@ def validate_controller(controller: Controller, node_count: int | None = None,
         if not (np.isfinite(first) and np.isfinite(last)):
             out.append(warning("channel", i, f"frames {float(first)}..{float(last)} are not finite"))
         if node_count is not None and channel["node"] >= node_count and (first, last) != (-1, -1):
-            out.append(error("channel", i, f"node {int(channel['node'])} of a {node_count}-node model"))
+            out.append(warning("channel", i, f"node {int(channel['node'])} of a {node_count}-node model: the "
+                                             "channel poses no node"))
         if channel["node"] < 0 and (first, last) != (-1, -1):
-            out.append(error("channel", i, f"node {int(channel['node'])}"))
+            out.append(warning("channel", i, f"node {int(channel['node'])}: the channel poses no node"))
     for i, component in enumerate(c.components):
         if component.kind not in COMPONENT_KINDS:
             out.append(error("component", i, f"class {component.kind}; the factory makes classes 1..30"))
         bad = [int(v) for v in component.channels if not 0 <= v < len(c.channels)]
         if bad:
-            out.append(error("component", i, f"channel index {bad[0]} of {len(c.channels)} channels"))
+            out.append(error("component", i, f"channel index {bad[0]} of {len(c.channels)} channels (kept; it "
+                                             "drives nothing)"))
         for name in ("stroke_group", "start_group", "stop_group"):
             if not group_ok(int(component.fixed[name])):
-                out.append(error("component", i, f"{name.replace('_', ' ')} {int(component.fixed[name])} "
-                                                 f"of {groups}"))
+                out.append(warning("component", i, f"{name.replace('_', ' ')} {int(component.fixed[name])} "
+                                                   f"of {groups}: {NO_RUN}"))
         if component.label and component.label[-1:] != b"\0":
             out.append(warning("component", i, "label is not NUL-terminated"))
     for entry, value in enumerate(c.group_block.tolist()):
         if not group_ok(value):
-            out.append(error("groups", entry, f"group index {value} of {groups}"))
+            out.append(warning("groups", entry, f"group index {value} of {groups}: {NO_RUN}"))
     if a == 0 and c.contacts.shape[1]:
         out.append(warning("ctl", None, f"count B says {c.contacts.shape[1]} contacts per state, but there are no "
                                         "states: the count holds nothing"))
