@@ -147,11 +147,17 @@ def _level_objects(top) -> dict[int, bpy.types.Object]:
     return out
 
 
-def _read_level(obj, mesh: L.LandMesh, level: int) -> np.ndarray:
-    """The level's vertex positions, after checking its topology and face materials are the file's."""
+def _shown_mesh(obj) -> bpy.types.Mesh:
+    """The object's mesh as the user sees it: in Edit Mode a copy of it (Edit Mode's edits were loaded into the
+    mesh, io_msh.exp.write_scene, but Blender hides its attributes while the object is in Edit Mode)."""
+    return obj.data.copy() if obj.mode == "EDIT" else obj.data
+
+
+def _read_level(obj, data, mesh: L.LandMesh, level: int) -> np.ndarray:
+    """The level's vertex positions (``data``: its mesh as shown), after checking its topology, face materials,
+    face flags and UVs are the file's."""
     split = mesh.level_split
     faces = mesh.faces[:split] if level == 0 else mesh.faces[split:]
-    data = obj.data
     if np.abs(np.array(obj.matrix_world) - np.eye(4)).max() > TOLERANCE:
         raise FormatError.single("ground", level, f"{obj.name} was moved, turned or scaled as an object: move its "
                                                   f"vertices instead; {EDITABLE}")
@@ -177,19 +183,19 @@ def _read_level(obj, mesh: L.LandMesh, level: int) -> np.ndarray:
         raise FormatError.single("ground", level, f"{obj.name}: face {int(wrong[0])} (and {len(wrong) - 1} more) "
                                                   "wears another material than the map gives it: face materials "
                                                   f"cannot be changed yet; {EDITABLE}")
-    _check_face_attributes(obj, mesh, level)
-    _check_uvs(obj, mesh, level)
+    _check_face_attributes(obj, data, mesh, level)
+    _check_uvs(obj, data, mesh, level)
     co = np.zeros(3 * n, np.float32)
     data.vertices.foreach_get("co", co)
     return co.reshape(-1, 3)
 
 
-def _check_face_attributes(obj, mesh: L.LandMesh, level: int) -> None:
+def _check_face_attributes(obj, data, mesh: L.LandMesh, level: int) -> None:
     """The face flags shown as boolean attributes (water, bed, second material, lava) as the file has them:
     editing them is not written yet."""
     split = mesh.level_split
     part = slice(0, split) if level == 0 else slice(split, len(mesh.faces))
-    attributes = obj.data.attributes
+    attributes = data.attributes
     for name, expected in face_flags(mesh).items():
         expected = expected[part]
         found = attributes.get(name)
@@ -209,14 +215,14 @@ def _check_face_attributes(obj, mesh: L.LandMesh, level: int) -> None:
                                                       f"(Ctrl+Z); {EDITABLE}")
 
 
-def _check_uvs(obj, mesh: L.LandMesh, level: int) -> None:
+def _check_uvs(obj, data, mesh: L.LandMesh, level: int) -> None:
     """Both UV maps as the file has them (they follow x and y: editing them is not written)."""
     split = mesh.level_split
     faces = mesh.faces[:split] if level == 0 else mesh.faces[split:]
     corners = faces["verts"].astype(np.int64).ravel()
     uv, micro = ground_uvs(mesh)
     for layer_name, values in ((P.BASE_UV, uv), (M.UV_DETAIL, micro)):
-        layer = obj.data.uv_layers.get(layer_name)
+        layer = data.uv_layers.get(layer_name)
         if layer is None:
             raise FormatError.single("ground", level, f"{obj.name}: the UV map {layer_name} was removed or renamed; "
                                                       f"UV maps cannot be edited: undo it (Ctrl+Z); {EDITABLE}")
@@ -230,8 +236,8 @@ def _check_uvs(obj, mesh: L.LandMesh, level: int) -> None:
                                                       f"y and cannot be edited: undo it (Ctrl+Z); {EDITABLE}")
 
 
-def _read_alpha(obj, mesh: L.LandMesh) -> np.ndarray | None:
-    found = obj.data.attributes.get(M.ALPHA)
+def _read_alpha(data, mesh: L.LandMesh) -> np.ndarray | None:
+    found = data.attributes.get(M.ALPHA)
     if found is None or found.domain != "POINT" or found.data_type != "FLOAT":
         return None
     values = np.zeros(len(mesh.positions), np.float32)
@@ -239,9 +245,9 @@ def _read_alpha(obj, mesh: L.LandMesh) -> np.ndarray | None:
     return values
 
 
-def _alpha(levels: dict, mesh: L.LandMesh) -> np.ndarray | None:
+def _alpha(levels: dict, shown: dict, mesh: L.LandMesh) -> np.ndarray | None:
     """The second material's alpha as level 0 shows it; None when it is the file's."""
-    near = _read_alpha(levels[0], mesh)
+    near = _read_alpha(shown[0], mesh)
     if near is None:
         raise FormatError.single("ground", 0, f"{levels[0].name}: the point attribute {M.ALPHA} (the second "
                                               "material's alpha) was removed or changed type: undo it (Ctrl+Z); "
@@ -249,7 +255,7 @@ def _alpha(levels: dict, mesh: L.LandMesh) -> np.ndarray | None:
     stored = mesh.streams.get(L.ALPHA)
     stored = stored if stored is not None and len(stored) == len(near) else np.ones(len(near), np.float32)
     if 1 in levels:
-        far = _read_alpha(levels[1], mesh)
+        far = _read_alpha(shown[1], mesh)
         if far is not None:
             apart = (far != near) & (far != stored)
             if apart.any():
@@ -293,16 +299,22 @@ def _ground(top, mesh: L.LandMesh, result: MapExport) -> bytes | None:
         raise FormatError.single("ground", 1, "the map's level-1 ground object (the far-away ground, in the "
                                               "hidden collection) was deleted: the map needs both levels; undo it "
                                               f"(Ctrl+Z) or import the map again; {EDITABLE}")
-    positions = _read_level(levels[0], mesh, 0)
-    if 1 in levels:
-        far = _read_level(levels[1], mesh, 1)
-        differs = (far != positions).any(axis=1) & (far != mesh.positions).any(axis=1)
-        if differs.any():
-            raise FormatError.single("ground", 1, f"level 1 vertex {int(np.flatnonzero(differs)[0])} was moved "
-                                                  "apart from level 0: edit level 0 (both levels share the "
-                                                  f"vertices); {EDITABLE}")
+    shown = {level: _shown_mesh(obj) for level, obj in levels.items()}
+    try:
+        positions = _read_level(levels[0], shown[0], mesh, 0)
+        if 1 in levels:
+            far = _read_level(levels[1], shown[1], mesh, 1)
+            differs = (far != positions).any(axis=1) & (far != mesh.positions).any(axis=1)
+            if differs.any():
+                raise FormatError.single("ground", 1, f"level 1 vertex {int(np.flatnonzero(differs)[0])} was moved "
+                                                      "apart from level 0: edit level 0 (both levels share the "
+                                                      f"vertices); {EDITABLE}")
+        alpha = _alpha(levels, shown, mesh)
+    finally:
+        copies = [data for level, data in shown.items() if data != levels[level].data]
+        if copies:
+            bpy.data.batch_remove(copies)
     _check_water_plane(context, top, mesh)
-    alpha = _alpha(levels, mesh)
     edit = edit_heights(mesh, positions)
     if not len(edit.moved) and alpha is None:
         return None

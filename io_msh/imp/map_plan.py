@@ -27,7 +27,7 @@ from ...core.appearance.wear import NO_LIGHTMAP, Wear
 from ...core.cli.unit import locate
 from ...core.container.nres import Archive
 from ...core.disk import names_in, read_input
-from ...core.errors import FormatError
+from ...core.errors import FormatError, printable
 from ...core.map import landmsh as L
 from ...core.map.edit import object_bytes
 from ...core.map.folder import LAND1, LAND2, LAND_MAP, LAND_MSH, OBJECTS, open_map_folder, resolve_map
@@ -115,6 +115,7 @@ class MapPlan:
     clans: list[str] = field(default_factory=list)
     kinds: dict[str, KindPlan] = field(default_factory=dict)
     placements: list[PlacementPlan] = field(default_factory=list)
+    empty_kinds: list[str] = field(default_factory=list)   # kinds whose file could not be imported: Empties
     warnings: list[str] = field(default_factory=list)
 
 
@@ -286,10 +287,20 @@ def _objects(plan: MapPlan, map_folder: Path, options: ImportOptions) -> None:
                     plan.warnings += unit.warnings
             except (FormatError, OSError) as exc:
                 failed.add(key)
-                reason = exc.describe() if isinstance(exc, FormatError) else str(exc)
+                plan.empty_kinds.append(key)
+                reason = _reason(exc)
                 plan.warnings.append(f"{plan.mission_path}: objects[{i}]: '{text(obj.path)}' is shown as an Empty: "
                                      f"{reason}")
         plan.placements.append(_placement(plan, i, obj, key))
+
+
+def _reason(exc: FormatError | OSError) -> str:
+    """Why a kind could not be imported, in words (its findings' messages, the file they are in first)."""
+    if not isinstance(exc, FormatError):
+        return f"{printable(str(exc.filename))}: {exc.strerror or exc}" if exc.filename else str(exc)
+    errors = [f for f in exc.findings if f.is_error] or exc.findings
+    head = f"{printable(exc.source)}: " if exc.source else ""
+    return head + "; ".join(f.message if f.stream == "objects" else f"{f.stream}: {f.message}" for f in errors)
 
 
 def _scenery(root: Path, records: Archive | None, obj: PlacedObject, options: ImportOptions) -> ModelPlan:

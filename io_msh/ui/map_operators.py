@@ -64,7 +64,9 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
             report(self, "INFO", line)
         faces = [len(level.triangles) for level in plan.levels]
         report(self, "INFO", f"Imported {os.path.basename(path)}: {faces[0]} + {faces[1]} faces, "
-                              f"{len(plan.placements)} object(s) of {len(plan.kinds)} kind(s)")
+                              f"{len(plan.placements)} object(s) of {len(plan.kinds) + len(plan.empty_kinds)} "
+                              f"kind(s)" + (f", {len(plan.empty_kinds)} kind(s) shown as Empties"
+                                            if plan.empty_kinds else ""))
         if plan.warnings:
             report(self, "WARNING", f"Imported {os.path.basename(path)} with {len(plan.warnings)} warning(s); "
                                      f"first: {plan.warnings[0]}")
