@@ -450,3 +450,17 @@ def test_the_imports_info_lines_name_what_was_shown(blender, tmp_path, files, ca
     lines = [line for line in out.splitlines() if "objects[" in line]
     assert lines and not [line for line in lines if "error:" in line], lines
     assert "12 object(s) of 8 kind(s), 1 kind(s) shown as Empties" in out, out
+
+
+@pytest.mark.parametrize("case", ["missing", "corrupt"])
+def test_an_import_error_names_the_file_asked_for_or_the_file_that_breaks(blender, tmp_path, files, case):
+    bpy = blender.bpy
+    root = write(tmp_path, files)
+    if case == "missing":
+        path, named = root / "nowhere" / "x.msh", f"{root / 'nowhere' / 'x.msh'}: cannot read"
+    else:
+        (root / LAND).write_bytes(files[LAND][:200])
+        path, named = root / MISSION, f"{root / LAND}: NRes: error"
+    with pytest.raises(RuntimeError) as caught:
+        bpy.ops.import_scene.parkan_map(filepath=str(path))
+    assert named in str(caught.value) and ".wea" not in str(caught.value), str(caught.value)

@@ -14,6 +14,7 @@ How the scene shows a map (README "Import Parkan Map"; terrain-missions digest s
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from ...core.appearance.wear import NO_LIGHTMAP, Wear
 from ...core.cli.unit import locate
 from ...core.container.nres import Archive
 from ...core.disk import names_in, read_input
-from ...core.errors import FormatError, printable
+from ...core.errors import Finding, FormatError, printable
 from ...core.map import landmsh as L
 from ...core.map.edit import object_bytes
 from ...core.map.folder import LAND1, LAND2, LAND_MAP, LAND_MSH, OBJECTS, open_map_folder, resolve_map
@@ -139,10 +140,11 @@ def plan_map(path: str | Path, options: ImportOptions, game: str | None = None) 
         folder = resolve_map(path, mission, game)
     else:
         folder = Path(path).parent
+        read_input(path)  # the file asked for is there (OSError naming it, not the folder's other files)
     opened = open_map_folder(folder)
     errors = [f for f in opened.findings if f.severity == "error"]
     if errors or opened.mesh is None:
-        raise FormatError(errors, str(folder))
+        raise _in_file(errors, folder)
     files = {}
     for name in (LAND_MSH, LAND_MAP, LAND1, LAND2):
         found = names_in(folder).get(name.lower())
@@ -185,6 +187,18 @@ def water_extent(mesh: L.LandMesh) -> tuple[float, np.ndarray, np.ndarray] | Non
         return None
     corners = mesh.positions.astype(np.float32)[np.unique(verts[:split][is_water])]
     return float(corners[:, 2].max()), corners[:, :2].min(axis=0), corners[:, :2].max(axis=0)
+
+
+def _in_file(errors: list[Finding], folder: Path) -> FormatError:
+    """The folder's errors, named by the file they are in when they are all in one (a file of the folder, not an
+    entry of it)."""
+    places = {f.where for f in errors}
+    if len(places) != 1 or not next(iter(places)):
+        return FormatError(errors, str(folder))
+    name = next(iter(places))
+    with contextlib.suppress(OSError):
+        name = names_in(folder).get(name.lower(), name)
+    return FormatError([Finding(f.severity, f.stream, f.index, f.message) for f in errors], str(folder / name))
 
 
 def _ground(mesh: L.LandMesh, land1: Wear | None, land2: Wear | None, folder: Path,
