@@ -7,13 +7,18 @@ animation (io_msh.exp.engine_units); the scene is left as it was."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
+from ...core.disk import read_input
+from ...core.write_path import Target, write
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
+from ..exp.write_scene import as_shown
+from . import dialog as D
 from . import registration
 from .translations import report
 
@@ -29,6 +34,7 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
 
     filename_ext = ".glb"
     filter_glob: StringProperty(default="*.glb;*.fbx", options={"HIDDEN"})
+    force: D.force()
     file_format: EnumProperty(
         name="Format", default="GLB", description="The file written, by Blender's own exporter",
         items=(("GLB", "glTF Binary (.glb)", "Animations, with material animation as KHR_animation_pointer"),
@@ -47,6 +53,10 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
         return False
 
     def execute(self, context):
+        with as_shown(context):  # Edit Mode's edits read, the mode the user was in (Pose Mode) put back
+            return self.export(context)
+
+    def export(self, context):
         import addon_utils
 
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + SUFFIX[self.file_format]
@@ -57,14 +67,13 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         glb = self.file_format == "GLB"
         addon_utils.enable("io_scene_gltf2" if glb else "io_scene_fbx", default_set=False)
-        folder = os.path.dirname(os.path.abspath(path))
-        try:
-            handle, temporary = tempfile.mkstemp(suffix=SUFFIX[self.file_format], prefix=".io_msh_", dir=folder)
-            os.close(handle)
+        try:  # Blender's exporter writes a temporary; the write path puts its bytes in place (core.write_path)
+            scratch = tempfile.mkdtemp(prefix="io_msh_clips_")
         except OSError as exc:
             report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
-        try:  # written beside, then moved onto the file: a failed export leaves the file as it was
+        temporary = os.path.join(scratch, "clips" + SUFFIX[self.file_format])
+        try:  # a failed export, or a target refused (a model, read-only), leaves the file as it was
             with engine_tracks(roots, materials=self.material_animation, bake_units=glb) as names:
                 if glb:
                     bpy.ops.export_scene.gltf(**gltf_options(temporary, self.material_animation))
@@ -73,14 +82,13 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
 
                     with textures_for_fbx(bpy.data.materials):
                         bpy.ops.export_scene.fbx(**fbx_options(temporary))
-            os.replace(temporary, path)
+            write([Target(path, read_input(temporary), owned=True)], force=self.force)
         except (RuntimeError, OSError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).strip().splitlines()[-1]
             report(self, "ERROR", f"{path}: cannot write: {reason}")
             return {"CANCELLED"}
         finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
+            shutil.rmtree(scratch, ignore_errors=True)
         report(self, "INFO", f"Wrote {path}: {len(roots)} model(s), {len(names)} animation(s)")
         return {"FINISHED"}
 
