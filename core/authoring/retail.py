@@ -1,0 +1,207 @@
+"""Files at the retail extremes and with the quirks the shipped files have (spec/retail-envelope.md), written
+with the project's own writers: no retail file is read here, so these stand in for what the game ships when
+the readers, validators, importers and writers are tried against it.
+
+- ``legacy_model``: a stride-24 node table (``system.rlb::MTCHECK.MSH``, the one retail model with it: 4.3).
+- ``flags_model``: every node, batch and face flag value the retail models carry (4.3, 4.6, 4.7), interior and
+  cockpit nodes, portal batches, face words with bits above the edge codes.
+- ``odd_keys_model``: the all-zero and unnormalised quaternions 11 of the 34 049 retail keys hold (4.8).
+- ``longest_controller`` / ``longest_model``: ``a_a_l3.ctl``, the largest retail controller (222 496 bytes,
+  about 217 states with no contacts: 9), on a 13-node model, with parameter values seen on retail (9).
+- ``quirk_unit_files``: a game folder whose chassis carries control points without a carrier (-1, past the
+  mesh) and one whose node is outside it (8.3), whose tree names a component with no ``objects.rlb`` record
+  (``fr_l_mast``: 3 of the 5 708 retail components, 8.1), with the flag values of retail points, damage rows
+  and components.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..animation.controller.codec import (
+    ACTION,
+    ANCHOR,
+    CHANNEL,
+    CONTACT,
+    FIXED_STEP,
+    GROUP_BLOCK,
+    NO_EDGE,
+    NO_GROUP,
+    Controller,
+)
+from ..animation.tracks import Animation
+from ..container.nres import Archive
+from ..msh import streams as S
+from ..msh.model import Model
+from ..unit.cpt import points_of
+from ..unit.dat import Component, UnitTree
+from ..unit.ndp import INDESTRUCTIBLE, table_of
+from . import units
+from .build import ModelDef, NodeDef, Part, build_model
+from .controllers import channel, default_params, state
+from .synth import axis_quat, box, box_uvs, keyed_track
+
+LEGACY_NAME = "MTCHECK.MSH"
+
+# Batch words (+0) seen on the 15 153 retail batches (4.6): nine single bits, portals (8) always with 0x100,
+# and 0x102; 0x200 and 0x800 on none.
+BATCH_FLAGS = (1, 2, 4, 0x10, 0x40, 0x100, 0x2000, 0x4000, 0x108, 0x102, 0x108)
+PORTAL = 0x8
+FACE_FLAGS = (0, 2, 4, 16, 32, 34)      # the six Res7 flag values (4.7)
+FACE_WORD_HIGH = (0x28C0, 0x8800, 0x4DC0)  # bits above the edge codes on 1 387 retail faces (4.7)
+INTERIOR, COCKPIT, SHELL = 0x1, 0x20, 0x100  # node flags with a retail meaning (4.3)
+
+LONGEST_STATES = 217          # a_a_l3.ctl: 222 496 bytes with no contacts (9)
+LONGEST_BYTES = 222_496
+LONGEST_NODES = 13
+LONGEST_FRAMES = 2 * LONGEST_STATES + 1
+STEP_MS = 40.0
+
+UNIT_DAT = "UNITS/RETAIL/retail_unit.dat"
+MISSING_RECORD = "fr_l_mast"  # one of the three retail components naming no record (8.1)
+CPT_FLAGS = 0x80000000       # the first word of retail points (8.3)
+
+
+# --------------------------------------------------------------------- models
+def legacy_model() -> bytes:
+    """A model whose Res1 has the 24-byte stride: the nodes of a small static model, each record's first 24
+    bytes, attr3 = 24 (fp ``variant_id`` keeps it copy-through: retail-envelope 4.3)."""
+    pos, tris = box((1.0, 1.0, 1.0))
+    model = build_model(ModelDef([NodeDef("MTCHECK"), NodeDef("probe", 0)],
+                                 [Part(0, pos, tris, uvs=box_uvs())], stream_name=LEGACY_NAME))
+    nodes = np.frombuffer(bytes(model.data(1)), np.uint8).reshape(-1, S.NODE.itemsize)
+    legacy = nodes[:, :S.LEGACY_NODE.itemsize].copy()
+    model.set_stream(1, legacy.tobytes(), attr1=len(legacy), attr3=S.LEGACY_NODE.itemsize)
+    return model.to_bytes()
+
+
+def flags_model(name: str = "retail_flags.msh") -> bytes:
+    """Three nodes (an interior room, a cockpit drawn only in the first-person slot, a shell drawn at 0 life)
+    whose batches carry every retail batch word and whose faces carry every retail face flag and high bits."""
+    nodes = [NodeDef("i_room_m1o1", flags=INTERIOR), NodeDef("CP_m1o1", 0, flags=COCKPIT),
+             NodeDef("o_shell_m1o1", 0, flags=SHELL)]
+    parts = []
+    for node, (size, centre, slot) in enumerate([((2.0, 2.0, 1.0), (0, 0, 0), 0), ((0.5, 0.5, 0.5), (0, 0.5, 1), 4),
+                                                 ((2.2, 2.2, 1.2), (0, 0, 0), 0)]):
+        pos, tris = box(size, centre)
+        count = len(tris)
+        parts.append(Part(node, pos, tris, uvs=box_uvs(), slot=slot, face_materials=np.arange(count) % 4,
+                          face_flags=np.resize(FACE_FLAGS, count)))
+    model = build_model(ModelDef(nodes, parts, stream_name=name))
+    batches = model.batches.copy()
+    batches["flags"] = np.resize(BATCH_FLAGS, len(batches))
+    batches["unk6"] = np.where(batches["flags"] & PORTAL, 0, 0xFFFF)  # +6: the room node on portal batches
+    model.set_stream(13, batches.tobytes())
+    triangles = model.triangles.copy()
+    triangles["selectors"][:len(FACE_WORD_HIGH)] |= np.asarray(FACE_WORD_HIGH, np.uint16)
+    model.set_stream(7, triangles.tobytes())
+    return model.to_bytes()
+
+
+def odd_keys_model(name: str = "retail_odd_keys.msh") -> bytes:
+    """Three static nodes whose keys hold what 11 of the 34 049 retail keys hold (4.8): an all-zero quaternion
+    (node 1) and an unnormalised one (node 2)."""
+    nodes = [NodeDef("body"), NodeDef("zero", 0), NodeDef("long", 0)]
+    parts = []
+    for node in range(3):
+        pos, tris = box((0.5, 0.5, 0.5), (node, 0, 0))
+        parts.append(Part(node, pos, tris, uvs=box_uvs()))
+    model = build_model(ModelDef(nodes, parts, stream_name=name))
+    keys = model.keys.copy()
+    keys["rot"][1] = 0
+    keys["rot"][2] = (20000, 20000, 0, 0)
+    model.set_stream(8, keys.tobytes())
+    return model.to_bytes()
+
+
+# --------------------------------------------------------------------- the longest controller
+def longest_model(name: str = "a_a_l3.msh") -> bytes:
+    """Thirteen nodes in a chain, each turning over the whole timeline (two frames a state)."""
+    nodes = [NodeDef(f"seg_{i:02d}", None if i == 0 else i - 1) for i in range(LONGEST_NODES)]
+    times = np.unique(np.r_[np.arange(0, LONGEST_FRAMES, 8), LONGEST_FRAMES - 1]).astype(np.float64)
+    tracks = [keyed_track(times, np.tile([0.0, 0.0, 0.4 if i else 1.0], (len(times), 1)),
+                          axis_quat((0, 0, 1), 0.3 * np.sin(times / 20 + i))) for i in range(LONGEST_NODES)]
+    parts = []
+    for i in range(LONGEST_NODES):
+        pos, tris = box((0.3, 0.3, 0.4), (0, 0, 0.2))
+        parts.append(Part(i, pos, tris, uvs=box_uvs()))
+    anim = Animation(LONGEST_FRAMES, tracks)
+    anim.fit_frame_count()
+    return build_model(ModelDef(nodes, parts, anim, stream_name=name)).to_bytes()
+
+
+def longest_controller() -> bytes:
+    """217 states in one cycle (state 0 the anchor, each a fixed 40 ms step of two frames), no contacts, two
+    channels and one empty group: exactly the 222 496 bytes of ``a_a_l3.ctl``; parameter values seen on retail
+    (+104 mode 3, +116 bit 0, +92 5000 ms, +112 1.57079, +124 FLT_MAX)."""
+    states = [state((ANCHOR if i == 0 else 0) | FIXED_STEP, (-1.0, -1.0), (2.0 * i, 2.0 * i + 2), STEP_MS)
+              for i in range(LONGEST_STATES)]
+    costs = np.full((LONGEST_STATES, LONGEST_STATES), NO_EDGE, "<f4")
+    for i in range(LONGEST_STATES):
+        costs[(i + 1) % LONGEST_STATES, i] = 1.0
+    params = default_params()
+    params["mode"], params["death_delay_ms"] = 3, 5000
+    params["word_116"][0] = 1
+    channels = np.array([channel(1, -1.0, -1.0, 0.0, 1.0, 1.0, 0x10), channel(2, 0.0, 4.0, 0.5, 1.0, 1.0, 0)],
+                        CHANNEL)
+    controller = Controller(params, np.array(states), np.zeros((LONGEST_STATES, 0), CONTACT), costs, channels, [],
+                            np.full(GROUP_BLOCK, NO_GROUP, "<i4"), [np.zeros(0, ACTION)])
+    return controller.to_bytes()
+
+
+# --------------------------------------------------------------------- a unit with the retail quirks
+def quirk_points() -> bytes:
+    """The chassis's points with the first word retail points carry: two whose carrier is no node (-1, and one
+    past the 4-node mesh: they stay on their node) and one whose node is outside the mesh."""
+    rows = [("CameraCenter", 0, 0, (0, 0, 1.5), (0, 1, 0)), ("Foot", 3, 3, (0, 0, -0.8), (0, 0, -1)),
+            ("WheelL", 3, -1, (-0.4, 0, -0.8), (0, 0, -1)), ("WheelR", 3, 9, (0.4, 0, -0.8), (0, 0, -1)),
+            ("Far", 7, 0, (0, 0, 0), (0, 1, 0)), ("Width", 0, 0, (0, 0, 0), (0.7, 0, 0))]
+    return points_of(rows, CPT_FLAGS).to_bytes()
+
+
+def quirk_damage(node_count: int) -> bytes:
+    """Rows with the retail flag values: running gear left (0x20, x < 0) and right (0x40), scenery (1),
+    projectile (112); an indestructible row (1e6 hit points)."""
+    flags = [0, 0x20, 0x40, 1, 112]
+    rows = [(flags[n % len(flags)], INDESTRUCTIBLE if n == 0 else 50.0 * (n + 1), 7.8, units.PARTS,
+             f"synth_chassis_{n}.exp") for n in range(node_count)]
+    return table_of(rows).to_bytes()
+
+
+def quirk_parts() -> Archive:
+    archive = units.parts_archive()
+    chassis = Model.parse(bytes(archive.find("synth_chassis.msh").data))
+    archive.replace("synth_chassis.cpt", quirk_points())
+    archive.replace("synth_chassis.ndp", quirk_damage(chassis.node_count))
+    return archive
+
+
+def quirk_tree() -> UnitTree:
+    """The battle robot with a component naming no record (an internal part, left out) and a gun of class 2
+    (26 retail guns carry it: 8.1)."""
+    tree = units.unit_tree()
+    root = tree.components[0]
+    root.children += 1
+    missing = Component.new(MISSING_RECORD, 3, 1, "Мачта (ms01)")
+    tree.components.insert(2, missing)
+    tree.components[4].kind = 2
+    return tree
+
+
+def quirk_unit_files() -> dict[str, bytes]:
+    """The game-folder files of the quirk unit (the synthetic unit's folder, its chassis and tree changed)."""
+    files = units.unit_files()
+    files[units.PARTS] = quirk_parts().to_bytes()
+    files[UNIT_DAT] = quirk_tree().to_bytes()
+    return files
+
+
+def model_files() -> dict[str, bytes]:
+    """The models (and the longest controller beside its model), by file name."""
+    return {LEGACY_NAME: legacy_model(), "retail_flags.msh": flags_model(), "retail_odd_keys.msh": odd_keys_model(),
+            "a_a_l3.msh": longest_model(), "a_a_l3.ctl": longest_controller()}
+
+
+def retail_files() -> dict[str, bytes]:
+    """Every file of this module, by path relative to one game folder."""
+    return {**quirk_unit_files(), **{f"MODELS/{name}": data for name, data in model_files().items()}}
