@@ -155,8 +155,11 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
                     journal = _write_journal([t for _p, t, _e, _d in planned], temporaries, backups)
                 for i, (path, target, _existing, _data) in enumerate(planned):
                     current = path
-                    os.replace(temporaries[i], target)
-                    replaced.append(i)
+                    try:
+                        os.replace(temporaries[i], target)
+                    finally:  # SIGTERM or Ctrl-C raising as os.replace returns: the target was replaced
+                        if not os.path.lexists(temporaries[i]):
+                            replaced.append(i)
                 _remove_all(journal)
     except BaseException as exc:
         unrestored = []
@@ -217,8 +220,8 @@ def _write_journal(targets: list[Path], temporaries: list[str], backups: dict[in
     try:
         for target in targets:
             journal = journal_of(target)
-            os.replace(_written_temporary(journal, text, 0o644), journal)
-            written.append(journal)
+            written.append(journal)  # first: a signal raising as os.replace returns leaves it listed
+            os.replace(_written_temporary(target, text, 0o644, ".journal.tmp"), journal)
     except BaseException:
         _remove_all(written)
         raise
@@ -503,7 +506,7 @@ def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | No
 
 ORPHAN_AGE = 600.0  # seconds: a temporary or backup of ours that old beside its target was left by a writer
 #                    that was killed (a live one's is at most LOCK_WAIT old, written just before its lock)
-_ORPHAN = re.compile(r"[a-z0-9_]{8}(\.old)?\.tmp")  # after ".NAME.": tempfile.mkstemp's 8 letters
+_ORPHAN = re.compile(r"[a-z0-9_]{8}(\.old|\.journal)?\.tmp")  # after ".NAME.": tempfile.mkstemp's 8 letters
 
 
 def _remove_orphans(target: Path) -> None:
@@ -518,9 +521,9 @@ def _remove_orphans(target: Path) -> None:
                         os.unlink(entry.path)
 
 
-def _written_temporary(target: Path, data: bytes, mode: int) -> str:
+def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp") -> str:
     """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

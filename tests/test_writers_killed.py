@@ -53,7 +53,7 @@ from fixtures import generated, static_model
 
 from core.authoring.synth import sample_libraries
 from core.container.nres import MODEL_TYPE_ID, Archive
-from core.disk import LOCK_STALE, LOCK_SUFFIX
+from core.disk import JOURNAL_SUFFIX, LOCK_STALE, LOCK_SUFFIX, read_input
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = ROOT / "io_msh" / "batch" / "__main__.py"
@@ -62,7 +62,11 @@ SEED = int(os.environ.get("IO_MSH_KILL_SEED") or (time.time_ns() % 2**32 if SOAK
 WEAR_TYPE = int.from_bytes(b"WEAR", "little")
 READ_SUFFIXES = {".msh", ".rlb", ".lib", ".wea", ".ctl", ".dat", ".cpt", ".ndp", ".map", ".tma", ".blend", ".png",
                  ".glb", ".fbx", ".txt", ".json"}
-TEMPORARY = re.compile(r"^\.(?P<target>.+)\.[a-z0-9_]{8}(\.old)?\.tmp$")  # core.disk's temporaries and backups
+# core.disk's temporaries, backups and journals' temporaries
+TEMPORARY = re.compile(r"^\.(?P<target>.+)\.[a-z0-9_]{8}(\.old|\.journal)?\.tmp$")
+# core.disk's journal beside each file of a set while it is replaced (a kill between two replacements leaves it
+# for the next read or write of any of the set's files, which puts the set back whole)
+JOURNAL = re.compile(rf"^\.(?P<target>.+){re.escape(JOURNAL_SUFFIX)}$")
 # core.disk's lock of a file (a folder holding its writer's file) and a writer's own folder it moves into place
 LOCKS = re.compile(rf"^\.(?P<target>.+){re.escape(LOCK_SUFFIX)}(?P<own>\.owner\.(?P<token>[0-9a-f]{{32}}))?$")
 LOCK = ".units.rlb" + LOCK_SUFFIX
@@ -109,7 +113,7 @@ def _install(config):
         return name
 
     def generic(name):
-        name = re.sub(r"\.[a-z0-9_]{8}(\.old)?\.tmp$", r".*\1.tmp", name)
+        name = re.sub(r"\.[a-z0-9_]{8}(\.old|\.journal)?\.tmp$", r".*\1.tmp", name)
         name = re.sub(r"^(.*\.io_msh-lock\.)?(owner|claim)\.[0-9a-f]{32}$", r"\1\2.*", name)
         return re.sub(r"^\.io_msh_stage\.\d+\.", ".io_msh_stage.*.", name)
 
@@ -477,7 +481,7 @@ def strays(folder: Path, expected: set[str]) -> list[Path]:
     found = [p for p in folder.iterdir() if p.name not in expected]
     names = {n.lower() for n in expected}
     for path in found:
-        match = TEMPORARY.match(path.name)
+        match = TEMPORARY.match(path.name) or JOURNAL.match(path.name)
         lock = LOCKS.match(path.name)
         inside = sorted(os.listdir(path)) if path.is_dir() else "a file"
         require((match and path.is_file()) or is_lock_leftover(path),
@@ -620,7 +624,10 @@ class Game:
             clear_strays(self.folder)
 
     def versions(self, extra: dict[str, dict[str, bytes]] | None = None) -> dict[str, str]:
-        """Which version each source holds: "old" or "new" (or one of ``extra``'s)."""
+        """Which version each source holds: "old" or "new" (or one of ``extra``'s), as read (core.disk.read_input:
+        a set a killed writer left half replaced is put back whole first)."""
+        for name in SOURCES:
+            read_input(self.folder / name)
         return {name: version(self.folder / name, {"old": OLD[name], "new": NEW[name], **(extra or {}).get(name, {})})
                 for name in SOURCES}
 
@@ -771,15 +778,16 @@ def export_failed_cleanly(outcome: Outcome) -> None:
 def test_export_into_source_killed_at_every_step(kit, game):
     """``batch export multi.blend --into-source`` writes a.wea, a.msh and units.rlb (two models) as one
     transaction; its worker killed before a step (every step in a soak; else before it takes its first lock, before
-    it replaces the second file, before its last step), each run over what the last left: every file is OLD or NEW
-    (a kill between two replacements leaves some of each), the item fails with its reason, and a later export
-    writes them all."""
+    it replaces the second file, before its last step), each run over what the last left: read back, the files are
+    all OLD or all NEW (a kill between two replacements leaves a journal, and the read puts the set back), the item
+    fails with its reason, and a later export writes them all."""
     steps = game.multi.steps
-    assert [op for op, _, _ in steps].count("replace") == 3, steps
+    assert [op for op, name, _ in steps if ".journal." not in name].count("replace") == 3, steps
     args = batch("export", game.blends / "multi.blend", "--into-source")
     game.reset()
     names = game.names
-    replaces = [i for i, s in enumerate(steps) if s[0] == "replace"]  # the first lock, the second file, the end
+    replaces = [i for i, s in enumerate(steps) if s[0] == "replace" and ".journal." not in s[1]]
+    # the first lock, the second file, the end
     fast = {next(i for i, s in enumerate(steps) if s[0] == "mkdir"), replaces[1], len(steps) - 1}
     chosen = fast_or_all(steps, lambda i, s, all_: i in fast)
     for step in chosen:
@@ -788,7 +796,8 @@ def test_export_into_source_killed_at_every_step(kit, game):
         outcome = kit.run(args, kill_rule(kit, game.folder, step, role="worker"))
         export_failed_cleanly(outcome)
         states = game.versions()
-        count(f"export step kills ({'mixed' if len(set(states.values())) > 1 else next(iter(states.values()))})")
+        assert len(set(states.values())) == 1, states  # whole, as read
+        count(f"export step kills ({next(iter(states.values()))} after)")
         strays(game.folder, names)
     game.reset(clear=False)
     age_locks(game.folder)
@@ -815,7 +824,8 @@ def test_export_into_source_killed_at_random_moments(kit, game):
         elif "worker" in outcome.killed and "parent" not in outcome.killed:
             assert outcome.code in (0, 1), outcome.text  # 0: it had finished the item
             assert "Traceback" not in outcome.text
-        summary = "mixed" if len(set(states.values())) > 1 else next(iter(states.values()))
+        assert len(set(states.values())) == 1, states  # whole, as read
+        summary = next(iter(states.values()))
         count(f"export random kills of {'+'.join(sorted(set(outcome.killed))) or 'nothing'} ({summary} after)")
         strays(game.folder, names)
     game.reset(clear=False)
