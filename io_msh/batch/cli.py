@@ -116,9 +116,14 @@ def clip_options(p: argparse.ArgumentParser) -> None:
                    help="with --clips: node 0 in place, moved by the stride, or both (the moving ones named "
                         "'walk 1 moving') (default: BOTH)")
     p.add_argument("--material-animation", action=argparse.BooleanOptionalAction, default=True,
-                   help="with --clips, glb: animated materials as KHR_animation_pointer animations (Blender's own "
-                        "glTF importer fails on an animated base colour of a textured material: "
-                        "--no-material-animation for a .glb to open in Blender) (default: on)")
+                   help="with --clips, glb: animated materials as KHR_animation_pointer animations: the emission "
+                        "and the texture cell (KHR_texture_transform), which Blender's glTF importer (4.2 to 5.0) "
+                        "and the Khronos validator take (default: on)")
+    p.add_argument("--base-colour-animation", action=argparse.BooleanOptionalAction, default=False,
+                   help="with --clips and material animation, glb: the animated base colour (diffuse and alpha) "
+                        "too, as baseColorFactor tracks, for readers that apply KHR_animation_pointer to material "
+                        "factors (Babylon.js, Khronos' glTF Sample Viewer); Blender's own glTF importer (4.2 to "
+                        "5.0) stops with an error on them (textured materials) (default: off)")
 
 
 def export_options(p: argparse.ArgumentParser) -> None:
@@ -179,10 +184,11 @@ def run(args) -> int:
         return 2
     pool = WorkerPool(args, args.jobs, temp, out)
     interrupt = Interrupt()
-    previous = interrupt.install()
     done: list[Result] = []
     total = 0
+    previous = interrupt.install()
     try:
+        interrupt.check()  # a signal held while the modules loaded
         pool.start(1)  # Blender starts in a worker while the inputs are listed here
         notes: list[str] = []
         items = plan_items(args, notes)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from contextlib import nullcontext
 
 import bpy
 
 from ..com import props as P
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
+from ..exp.engine_materials import animated_materials, base_colour_held
 
 UNIT_WITHOUT_CLIPS = "--clips: no part of the unit has clips (no controller with states): written with its timeline"
 
@@ -30,6 +32,7 @@ def convert_with_clips(worker, item, path: str) -> bool:
     roots = clip_roots(bpy.data.objects)
     if not roots and plans and isinstance(plans[0], UnitPlan):
         worker.warnings.append(UNIT_WITHOUT_CLIPS)
+        name_parts(bpy.data.objects)
         return False
     moving = {}
     if args.root_motion != "IN_PLACE":
@@ -38,16 +41,43 @@ def convert_with_clips(worker, item, path: str) -> bool:
         except FormatError as exc:
             raise ValueError(exc.describe(item.source)) from None
     glb = args.format == "glb"
-    with engine_tracks(roots, moving, args.root_motion, args.material_animation, bake_units=glb), \
+    base_colour = getattr(args, "base_colour_animation", False)
+    animated = [] if glb else animated_materials()
+    if animated:
+        worker.warnings.append(f"FBX carries no material animation: {len(animated)} animated material(s) not "
+                               f"written ({', '.join(animated)})")
+    with engine_tracks(roots, moving, args.root_motion, args.material_animation and glb, bake_units=glb), \
             worker._writing(os.path.basename(path), item.output):
         if glb:
-            bpy.ops.export_scene.gltf(**gltf_options(path, args.material_animation))
+            with nullcontext() if base_colour else base_colour_held():
+                bpy.ops.export_scene.gltf(**gltf_options(path, args.material_animation))
         else:
             from ..imp.materials import textures_for_fbx
 
             with textures_for_fbx(bpy.data.materials):  # FBX follows no Mix node: textures go straight in
                 bpy.ops.export_scene.fbx(**fbx_options(path))
     return True
+
+
+def name_parts(objects) -> None:
+    """Each unit part other than the chassis, its mount and its timeline action named by its model and its
+    component (``e_gun_ll_01.msh 4``, ``e_gun_ll_01.msh 4 mount``, ``e_gun_ll_01.msh 4|Action``), as the clip
+    animations of a unit's parts are (io_msh.exp.engine_units.part_prefix): the glTF animations take these
+    names, so that Blender's numbering of parts sharing a model (``e_gun_ll_01.msh.001``, ``|Action.001``) stays
+    out of them. Only for the batch's own scene, which is not kept."""
+    from ..imp.unit import COMPONENT
+
+    renamed = set()  # an action two parts play (none does as imported) takes the first one's name
+    for root in [o for o in objects if P.MODEL in o and P.shown_int(o, COMPONENT, 0) > 0]:
+        name = f"{root[P.MODEL]} {P.shown_int(root, COMPONENT)}"
+        anim = root.animation_data
+        if anim is not None and anim.action is not None and anim.action.session_uid not in renamed:
+            renamed.add(anim.action.session_uid)
+            anim.action.name = f"{name}|Action"
+        mount = root.parent
+        if mount is not None and COMPONENT in mount and P.MODEL not in mount:
+            mount.name = f"{name} mount"
+        root.name = name
 
 
 def _moving_controllers(source: str, plans: list, roots: list) -> dict:

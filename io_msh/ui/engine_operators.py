@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import nullcontext
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
@@ -17,6 +18,7 @@ from bpy_extras.io_utils import ExportHelper
 from ...core.disk import read_input
 from ...core.write_path import Target, write
 from ..exp.engine_clips import clip_roots, engine_tracks, fbx_options, gltf_options
+from ..exp.engine_materials import animated_materials, base_colour_held
 from ..exp.write_scene import as_shown
 from . import dialog as D
 from . import registration
@@ -41,8 +43,13 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
                ("FBX", "FBX", "A take per animation; no material animation")))
     material_animation: BoolProperty(
         name="Material Animation", default=True,
-        description=("glTF: animated materials as KHR_animation_pointer animations (Blender's own glTF importer "
-                     "cannot read an animated base colour of a textured material back)"))
+        description=("glTF: animated materials as KHR_animation_pointer animations: the emission and the texture "
+                     "cell, which Blender's own glTF importer reads back"))
+    base_colour_animation: BoolProperty(
+        name="Base Colour Animation", default=False,
+        description=("glTF, with Material Animation: the animated base colour too, for readers that apply "
+                     "KHR_animation_pointer to material factors (Babylon.js, Khronos' glTF Sample Viewer); "
+                     "Blender's own glTF importer stops with an error on it"))
 
     def check(self, context):
         wanted = SUFFIX[self.file_format]
@@ -72,11 +79,13 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
         except OSError as exc:
             report(self, "ERROR", f"{path}: cannot write: {exc.strerror or exc}")
             return {"CANCELLED"}
+        materials = self.material_animation and glb  # FBX carries no material animation
         temporary = os.path.join(scratch, "clips" + SUFFIX[self.file_format])
         try:  # a failed export, or a target refused (a model, read-only), leaves the file as it was
-            with engine_tracks(roots, materials=self.material_animation, bake_units=glb) as names:
+            with engine_tracks(roots, materials=materials, bake_units=glb) as names:
                 if glb:
-                    bpy.ops.export_scene.gltf(**gltf_options(temporary, self.material_animation))
+                    with nullcontext(0) if self.base_colour_animation else base_colour_held() as held:
+                        bpy.ops.export_scene.gltf(**gltf_options(temporary, self.material_animation))
                 else:
                     from ..imp.materials import textures_for_fbx
 
@@ -89,8 +98,27 @@ class EXPORT_SCENE_OT_parkan_clips(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        report(self, "INFO", f"Wrote {path}: {len(roots)} model(s), {len(names)} animation(s)")
+        # animations of one name (a channel's and its belt's) are one glTF animation; FBX: a take per track
+        report(self, "INFO", f"Wrote {path}: {len(roots)} model(s), {len(dict.fromkeys(names))} animation(s)")
+        for line in not_carried(self.file_format, self.material_animation, held if glb else 0):
+            report(self, "WARNING" if line.startswith("FBX") else "INFO", line)
         return {"FINISHED"}
+
+
+def not_carried(file_format: str, material_animation: bool, base_colours_held: int) -> list[str]:
+    """What the file leaves out of the scene's animated materials, and why."""
+    animated = animated_materials()
+    if not animated:
+        return []
+    listed = ", ".join(animated)
+    if file_format == "FBX":
+        return [f"FBX carries no material animation: {len(animated)} animated material(s) not written ({listed})"]
+    if not material_animation:
+        return [f"Material Animation is off: {len(animated)} animated material(s) not written ({listed})"]
+    if base_colours_held:
+        return [f"the base colour of {base_colours_held} material(s) is not animated in the file (Base Colour "
+                "Animation is off: Blender's glTF importer cannot read it)"]
+    return []
 
 
 def menu_export(self, context):

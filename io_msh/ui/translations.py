@@ -427,10 +427,17 @@ UI = {
         'Анимация материалов',
     'Format':
         'Формат',
-    ("glTF: animated materials as KHR_animation_pointer animations (Blender's own glTF importer cannot read an "
-     'animated base colour of a textured material back)'):
-        ('glTF: анимированные материалы как анимации KHR_animation_pointer (собственный импортёр glTF в Blender '
-         'не может прочитать обратно анимированный базовый цвет материала с текстурой)'),
+    ("glTF: animated materials as KHR_animation_pointer animations: the emission and the texture cell, which "
+     "Blender's own glTF importer reads back"):
+        ("glTF: анимированные материалы как анимации KHR_animation_pointer: излучение и ячейка текстуры, которые "
+         "собственный импортёр glTF в Blender читает обратно"),
+    "Base Colour Animation": "Анимация базового цвета",
+    ("glTF, with Material Animation: the animated base colour too, for readers that apply KHR_animation_pointer "
+     "to material factors (Babylon.js, Khronos' glTF Sample Viewer); Blender's own glTF importer stops with an "
+     "error on it"):
+        ("glTF, вместе с анимацией материалов: ещё и анимированный базовый цвет, для программ, которые применяют "
+         "KHR_animation_pointer к коэффициентам материалов (Babylon.js, glTF Sample Viewer от Khronos); "
+         "собственный импортёр glTF в Blender останавливается на нём с ошибкой"),
     # ---- end of gltfclips' block
     # the asset library (File > Import > Parkan Game as Asset Library) -- branch assets
     "Parkan Game as Asset Library": "Игра «Паркан» как библиотека ассетов",
@@ -1097,6 +1104,10 @@ REPORTS = {
     "written into it, the rest of it kept":
         "{source} — не тот контроллер, с которым модель была импортирована ({imported}): изменённые поля "
         "состояний записаны в него, остальное сохранено",
+    "{source} changed since the model was imported (another program wrote it): the edited state fields were "
+    "written into it, the rest of it kept as it is now":
+        "{source} изменён после импорта модели (его записала другая программа): изменённые поля состояний "
+        "записаны в него, остальное сохранено как есть сейчас",
     "meshes {first} and {second} are on the same node and slot {slot}: join them or set msh_slot":
         "меши {first} и {second} на одном узле и в одном слоте {slot}: объедините их или задайте msh_slot",
     "node {handle}: the name {name} cannot be stored in code page 1251; rename it":
@@ -1133,10 +1144,6 @@ REPORTS = {
     "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
     "parts were imported and the other damage stages and LODs would be lost; import it with Geometry: All Slots "
     "and make the change again":
-    "{source} changed since the model was imported (another program wrote it): the edited state fields were "
-    "written into it, the rest of it kept as it is now":
-        "{source} изменён после импорта модели (его записала другая программа): изменённые поля состояний "
-        "записаны в него, остальное сохранено как есть сейчас",
         "узлы добавлены, удалены или переподчинены, поэтому модель надо строить заново по сцене, но импортированы "
         "только её части {shown}, и прочие стадии повреждения и LOD потерялись бы; импортируйте её с «Геометрия: "
         "Все слоты» и повторите изменение",
@@ -1442,6 +1449,14 @@ REPORTS = {
     # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
     "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
         "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
+    "FBX carries no material animation: {count} animated material(s) not written ({names})":
+        "FBX не переносит анимацию материалов: не записано анимированных материалов: {count} ({names})",
+    "Material Animation is off: {count} animated material(s) not written ({names})":
+        "«Анимация материалов» выключена: не записано анимированных материалов: {count} ({names})",
+    "the base colour of {count} material(s) is not animated in the file (Base Colour Animation is off: Blender's "
+    "glTF importer cannot read it)":
+        "базовый цвет материалов ({count}) в файле не анимирован («Анимация базового цвета» выключена: импортёр "
+        "glTF в Blender не может её прочитать)",
     "Wrote {path}: {models} model(s), {animations} animation(s)":
         "Записан {path}: моделей: {models}, анимаций: {animations}",
     # ---- end of gltfclips' block
@@ -1460,6 +1475,13 @@ REPORTS = {
     "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
     "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
         "Записан {path}: сделано ассетов: {made}, без изменений: {kept}, не удалось: {failed}",
+    "The library was not written: {reason}": "Библиотека не записана: {reason}",
+    "{path}: cannot read it: {reason}: it was left as it is":
+        "{path}: не удаётся прочитать: {reason}: файл оставлен как был",
+    "{path}: another program wrote it during the run: it was left as that program wrote it; run again":
+        "{path}: другая программа записала его во время работы: файл оставлен таким, каким она его записала; "
+        "запустите снова",
+    "{reason}; {path} was left as it was": "{reason}; {path} оставлен как был",
     # branch unitimp: the import's key count (issue 28, item 9)
     "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
     "with Animation: Keys or For Editing":
