@@ -992,7 +992,8 @@ REPORTS = {
     "refused by the retail profile: {count} errors": "отклонено профилем retail: ошибок {count}",
     "refused by the strict profile: {count} warnings (without --strict they do not fail)":
         "отклонено строгим профилем: предупреждений {count} (без --strict они не считаются провалом)",
-    "point {index}: position or vector is not finite (kept)": "точка {index}: положение или вектор не конечны (сохранены)",
+    "point {index}: position or vector is not finite (kept)":
+        "точка {index}: положение или вектор не конечны (сохранены)",
     "point {index}: {what} {node} is not a node of the model ({count} nodes); {consequence}":
         "точка {index}: {what} {node} — не узел модели (узлов: {count}); {consequence}",
     "the point is not placed": "точка не размещена",
