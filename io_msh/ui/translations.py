@@ -164,6 +164,15 @@ UI = {
         "Textures.lib, куда добавить изображения новых материалов (пусто: никуда)",
     "Replace Read-Only Files": "Заменять файлы только для чтения",
     "Replace Changed Files": "Заменять изменённые файлы",
+    "Write over a map or mission file that another program changed since the import (its change is lost); "
+    "otherwise the export refuses and writes nothing":
+        "Записывать поверх файла карты или миссии, изменённого другой программой после импорта (то изменение "
+        "теряется); иначе экспорт отказывается и ничего не пишет",
+    "Replace the Map There": "Заменять карту там",
+    "A mission exported into another game tree: write its map there even where that tree holds other map files "
+    "(they are replaced); otherwise the export refuses and writes nothing":
+        "Миссия экспортируется в другое дерево игры: записывать туда и её карту, даже если там лежат другие файлы "
+        "карты (они заменяются); иначе экспорт отказывается и ничего не пишет",
     "Write the unit as the scene shows it over a .dat or archive another program changed since the import (that "
     "change is lost); off: such a file is refused, named":
         "Записывать юнит, как его показывает сцена, поверх .dat или архива, изменённого другой программой после "
@@ -1410,10 +1419,12 @@ REPORTS = {
         "в сцене карт: {count}; выделите объект той, которую нужно экспортировать",
     "no map to export: import one with File > Import > Parkan Map":
         "нет карты для экспорта: импортируйте её через Файл > Импорт > Карта «Паркана»",
-    "what can be edited: the heights (z) of the ground's level-0 vertices, and the mission's objects (moved, turned, "
-    "copied, deleted, moved to another clan's collection)":
-        "что можно править: высоты (z) вершин уровня 0 земли и объекты миссии (перемещение, поворот, копирование, "
-        "удаление, перенос в коллекцию другого клана)",
+    "what can be edited: the heights (z) of the ground's level-0 vertices, the second material's alpha "
+    "(msh_second_alpha), and the mission's objects (moved, turned, copied, deleted, moved to another clan's "
+    "collection, shown as another kind of the same sort; new instances of a kind in a clan's collection)":
+        "что можно править: высоты (z) вершин уровня 0 земли, альфу второго материала (msh_second_alpha) и "
+        "объекты миссии (перемещение, поворот, копирование, удаление, перенос в коллекцию другого клана, показ "
+        "другим видом того же рода; новые экземпляры вида в коллекции клана)",
     "{name} was moved, turned or scaled as an object: move its vertices instead; {rest}":
         "{name} перемещён, повёрнут или масштабирован как объект: перемещайте вместо этого его вершины; {rest}",
     "{name} has {count} vertices and {faces} faces, the map {total} and {total_faces}: the topology cannot be "
@@ -1426,8 +1437,12 @@ REPORTS = {
     "be changed yet; {rest}":
         "{name}: у грани {index} (и ещё {count}) другой материал, чем в карте: материалы граней пока менять "
         "нельзя; {rest}",
-    "the map's level-0 ground object was deleted; {rest}":
-        "объект земли уровня 0 удалён; {rest}",
+    "the map's level-0 ground object was deleted: undo it (Ctrl+Z) or import the map again; {rest}":
+        "объект земли уровня 0 удалён: отмените это (Ctrl+Z) или импортируйте карту заново; {rest}",
+    "the map's level-1 ground object (the far-away ground, in the hidden collection) was deleted: the map needs "
+    "both levels; undo it (Ctrl+Z) or import the map again; {rest}":
+        "объект земли уровня 1 (дальняя земля в скрытой коллекции) удалён: карте нужны оба уровня; отмените это "
+        "(Ctrl+Z) или импортируйте карту заново; {rest}",
     "{name} is in {count} clan collections: put it in exactly one; {rest}":
         "{name} находится в коллекциях кланов: {count}; оставьте его ровно в одной; {rest}",
     "level 1 vertex {index} was moved apart from level 0: edit level 0 (both levels share the vertices); {rest}":
@@ -1435,20 +1450,116 @@ REPORTS = {
         "{rest}",
     "{name} was scaled: the game scales only trees and rocks; {rest}":
         "{name} масштабирован: игра масштабирует только деревья и камни; {rest}",
-    "two objects hold level {level} of the ground ({name}, {other}): delete the copy; {rest}":
-        "уровень {level} земли держат два объекта ({name}, {other}): удалите копию; {rest}",
+    "two objects hold level {level} of the ground ({name} is a copy): delete the copy; {rest}":
+        "уровень {level} земли держат два объекта ({name} — копия): удалите копию; {rest}",
     "no Land1.wea beside Land.msh: the ground's materials are placeholders":
         "рядом с Land.msh нет Land1.wea: материалы земли — заглушки",
     "Imported {name}: {count} + {far} faces, {objects} object(s) of {kinds} kind(s)":
         "Импортирован {name}: граней {count} + {far}, объектов {objects}, видов {kinds}",
-    "Wrote {count} file(s) of {name}: {heights} height(s) changed, {objects} object(s) edited":
-        "Записано файлов {name}: {count}; изменено высот: {heights}, изменено объектов: {objects}",
+    "Imported {name}: {count} + {far} faces, {objects} object(s) of {kinds} kind(s), {empties} kind(s) shown as "
+    "Empties":
+        "Импортирован {name}: граней {count} + {far}, объектов {objects}, видов {kinds}, из них показаны "
+        "пустышками: {empties}",
+    "Wrote {count} file(s) of {name}, {unchanged} unchanged: {heights} height(s) changed, {objects} object(s) "
+    "edited":
+        "Записано файлов {name}: {count}, без изменений: {unchanged}; изменено высот: {heights}, изменено "
+        "объектов: {objects}",
     "Imported {name} with {count} warning(s); first: {first}":
         "Импортирован {name}, предупреждений: {count}; первое: {first}",
     "{path}: objects[{index}]: '{name}' is shown as an Empty: {reason}":
         "{path}: objects[{index}]: «{name}» показан как пустышка: {reason}",
     # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
     "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
+    # the map export through the one write path
+    "vertex {index} and vertex {other} are one point of the ground, stored once per cell, and were moved to "
+    "different heights ({height} and {other_height}): give them one height (the ground would crack between the "
+    "cells)":
+        "вершины {index} и {other} — одна точка земли, записанная для каждой ячейки, и они сдвинуты на разную "
+        "высоту ({height} и {other_height}): задайте им одну высоту (иначе земля треснет между ячейками)",
+    "vertex {index} was moved to ({position}), which is not a finite number (NaN or infinite): give it a height":
+        "вершина {index} сдвинута в ({position}) — это не конечное число (NaN или бесконечность): задайте ей "
+        "высоту",
+    "vertex {index} was moved to ({position}), which is not a finite number (NaN or infinite); {count} more such "
+    "vertices: give it a height":
+        "вершина {index} сдвинута в ({position}) — это не конечное число (NaN или бесконечность); таких вершин "
+        "ещё {count}: задайте ей высоту",
+    "{count} twin vertex(es) moved with the vertices edited (a point on a cell's border is stored once per cell)":
+        "вершин-двойников сдвинуто вместе с правленными: {count} (точка на границе ячеек записана для каждой "
+        "ячейки)",
+    "no {what}: the map has no ground": "нет {what}: у карты нет земли",
+    "vertex position is not a finite number (NaN or infinite)":
+        "положение вершины — не конечное число (NaN или бесконечность)",
+    "{what} {values} is not finite (NaN or infinite); every retail object's transform is finite":
+        "{what} {values} не конечно (NaN или бесконечность); у каждого объекта игры трансформация конечна",
+    "this map was imported from its Land.msh alone, without a mission: it has no data.tma to write; export it to "
+    "a Land.msh (or import the mission)":
+        "эта карта импортирована из одного Land.msh, без миссии: записывать data.tma нечего; экспортируйте её в "
+        "Land.msh (или импортируйте миссию)",
+    "{name}: the face attribute {attribute} was removed or changed type; face flags cannot be edited: undo it "
+    "(Ctrl+Z); {rest}":
+        "{name}: атрибут граней {attribute} удалён или сменил тип; флаги граней править нельзя: отмените это "
+        "(Ctrl+Z); {rest}",
+    "{name}: face {index}'s attribute {attribute} was changed ({count} face(s)); face flags (water, bed, second "
+    "material, lava) cannot be edited yet: undo it (Ctrl+Z); {rest}":
+        "{name}: у грани {index} изменён атрибут {attribute} (граней: {count}); флаги граней (вода, дно, второй "
+        "материал, лава) пока править нельзя: отмените это (Ctrl+Z); {rest}",
+    "{name}: the UV map {layer} was removed or renamed; UV maps cannot be edited: undo it (Ctrl+Z); {rest}":
+        "{name}: UV-развёртка {layer} удалена или переименована; UV-развёртки править нельзя: отмените это "
+        "(Ctrl+Z); {rest}",
+    "{name}: the UV map {layer} was edited (face {index}, {count} corner(s)); UVs follow x and y and cannot be "
+    "edited: undo it (Ctrl+Z); {rest}":
+        "{name}: UV-развёртка {layer} изменена (грань {index}, углов: {count}); UV следуют за x и y, их править "
+        "нельзя: отмените это (Ctrl+Z); {rest}",
+    "{name}: the point attribute {attribute} (the second material's alpha) was removed or changed type: undo it "
+    "(Ctrl+Z); {rest}":
+        "{name}: атрибут точек {attribute} (альфа второго материала) удалён или сменил тип: отмените это "
+        "(Ctrl+Z); {rest}",
+    "level 1 vertex {index}'s {attribute} was changed apart from level 0: edit level 0 (both levels share the "
+    "vertices); {rest}":
+        "у вершины {index} уровня 1 {attribute} изменён отдельно от уровня 0: правьте уровень 0 (у уровней общие "
+        "вершины); {rest}",
+    "{name}: {attribute} was changed, and this map has no alpha stream (Res14) to hold it: undo it (Ctrl+Z); "
+    "{rest}":
+        "{name}: {attribute} изменён, а в этой карте нет потока альфы (Res14) для него: отмените это (Ctrl+Z); "
+        "{rest}",
+    "{name} was moved or edited: it only shows the water level of the map's water faces and is not written; to "
+    "change the water level, move the water faces' vertices (all to one height); put the plane back (Ctrl+Z); "
+    "{rest}":
+        "{name} перемещена или изменена: она лишь показывает уровень водных граней карты и не записывается; чтобы "
+        "изменить уровень воды, сдвиньте вершины водных граней (все на одну высоту); верните плоскость (Ctrl+Z); "
+        "{rest}",
+    "{name} (and {count} more) was moved out of the map's collections ({map}) but is still in the scene: put it "
+    "back into a clan's collection, or delete it; {rest}":
+        "{name} (и ещё {count}) убран из коллекций карты ({map}), но остался в сцене: верните его в коллекцию "
+        "клана или удалите; {rest}",
+    "{name} is a placement of another imported map and was put into {clan}: move it back, or place an instance "
+    "of a kind instead; {rest}":
+        "{name} — объект другой импортированной карты, помещённый в {clan}: верните его обратно или поставьте "
+        "вместо него экземпляр вида; {rest}",
+    "{name} in {clan} is no object of the mission: a new object is an instance of a collection in the map's kinds "
+    "collection (Add > Collection Instance); move it out of the clan collections; {rest}":
+        "{name} в {clan} — не объект миссии: новый объект — это экземпляр коллекции из коллекции видов карты "
+        "(Добавить > Экземпляр коллекции); уберите его из коллекций кланов; {rest}",
+    "{name} was put into {clan}: data.tma gives {what} the index of a clan; put it in a clan's collection; {rest}":
+        "{name} помещён в {clan}: data.tma даёт объекту ({what}) номер клана; поместите его в коллекцию клана; "
+        "{rest}",
+    "a unit or building": "юнит или здание",
+    "an object": "объект",
+    "{name} no longer shows its kind ({kind}): make it an instance of a collection of the map's kinds collection "
+    "again; {rest}":
+        "{name} больше не показывает свой вид ({kind}): снова сделайте его экземпляром коллекции из коллекции "
+        "видов карты; {rest}",
+    "{name} shows {shown}, which is not one of the map's kinds: a placement shows a collection of the kinds "
+    "collection; {rest}":
+        "{name} показывает {shown}, а это не вид карты: объект показывает коллекцию из коллекции видов; {rest}",
+    "{name} shows {kind}, which no object of the mission names; {rest}":
+        "{name} показывает {kind}, а его не называет ни один объект миссии; {rest}",
+    "{name} was made a {kind} ({path}) from a {old}: a placement can show another kind of its own sort only; "
+    "{rest}":
+        "{name} превращён в {kind} ({path}) из {old}: объект может показывать другой вид только своего рода; "
+        "{rest}",
+    "{name} was scaled: this mission's objects have no scale; {rest}":
+        "{name} масштабирован: у объектов этой миссии нет масштаба; {rest}",
         "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
     "FBX carries no material animation: {count} animated material(s) not written ({names})":
         "FBX не переносит анимацию материалов: не записано анимированных материалов: {count} ({names})",
