@@ -114,3 +114,66 @@ def test_contact_sheet_labels_are_shortened_by_their_drawn_width(blender, tmp_pa
     assert all(width <= 1.04 for _body, width in drawn.values()), drawn
     for name, body in zip(names[1:], bodies[1:]):
         assert body.startswith("...") and name.endswith(body[3:]) and len(body) > 12, (name, body)
+
+
+PRESETS = {"For_Editing_as_Empties.py": ("EMPTIES", "EDITING", "NONE"),
+           "Faithful_as_Armature.py": ("ARMATURE", "FAITHFUL", "ACTIONS")}
+
+
+def preset_options(path: Path) -> dict:
+    """What a preset file sets on the operator (its 'op.NAME = VALUE' lines)."""
+    import ast
+
+    options = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute):
+            options[node.targets[0].attr] = ast.literal_eval(node.value)
+    return options
+
+
+def test_the_import_presets_are_in_the_operators_preset_menu(blender):
+    """Blender's preset menu of Import Parkan MSH lists the files of every registered preset path's
+    presets/operator/import_scene.parkan_msh: the shipped ones are there."""
+    bpy = blender.bpy
+    shown = {p.name for folder in bpy.utils.preset_paths("operator/import_scene.parkan_msh/")
+             for p in Path(folder).glob("*.py")}
+    assert set(PRESETS) <= shown
+    assert bpy.path.display_name("For_Editing_as_Empties") == "For Editing as Empties"
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_each_import_preset_imports_as_it_says(blender, tmp_path, name):
+    bpy = blender.bpy
+    (folder,) = [Path(f) for f in bpy.utils.preset_paths("operator/import_scene.parkan_msh/")
+                 if (Path(f) / name).is_file()]
+    options = preset_options(folder / name)
+    assert (options["node_mode"], options["animation"], options["clips"]) == PRESETS[name]
+    walker = shutil.copytree(ROOT / "samples" / "walker", tmp_path / "walker")
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(walker / "walker.msh"), **options) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    assert root.type == ("EMPTY" if options["node_mode"] == "EMPTIES" else "ARMATURE")
+    assert bool(root.get("msh_clips")) == (options["clips"] == "ACTIONS")
+
+
+def test_import_unit_takes_several_files(blender):
+    bpy = blender.bpy
+    folder = ROOT / "samples" / "unit" / "UNITS" / "SYNTH"
+    files = [{"name": "synth_unit.dat"}, {"name": "synth_fort.dat"}]
+    assert bpy.ops.import_scene.parkan_unit(directory=str(folder), files=files,
+                                            filepath=str(folder / "synth_unit.dat")) == {"FINISHED"}
+    units = {c.name for c in bpy.data.collections if "msh_unit" in c}
+    assert len(units) == 2, units
+
+
+def test_import_parkan_map_takes_several_files(blender, tmp_path):
+    from map_fixtures import LAND_MSH, MISSION, write_sample
+
+    bpy = blender.bpy
+    for game in ("a", "b"):
+        write_sample(tmp_path / game)
+    files = [{"name": f"a/{MISSION}"}, {"name": f"b/{LAND_MSH}"}]
+    assert bpy.ops.import_scene.parkan_map(directory=str(tmp_path), files=files,
+                                           filepath=str(tmp_path / "a" / MISSION)) == {"FINISHED"}
+    maps = {c["msh_map"]: c.get("msh_map_mission", "") for c in bpy.data.collections if "msh_map" in c}
+    assert sorted(maps) == [str(tmp_path / "a" / LAND_MSH), str(tmp_path / "b" / LAND_MSH)], maps
+    assert maps[str(tmp_path / "a" / LAND_MSH)] == str(tmp_path / "a" / MISSION)

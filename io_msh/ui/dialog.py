@@ -6,8 +6,10 @@ from a dialog's properties."""
 from __future__ import annotations
 
 import math
+import os
 
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.types import OperatorFileListElement
 
 from ...core.animation.keys import Tolerance
 from ...core.msh import streams as S
@@ -163,6 +165,26 @@ def export_options(props) -> ExportOptions:
     return ExportOptions(props.keys, Tolerance(props.position_tolerance, math.degrees(props.rotation_tolerance)),
                          materials=libraries, force=props.force, frame_range=props.frame_range,
                          end_frame=props.end_frame)
+
+
+# ------------------------------------------------------------------ files
+
+
+def files():
+    """The files chosen in the file browser (or dropped), when several are: with ``directory()``, an importer
+    takes them all, as the model importer does."""
+    return CollectionProperty(type=OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
+
+
+def directory():
+    return StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+
+def chosen_paths(operator) -> list[str]:
+    """The files an importer imports: each of ``files`` in ``directory``, else its ``filepath``."""
+    if operator.files and operator.directory:
+        return [os.path.join(operator.directory, f.name) for f in operator.files if f.name]
+    return [operator.filepath] if operator.filepath else []
 
 
 # ------------------------------------------------------------------ drawing

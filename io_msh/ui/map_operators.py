@@ -34,6 +34,8 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".tma"
     filter_glob: StringProperty(default="*.tma;*.msh", options={"HIDDEN"})
+    files: D.files()
+    directory: D.directory()
     node_mode: D.node_mode("What each node of each placed unit or model becomes in Blender",
                            "One armature per model, a bone per node")
     game_folder: D.game_folder(
@@ -43,23 +45,30 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
         return self.invoke_popup(context)
 
     def execute(self, context):
+        """Every map or mission chosen (or dropped), each imported whole or not at all."""
+        paths = D.chosen_paths(self)
+        if not paths:
+            report(self, "ERROR", "No file to import")
+        done = [self.import_file(context, path) for path in paths]
+        return {"FINISHED"} if any(done) else {"CANCELLED"}
+
+    def import_file(self, context, path: str) -> bool:
         folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
         options = ImportOptions(node_mode=self.node_mode, game_folders=folders, animation="NONE",
                                 name_bytes=compat.node_name_bytes(self.node_mode))
-        path = self.filepath
         try:
             plan = plan_map(path, options, self.game_folder or None)
         except FormatError as exc:
             report(self, "ERROR", exc.describe(path))
-            return {"CANCELLED"}
+            return False
         except OSError as exc:
             report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot read: {exc.strerror or exc}")
-            return {"CANCELLED"}
+            return False
         try:
             import_map(context, plan)
         except Exception as exc:  # a Blender-side failure must not leave half a map
             report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
-            return {"CANCELLED"}
+            return False
         for line in plan.warnings:
             report(self, "INFO", line)
         faces = [len(level.triangles) for level in plan.levels]
@@ -70,7 +79,7 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
         if plan.warnings:
             report(self, "WARNING", f"Imported {os.path.basename(path)} with {len(plan.warnings)} warning(s); "
                                      f"first: {plan.warnings[0]}")
-        return {"FINISHED"}
+        return True
 
 
 class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):

@@ -307,8 +307,14 @@ CLASSES = (ParkanMshPreferences, ParkanMshArchiveModel, PARKAN_UL_archive_models
            PARKAN_OT_archive_models_select, EXPORT_SCENE_OT_parkan_msh, IO_FH_parkan_msh)
 
 
+# Where the shipped operator presets are: presets/operator/<bl_idname>/<Name>.py (Blender's preset menu lists
+# them beside the user's own, as glTF-Blender-IO ships its import presets).
+PRESETS = os.path.dirname(os.path.abspath(__file__))
+
+
 def register() -> None:
     translations.register()
+    bpy.utils.register_preset_path(PRESETS)
     registration.register(CLASSES + CLIP_CLASSES, [menu_import], [menu_export])
     bpy.types.VIEW3D_MT_object.append(clip_menu_object)
     unit_operators.register()
@@ -324,4 +330,5 @@ def unregister() -> None:
     unit_operators.unregister()
     bpy.types.VIEW3D_MT_object.remove(clip_menu_object)
     registration.unregister(CLASSES + CLIP_CLASSES, [menu_import], [menu_export])
+    bpy.utils.unregister_preset_path(PRESETS)
     translations.unregister()

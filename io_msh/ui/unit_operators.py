@@ -41,6 +41,8 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".dat"
     filter_glob: StringProperty(default="*.dat", options={"HIDDEN"})
+    files: D.files()
+    directory: D.directory()
 
     # The model import's options, each part imported with them (README "Import Unit").
     node_mode: D.node_mode("What each node of each part becomes in Blender", "One armature per part, a bone per node")
@@ -64,33 +66,40 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
         D.draw_panels(self, "PARKAN_UNIT_import", D.IMPORT_PANELS)
 
     def execute(self, context):
+        """Every unit chosen (or dropped), each imported whole or not at all."""
+        paths = D.chosen_paths(self)
+        if not paths:
+            report(self, "ERROR", "No file to import")
+        done = [self.import_file(context, path) for path in paths]
+        return {"FINISHED"} if any(done) else {"CANCELLED"}
+
+    def import_file(self, context, path: str) -> bool:
         folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
         options = ImportOptions(
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
             game_folders=folders, clips=self.clips, root_motion=self.root_motion, frame_rate=self.frame_rate,
             name_bytes=compat.node_name_bytes(self.node_mode))
-        path = self.filepath
         try:
             plan = plan_unit(path, options)
         except FormatError as exc:
             report(self, "ERROR", exc.describe(path))
-            return {"CANCELLED"}
+            return False
         except OSError as exc:
             report(self, "ERROR", f"{path}: cannot read: {exc.strerror or exc}")
-            return {"CANCELLED"}
+            return False
         root_matrix = import_root_matrix(self.axis_forward, self.axis_up, self.global_scale)
         try:
             import_unit(context, plan, root_matrix, self.set_frame_range)
         except Exception as exc:  # a Blender-side failure must not leave half a unit
             report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
-            return {"CANCELLED"}
+            return False
         for line in plan.warnings:
             report(self, "INFO", line)
         imported = sum(p.model is not None for p in plan.parts)
         if plan.warnings:
             report(self, "WARNING", f"Imported {imported} part(s) of {os.path.basename(path)} with "
                                      f"{len(plan.warnings)} warning(s); first: {plan.warnings[0]}")
-        return {"FINISHED"}
+        return True
 
 
 class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
