@@ -503,6 +503,8 @@ REPORTS = {
     "Wrote {path}: {edited} node track(s) rewritten, geometry rebuilt":
         "Записан {path}: переписано дорожек узлов: {edited}, геометрия перестроена",
     "Wrote {path}: {edited} node track(s) rewritten": "Записан {path}: переписано дорожек узлов: {edited}",
+    "Nothing to write: {path} and the files beside it already hold the model":
+        "Записывать нечего: {path} и файлы рядом с ним уже содержат модель",
     "... and {count} more errors": "... и ещё ошибок: {count}",
     "{path}: is a folder, not a file: type the file's name (a .msh model, or an .rlb archive)":
         "{path}: это папка, а не файл: введите имя файла (модель .msh или архив .rlb)",
@@ -1149,6 +1151,29 @@ REPORTS = {
         "экспортировать нельзя: перетащите ассет с методом импорта «Добавить» и экспортируйте его",
     "node hierarchy has a cycle": "в иерархии узлов есть цикл",
     "it changed on disk after the export read it": "он изменился на диске после того, как экспорт его прочитал",
+    "it changed on disk after the import read it (another program or export wrote it meanwhile); nothing was "
+    "written: import it again, or export with Replace Changed Files to write over that change":
+        "он изменился на диске после того, как импорт его прочитал (его записала другая программа или другой "
+        "экспорт); ничего не записано: импортируйте его снова или экспортируйте с «Заменять изменённые файлы», "
+        "чтобы записать поверх этого изменения",
+    "it changed on disk after the export read it (another program or export wrote it meanwhile); nothing was "
+    "written: export again":
+        "он изменился на диске после того, как экспорт его прочитал (его записала другая программа или другой "
+        "экспорт); ничего не записано: экспортируйте снова",
+    "{where} changed on disk after the import (another program wrote it); nothing was written: import it again, "
+    "or export with Replace Changed Files to write over that change":
+        "{where} изменилась на диске после импорта (её записала другая программа); ничего не записано: "
+        "импортируйте снова или экспортируйте с «Заменять изменённые файлы», чтобы записать поверх изменения",
+    "{where} changed on disk after the import (another program wrote it) and nothing of the scene changes it: "
+    "that change is kept":
+        "{where} изменилась на диске после импорта (её записала другая программа), а сцена её не меняет: это "
+        "изменение сохранено",
+    "its entry {name}": "её запись {name}",
+    "the model": "модель",
+    "it holds {old}, and this export writes {new}: it was not replaced (nothing was written); choose another file":
+        "в нём {old}, а этот экспорт пишет {new}: он не заменён (ничего не записано); выберите другой файл",
+    "the file exists and is not one the export read or names: it was not replaced (nothing was written)":
+        "файл существует, но экспорт его не читал и не называл: он не заменён (ничего не записано)",
     "another export has been writing it for over {seconds} s (or left {lock} beside it: remove that folder)":
         "другой экспорт пишет его уже дольше {seconds} с (или оставил рядом {lock}: удалите эту папку)",
     "nodes were added, removed or re-parented, so the model must be rebuilt from the scene, but only its {shown} "
@@ -1314,6 +1339,7 @@ REPORTS = {
     "'{name}' not found below {root}": "'{name}' не найден в {root}",
     "{count} more objects name files not found below {root}":
         "ещё объектов, чьих файлов нет в {root}: {count}",
+    "no objects.rlb below {root}": "нет objects.rlb в {root}",
     "no objects.rlb below {root}: {count} trees and rocks not checked":
         "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
     # unitexp (issue 27: the Export Unit edit cycle, hand-edited custom properties)
@@ -1468,8 +1494,6 @@ REPORTS = {
         "Импортирован {name}, предупреждений: {count}; первое: {first}",
     "{path}: objects[{index}]: '{name}' is shown as an Empty: {reason}":
         "{path}: objects[{index}]: «{name}» показан как пустышка: {reason}",
-    # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
-    "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
     # the map export through the one write path
     "vertex {index} and vertex {other} are one point of the ground, stored once per cell, and were moved to "
     "different heights ({height} and {other_height}): give them one height (the ground would crack between the "
@@ -1560,6 +1584,8 @@ REPORTS = {
         "{rest}",
     "{name} was scaled: this mission's objects have no scale; {rest}":
         "{name} масштабирован: у объектов этой миссии нет масштаба; {rest}",
+    # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
+    "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
         "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
     "FBX carries no material animation: {count} animated material(s) not written ({names})":
         "FBX не переносит анимацию материалов: не записано анимированных материалов: {count} ({names})",
@@ -1657,10 +1683,30 @@ def _translate(english: str) -> str:
     return bpy.app.translations.pgettext_rpt(english)
 
 
+# The slots a model has, as io_msh.imp.plan.describe_slots lists them: "Damage Stage 0 (LOD 0, 1, First-Person),
+# Damage Stage 1 (LOD 0)" (its commas are no list of reports).
+SLOT_LIST = re.compile(r"Damage Stage \d+ \(LOD [^()]*\)(?:, Damage Stage \d+ \(LOD [^()]*\))*")
+SLOT_STAGE = re.compile(r"Damage Stage (\d+) \(LOD ([^()]*)\)")
+
+
+def _slot_list(value: str) -> str:
+    """A list of slots in the interface language: each stage with its LODs, First-Person as the panel names it."""
+    stage_word = _translate("Damage Stage").lower()
+    first_person = _translate("First-Person")
+
+    def lods(text: str) -> str:
+        names = text.split(", ")
+        return ", ".join(n if n != "First-Person" or first_person == n else f"«{first_person.lower()}»"
+                         for n in names)
+    return SLOT_STAGE.sub(lambda m: f"{stage_word} {m.group(1)} (LOD {lods(m.group(2))})", value)
+
+
 def _value_text(value: str, depth: int) -> str:
     """A template's field: itself a report (a reason, a slot's name), or a list of them; a name or number kept."""
     if " " not in value:
         return value
+    if SLOT_LIST.fullmatch(value):
+        return _slot_list(value)
     text = report_text(value, depth)
     if text == value and ", " in value:
         return ", ".join(report_text(part, depth) for part in value.split(", "))

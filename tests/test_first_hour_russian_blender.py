@@ -1,0 +1,46 @@
+"""Russian reports a modder meets in the first hour: a map imported without its game's files, slot names inside
+a Russian line, counts with the Russian plural forms."""
+
+import re
+import shutil
+from pathlib import Path
+
+from test_translations import russian  # noqa: F401 (a fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+LATIN_WORDS = re.compile(r"\b(?!(?:LOD|MSH|Land|data|tma|objects|rlb|msh|dat|lib|Ctrl)\b)[A-Za-z]{3,}\b")
+
+
+def english_words(line: str) -> list[str]:
+    """The Latin words of a report line, but file names, paths, names in quotes and places (a stream and its
+    index before ': ')."""
+    line = re.sub(r"(?:/|[A-Za-z]:\\)\S*|«[^»]*»|'[^']*'|\S+\.(?:msh|tma|rlb|dat|lib|map|wea)\b"
+                  r"|\b[a-z_]+(?:\[[^\]]*\])?: ", " ", line)
+    return LATIN_WORDS.findall(line)
+
+
+def test_the_sample_missions_import_reports_come_out_in_russian(blender, russian, tmp_path, capfd):  # noqa: F811
+    """The mission without its game (no objects.rlb, no unit files): every line Russian."""
+    bpy = blender.bpy
+    game = shutil.copytree(ROOT / "samples" / "maps", tmp_path / "game")
+    capfd.readouterr()
+    assert bpy.ops.import_scene.parkan_map(filepath=str(game / "MISSIONS" / "SAMPLE" / "data.tma")) == {"FINISHED"}
+    out = capfd.readouterr()
+    lines = [line for line in (out.out + out.err).splitlines() if line.startswith(("Info", "Warning", "Error"))]
+    assert lines
+    english = [(line, english_words(line.split(": ", 1)[1])) for line in lines]
+    assert not [e for e in english if e[1]], english
+
+
+def test_the_slots_a_model_has_are_named_in_russian(blender, russian):  # noqa: F811
+    """A slot the tower lacks: the refusal lists the slots it has with the panel's words, not 'Damage Stage 2,
+    LOD 3' inside a Russian line."""
+    import pytest
+
+    bpy = blender.bpy
+    with pytest.raises(RuntimeError) as caught:
+        bpy.ops.import_scene.parkan_msh(filepath=str(ROOT / "samples" / "tower.rlb"), stage=2, lod="3")
+    text = str(caught.value)
+    assert "у модели нет геометрии для слота «повреждение 2 LOD 3» (стадия повреждения 2, LOD 3); есть: " in text
+    assert "стадия повреждения 0 (LOD 0, 1, «от первого лица»)" in text
+    assert not english_words(text.split(": ", 1)[1]), text
