@@ -46,6 +46,8 @@ class Target:
     owned: bool = False     # the user named it, or it belongs to the object exported: replaced whatever it holds
     #                         of its kind, read or not
     kind: str | None = None  # what ``data`` is (core.kinds); None: told from the bytes
+    spliced: bool = False   # ``data`` is the file as ``read`` just now with the edits put in (an archive's other
+    #                         entries kept): any change since that read refuses, even this process's own write
 
 
 @dataclass
@@ -82,7 +84,7 @@ def write(targets: list[Target], force: bool = False, replace_changed: bool = Fa
         if current is not None and current[1].sha256 == data_digest:
             result.unchanged.append(target.path)
             continue
-        ours = current is not None and current[1].sha256 in written_here(target.path)
+        ours = not target.spliced and current is not None and current[1].sha256 in written_here(target.path)
         if not ours and _unedited(target, data_digest):
             result.unchanged.append(target.path)  # another program's change to it, if any, is kept
             continue
@@ -93,9 +95,7 @@ def write(targets: list[Target], force: bool = False, replace_changed: bool = Fa
                                                "not replaced (nothing was written)", target.path)
         if not ours and not replace_changed and target.read is not UNREAD and \
                 _differs(current, target.read):
-            raise ChangedError(errno.EAGAIN, "it changed on disk since it was read (another program or export "
-                                             "wrote it meanwhile); nothing was written: import it again",
-                               target.path)
+            raise ChangedError(errno.EAGAIN, _CHANGED_SPLICED if target.spliced else _CHANGED, target.path)
         files.append((target.path, target.data))
         states[target.path] = current[1] if current is not None else None
     if files:
@@ -104,6 +104,12 @@ def write(targets: list[Target], force: bool = False, replace_changed: bool = Fa
         _WRITTEN.setdefault(os.path.realpath(path), set()).add(digest(data))
         result.written.append(path)
     return result
+
+
+_CHANGED = ("it changed on disk after the import read it (another program or export wrote it meanwhile); nothing "
+            "was written: import it again, or export with Replace Changed Files to write over that change")
+_CHANGED_SPLICED = ("it changed on disk after the export read it (another program or export wrote it meanwhile); "
+                    "nothing was written: export again")
 
 
 def _current(path: str) -> tuple[bytes, FileState] | None:

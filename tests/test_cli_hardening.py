@@ -398,12 +398,21 @@ def test_rewrite_in_place_refuses_a_file_replaced_after_it_was_read(tmp_path, ca
 
     def read_then_replaced(data, path, *args):
         target.write_bytes(b"the other program's")
-        return read_container(data, path, *args)
+        container = read_container(data, path, *args)
+        container.to_bytes = lambda: bytes(data) + b"rewritten"  # the rewrite changes the file
+        return container
 
     monkeypatch.setattr(cli, "read_container", read_then_replaced)
     code, _, err = run(capsys, "rewrite", target, target, "--canonical")
     assert code == 2 and "changed on disk after the export read it" in err
     assert target.read_bytes() == b"the other program's"
+    monkeypatch.undo()
+    # a rewrite that changes nothing writes nothing: the other program's file stays
+    monkeypatch.setattr(cli, "read_container", lambda data, path, *args: (
+        target.write_bytes(b"the other program's"), read_container(data, path, *args))[1])
+    target.write_bytes(sample_msh)
+    code, out, _ = run(capsys, "rewrite", target, target)
+    assert code == 0 and "unchanged" in out and target.read_bytes() == b"the other program's"
     monkeypatch.undo()
     target.write_bytes(sample_msh)
     code, _, _ = run(capsys, "rewrite", target, tmp_path / "copy.msh")  # another output: no such check

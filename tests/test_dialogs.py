@@ -196,4 +196,4 @@ def test_the_export_dialog_draws_its_panels(blender):
         "PARKAN_MSH_export_keys": ["keys", "position_tolerance", "rotation_tolerance"],
         "PARKAN_MSH_export_frame_range": ["frame_range", "end_frame"],
         "PARKAN_MSH_export_materials": ["material_library", "texture_library", "texture_format"],
-        "PARKAN_MSH_export_files": ["entry", "force"]}
+        "PARKAN_MSH_export_files": ["entry", "force", "replace_changed"]}

@@ -18,11 +18,12 @@ from ..animation.tracks import read_animation, write_animation
 from ..appearance.mat0 import MAT0_TYPE_ID, material_of
 from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Entry
-from ..disk import read_input, read_with_state, write_atomic, write_files
+from ..disk import read_input, read_with_state
 from ..errors import ERROR, FormatError, SelectionError, printable
 from ..files import Container, open_container, read_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
+from ..write_path import UNREAD, Target, write
 from . import clips as clips_cli
 from . import map as map_cli
 from . import unit
@@ -280,7 +281,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     entry = container.find_entry(args.name)
     if entry is None:
         raise SelectionError.single("entry", None, f"no entry named {args.name!r} (#N picks entry N)", args.archive)
-    write_atomic(args.output, bytes(container.payload(entry)), force=args.force)
+    write([Target(args.output, bytes(container.payload(entry)), owned=True)], force=args.force)
     _emit(f"{args.archive}: wrote {entry.name_str} ({entry.size} bytes) to {args.output}")
     return EXIT_OK
 
@@ -312,7 +313,7 @@ def cmd_texture(args: argparse.Namespace) -> int:
     except FormatError as exc:  # the entry named in every finding (a format the game does not read, ...)
         raise FormatError([f.located(entry.name_str) for f in exc.findings], args.library) from None
     picture = _encoded(Image.fromarray(rgba, "RGBA"), picture_format, args.output)
-    write_atomic(args.output, picture, force=args.force)  # same rules as every other output
+    write([Target(args.output, picture, owned=True)], force=args.force)  # same rules as every other output
     _emit(f"{args.library}: wrote {entry.name_str} mip {args.mip} ({rgba.shape[1]}x{rgba.shape[0]}) "
           f"to {args.output}")
     return EXIT_OK
@@ -549,10 +550,13 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
         write_animation(model, anim)
         if entry is not None:
             entry.data = model.to_bytes()
-    # Rewritten in place: refused when another program replaced the file since it was read (core.disk.write_files)
+    # Rewritten in place: refused when another program replaced the file since it was read (core.write_path)
     same = os.path.realpath(args.output) == os.path.realpath(args.input)
-    write_files([(args.output, container.to_bytes())], force=args.force,
-                read_as={args.output: state} if same else None)
+    done = write([Target(args.output, container.to_bytes(), read=state if same else UNREAD, owned=True,
+                         spliced=True)], force=args.force)
+    if not done.written:  # it already held these bytes (or, in place, the rewrite changes nothing)
+        _emit(f"{args.input}: {args.output} unchanged: it already holds the rewritten file")
+        return EXIT_OK
     _emit(f"{args.input}: wrote {args.output}{' (canonical maps)' if args.canonical else ''}")
     return EXIT_OK
 
@@ -672,7 +676,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         with np.errstate(all="ignore"):  # NaN or huge values in a file are data, not warnings on stderr
             return args.func(args)
-    except KeyboardInterrupt:  # Ctrl-C: no traceback; write_atomic has removed its temporary
+    except KeyboardInterrupt:  # Ctrl-C: no traceback; core.disk has removed its temporaries
         _emit("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader left (``| head``): stop quietly, as other Unix tools do

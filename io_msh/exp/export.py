@@ -16,10 +16,11 @@ from ...core.appearance.mat0 import MAT0_TYPE_ID
 from ...core.appearance.texm import TEXM_TYPE_ID
 from ...core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID, Wear, wear_entry
 from ...core.container.nres import MODEL_TYPE_ID, Archive, Entry
-from ...core.disk import FileState, read_with_state, write_files
+from ...core.disk import ChangedError, FileState, read_with_state
 from ...core.errors import FormatError, printable
 from ...core.files import read_container
 from ...core.msh.model import Model
+from ...core.write_path import UNREAD, Target, digest, write, written_here
 from ..com import props as P
 from ..com.curves import action_end, keyframe_frames, read_curves, still_read
 from ..com.hierarchy import descendants
@@ -39,10 +40,15 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     """Export the chosen model to ``path`` (``.rlb``: into that archive). Nothing is written on failure."""
     root, result = plan_export(context, options, collection)
     # Every file's bytes are made (and every check done) before the first one is written; then all are
-    # written as one transaction (core.disk.write_files): all of them, or none.
+    # written as one set through the one write path (core.write_path): all of them, or none. Each file is the
+    # model's own (the target the user named, the files beside it, the libraries named in the options).
     read_as: dict[str, FileState | None] = {}
     files = _export_files(root, result, path, options, entry, read_as, {})
-    write_files(files, force=options.force, read_as=read_as)
+    written = write([Target(p, data, read=read_as.get(p, UNREAD), owned=True, spliced=True) for p, data in files],
+                    force=options.force)
+    result.written = written.written
+    if not result.kept_changed:
+        root[P.WRITTEN] = digest(result.model.to_bytes())
     return result
 
 
@@ -56,8 +62,12 @@ def _export_files(root, result: ExportResult, path: str, options: ExportOptions,
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
-        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as, states, archives)
+        data = _into_archive(path, _target_entry(root, path, entry), data, wear, read_as, states, archives,
+                             lambda now, name: _model_to_write(root, result, now, path, name, read_as, options))
     else:
+        if _is_source(root, path) and os.path.isfile(path):
+            now, read_as[path] = read_with_state(path)
+            data = _model_to_write(root, result, now, path, None, read_as, options)
         if wear is not None:
             files.append((_side_file(path), wear.to_bytes()))
         controller = states.beside(path, read_as) if states is not None else None
@@ -110,6 +120,38 @@ def export_into_sources(context, roots: list, options: ExportOptions) -> tuple[l
         if real in files:
             files[real] = (path, archive.to_bytes())
     return list(files.values()), read_as, warnings
+
+
+def _is_source(root, path: str) -> bool:
+    source = P.stored_path(root, P.SOURCE_PATH)
+    return source is not None and os.path.realpath(str(source)) == os.path.realpath(path)
+
+
+def _model_to_write(root, result: ExportResult, now: bytes, path: str, entry: str | None, read_as: dict,
+                    options: ExportOptions) -> bytes:
+    """The model bytes to put in the file it was imported from, which holds ``now`` there: the export's, unless
+    something else changed the model there after the import (it holds neither what the import read nor what an
+    export of this model wrote: the root's P.WRITTEN, saved with the .blend, or core.write_path's record of this
+    process, which Ctrl+Z does not take back). Then a model the scene does not change keeps that change
+    (``result.kept_changed``), and an edited one is refused (ChangedError) unless ``options.replace_changed``.
+    ``entry``: the archive entry holding it (None: the file is the model)."""
+    new = result.model.to_bytes()
+    if not _is_source(root, path) or now == new or options.replace_changed:
+        return new
+    imported = bytes(root.get(P.SOURCE, b""))
+    state = read_as.get(path)
+    if now == imported or digest(now) == root.get(P.WRITTEN) or (state is not None and
+                                                                 state.sha256 in written_here(path)):
+        return new
+    where = f"its entry {printable(entry)!r}" if entry else "the model"
+    if new == imported:
+        result.kept_changed = True
+        result.warnings.append(f"{where} changed on disk after the import (another program wrote it) and nothing "
+                               "of the scene changes it: that change is kept")
+        return now
+    raise ChangedError(errno.EAGAIN, f"{where} changed on disk after the import (another program wrote it); "
+                                     "nothing was written: import it again, or export with Replace Changed Files "
+                                     "to write over that change", path)
 
 
 def _edited(root, result: ExportResult) -> bool:
@@ -342,14 +384,15 @@ def _root_in_collection(name: str):
 
 
 def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict,
-                  states: ControllerWrite | None = None, archives: dict | None = None) -> bytes:
+                  states: ControllerWrite | None = None, archives: dict | None = None,
+                  check: Callable[[bytes, str], bytes] | None = None) -> bytes:
     """The archive at ``path`` with ``entry`` (and its WEAR list, and its controller's edited states) replaced or
-    added."""
+    added. ``check`` gives the bytes to put in place of an existing entry's (given them and its name)."""
     archive = _existing_archive(path, read_as, archives)
     name = entry.name if isinstance(entry, _ImportedEntry) else entry
     existing = _entry_named(archive, entry)
     if existing is not None:
-        existing.data = model
+        existing.data = model if check is None else check(bytes(existing.data), existing.name_str)
     else:
         existing = archive.add(name, model, MODEL_TYPE_ID)
     # Another model whose name differs only in case (a.msh beside A.msh) has its own list: never take that one.

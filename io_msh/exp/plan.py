@@ -52,6 +52,7 @@ class ExportOptions:
     same_rotation: float = SAME_ROTATION  # radians
     materials: MaterialOptions = field(default_factory=MaterialOptions)
     force: bool = False  # replace read-only files
+    replace_changed: bool = False  # replace a model another program changed after the import
     # The exported frames are 0 .. an end frame (Blender frame f is MSH time f, as the import shows it):
     # ACTION the end of the actions' frame range (their manual range, else their last keyframe),
     # SCENE the scene's end frame, CUSTOM ``end_frame``.
@@ -67,6 +68,7 @@ class ExportResult:
     geometry_rebuilt: bool
     materials: MaterialExport | None = None
     written: list[str] = field(default_factory=list)  # the files export_to_file wrote, the target last
+    kept_changed: bool = False  # the model in its source file, changed by another program, is kept as it is
 
 
 def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,

@@ -145,6 +145,11 @@ def force(description: str = "Write over a target (or library) whose file is rea
     return BoolProperty(name="Replace Read-Only Files", default=False, description=description)
 
 
+def replace_changed(description: str = "Write over a file that another program changed after the import (its "
+                                       "change is lost)"):
+    return BoolProperty(name="Replace Changed Files", default=False, description=description)
+
+
 KEY_PANELS = (("Keys", ("keys", "position_tolerance", "rotation_tolerance")),
               ("Frame Range", ("frame_range", "end_frame")))
 
@@ -164,7 +169,7 @@ def export_options(props) -> ExportOptions:
                  if hasattr(props, "material_library") else MaterialOptions())
     return ExportOptions(props.keys, Tolerance(props.position_tolerance, math.degrees(props.rotation_tolerance)),
                          materials=libraries, force=props.force, frame_range=props.frame_range,
-                         end_frame=props.end_frame)
+                         end_frame=props.end_frame, replace_changed=getattr(props, "replace_changed", False))
 
 
 # ------------------------------------------------------------------ files

@@ -245,6 +245,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         name="Texture Library", subtype="FILE_PATH", default="",
         description="Textures.lib to add the new materials' images to (empty: none)")
     force: D.force()
+    replace_changed: D.replace_changed()
     texture_format: EnumProperty(
         name="Texture Format", default="8888", description="How new textures are stored in the texture library",
         items=(("8888", "8888", "32-bit colour with alpha"), ("565", "565", "16-bit colour, no alpha")))
@@ -252,7 +253,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
     def draw(self, context):
         D.draw_panels(self, "PARKAN_MSH_export", (
             *D.KEY_PANELS, ("Materials", ("material_library", "texture_library", "texture_format")),
-            ("Files", ("entry", "force"))))
+            ("Files", ("entry", "force", "replace_changed"))))
 
     def is_enabled(self, name: str) -> bool:
         """Whether an option applies to the choices made (the others are drawn greyed out)."""
@@ -271,9 +272,14 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         if result is None:
             return {"CANCELLED"}
         edited = len(result.edited_nodes)
-        # the controller (walker.ctl), material list and libraries written beside the target are named too
-        others = [os.path.basename(p) for p in result.written if os.path.realpath(p) != os.path.realpath(path)]
-        report(self, "INFO", f"Wrote {path}{' and ' + ', '.join(others) if others else ''}: {edited} node track(s) "
+        if not result.written:  # every file already held what the scene shows (core.write_path)
+            report(self, "INFO", f"Nothing to write: {path} and the files beside it already hold the model")
+            return {"FINISHED"}
+        # the controller (walker.ctl), material list and libraries written beside the target are named too: the
+        # files written, the target first when it is one of them
+        first = next((p for p in result.written if os.path.realpath(p) == os.path.realpath(path)), result.written[0])
+        others = [os.path.basename(p) for p in result.written if p != first]
+        report(self, "INFO", f"Wrote {first}{' and ' + ', '.join(others) if others else ''}: {edited} node track(s) "
                               f"rewritten{', geometry rebuilt' if result.geometry_rebuilt else ''}")
         return {"FINISHED"}
 
