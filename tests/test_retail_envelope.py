@@ -10,10 +10,12 @@ import pytest
 from test_cli import run
 
 from core.animation.controller import clips_of, read_controller
+from core.animation.tracks import read_animation, track_starts
 from core.authoring import retail, units
 from core.container.nres import Archive
 from core.model_controller import read_for_model
 from core.msh.model import Model
+from core.msh.validate import validate_model
 from core.unit.cpt import parse_cpt, validate_cpt
 from core.unit.dat import parse_dat
 from core.unit.mount import mounted_points
@@ -113,6 +115,28 @@ def test_a_controller_with_indices_it_cannot_resolve_is_kept_whole(files):
     assert sorted((f.stream, f.index) for f in findings) == [("channel", 1), ("groups", 2), ("state", 5)]
     assert all(not f.is_error for f in findings)
     assert [len(c.states) for c in clips_of(kept)] == [217]
+
+
+# ----------------------------------------------------------------- what no source measured
+def test_a_fallback_key_shared_with_an_earlier_node_reads_as_a_one_key_track(files):
+    """read_animation required each fallback key to follow the previous node's; none of the sources measured
+    that (retail-envelope 17): the node's track is its one fallback key, and every track lies in the pool."""
+    model = Model.parse(files["UNMEASURED/shared_fallback.msh"])
+    assert track_starts(model) == [0, 1, 0]
+    tracks = read_animation(model).tracks
+    assert [len(t) for t in tracks] == [1, 1, 1] and tracks[2].read_start == 0
+    assert tracks[2].pos.tobytes() == model.keys[:1]["pos"].tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(retail.unmeasured_models()))
+def test_what_no_source_measured_is_a_warning_and_kept(name, files):
+    data = files[f"UNMEASURED/{name}"]
+    model = Model.parse(data)
+    found = validate_model(model)
+    assert found and not [f.format() for f in found if f.is_error]
+    assert model.reencoded().to_bytes() == data
+    if not model.is_legacy:
+        read_animation(model)  # the tracks decompose
 
 
 # ----------------------------------------------------------------- the CLI over the whole folder

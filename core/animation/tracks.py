@@ -20,8 +20,11 @@ from ..msh import streams as S
 from ..msh.model import Model
 
 NONE = S.NO_INDEX
-MAX_KEYS = 0xFFFF  # fallback_key is a u16 and must stay below it to be a key index + map value
-MAX_FRAMES = 1 << 20  # a writer's bound, so that a stray key time cannot make a huge map
+# Limits a writer keeps to; each lies above the retail extreme it bounds (spec/retail-envelope.md 4.2, 15).
+MAX_KEYS = 0xFFFF  # fallback_key is a u16 and must stay below it to be a key index + map value; retail: 34 049 keys
+#                    over all 435 models together, so any one model holds fewer
+MAX_FRAMES = 1 << 20  # a writer's bound, so that a stray key time cannot make a huge map; retail: the longest
+#                       timeline is not published (R_H_02 124 frames; a_a_l3.ctl's ~217 states play ~435 [DER])
 
 
 @dataclass
@@ -83,17 +86,18 @@ def read_animation(model: Model) -> Animation:
     """Decompose the key pool into tracks (sections 5.1 and 7).
 
     Raises FormatError when the data cannot be decomposed (run the validator
-    for the full list): a fallback key out of range or not increasing, or a
-    map block out of range.
+    for the full list): a fallback key out of range, or a map block out of
+    range (neither occurs on retail: spec/retail-envelope.md 4.3). A fallback
+    key that does not follow the previous node's (no source measured one) ends
+    a track of that one key (``track_starts``).
     """
     if model.is_legacy:
         raise FormatError.single("Res1", None, "legacy 24-byte node table has no animation to read", model.name)
     keys, words, frame_count = model.keys, model.map_words, model.frame_count
     tracks = []
-    start = 0
-    for i, node in enumerate(model.nodes):
+    for i, (node, start) in enumerate(zip(model.nodes, track_starts(model))):
         fallback, map_start = int(node["fallback_key"]), int(node["map_start"])
-        if not start <= fallback < len(keys):
+        if not fallback < len(keys):
             raise FormatError.single("Res1", i, f"fallback key {fallback} does not end a track starting at "
                                                 f"key {start} ({len(keys)} keys)", model.name)
         has_map = map_start != NONE
@@ -105,14 +109,16 @@ def read_animation(model: Model) -> Animation:
             read_words = words[map_start:map_start + frame_count].copy()
         k = keys[start:fallback + 1]
         tracks.append(Track(k["time"].copy(), k["pos"].copy(), k["rot"].copy(), has_map, read_words, start, False))
-        start = fallback + 1
     return Animation(frame_count, tracks)
 
 
 def track_starts(model: Model) -> list[int]:
-    """First key of each node's track: one past the previous node's fallback key (section 5.1)."""
+    """First key of each node's track: one past the previous nodes' last fallback key (section 5.1). A fallback
+    key at or before that (no source measured one; the validator warns) starts its own one-key track, so a track
+    never reaches outside the key pool."""
     fallbacks = model.nodes["fallback_key"].astype(np.int64)
-    return [0, *(fallbacks[:-1] + 1).tolist()][:len(fallbacks)]
+    after = np.maximum.accumulate(np.concatenate([[-1], fallbacks[:-1]])) + 1 if len(fallbacks) else fallbacks
+    return np.minimum(after, fallbacks).tolist()
 
 
 def canonical_words(times: np.ndarray, first_key: int, frame_count: int) -> np.ndarray:

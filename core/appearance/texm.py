@@ -43,7 +43,8 @@ def max_mip_count(width: int, height: int) -> int:
 
 
 def pixel_count(width: int, height: int, mip_count: int) -> int:
-    """Pixels of the whole chain, without materialising absurd mip counts (past level 63 every level is 1x1)."""
+    """Pixels of the whole chain, without materialising absurd mip counts (past level 63 every level is 1x1; retail
+    textures are at most 256 x 256, 9 levels: retail-envelope 5.1)."""
     head = sum(w * h for w, h in level_sizes(width, height, min(mip_count, 64)))
     return head + max(0, mip_count - 64)
 

@@ -29,7 +29,7 @@ from ..animation.controller.codec import (
     NO_GROUP,
     Controller,
 )
-from ..animation.tracks import Animation
+from ..animation.tracks import Animation, Track
 from ..container.nres import Archive
 from ..msh import streams as S
 from ..msh.model import Model
@@ -112,6 +112,65 @@ def odd_keys_model(name: str = "retail_odd_keys.msh") -> bytes:
     keys["rot"][2] = (20000, 20000, 0, 0)
     model.set_stream(8, keys.tobytes())
     return model.to_bytes()
+
+
+# --------------------------------------------------------------------- what no source measured
+def _static_three(name: str, animated: bool = False) -> Model:
+    """Three nodes, each with a box; with ``animated``, node 1 turns over 5 frames (keys at 0, 2, 4)."""
+    nodes = [NodeDef("body"), NodeDef("arm", 0, label="e_tur_lt"), NodeDef("tip", 1)]
+    parts = []
+    for node in range(3):
+        pos, tris = box((0.5, 0.5, 0.5), (node, 0, 0))
+        parts.append(Part(node, pos, tris, uvs=box_uvs()))
+    anim = None
+    if animated:
+        times = np.array([0.0, 2.0, 4.0])
+        turn = keyed_track(times, np.tile([1.0, 0.0, 0.0], (3, 1)), axis_quat((0, 0, 1), np.radians([0, 45, 90])))
+        anim = Animation(5, [Track.static(), turn, Track.static()])
+    return build_model(ModelDef(nodes, parts, anim, stream_name=name))
+
+
+def unmeasured_models() -> dict[str, bytes]:
+    """Models holding what no source measured on the retail files either way (spec/retail-envelope.md 17), each
+    a warning now (docs/refusing-checks.md): a fallback key shared with an earlier node, a Res19 frame count of
+    0, a mapped node with one key, key times that do not increase, a NUL inside a Res10 label, a Res15 shorter
+    than the vertices."""
+    out = {}
+    model = _static_three("shared_fallback.msh")
+    nodes = model.nodes.copy()
+    nodes["fallback_key"][2] = 0
+    model.set_stream(1, nodes.tobytes())
+    model.set_stream(8, model.keys[:2].tobytes(), attr1=2)
+    out["shared_fallback.msh"] = model.to_bytes()
+    model = _static_three("frames_zero.msh", animated=True)
+    model.set_stream(19, bytes(model.data(19)), attr2=0)
+    out["frames_zero.msh"] = model.to_bytes()
+    model = _static_three("one_key_map.msh", animated=True)
+    keys = model.keys.copy()
+    nodes = model.nodes.copy()
+    nodes["fallback_key"][1] = nodes["fallback_key"][0] + 1  # node 1's map keeps its words; its track: one key
+    keys = np.concatenate([keys[:int(nodes["fallback_key"][1]) + 1], keys[-1:]])
+    nodes["fallback_key"][2] = len(keys) - 1
+    words = np.minimum(model.map_words, nodes["fallback_key"][1])
+    model.set_stream(1, nodes.tobytes())
+    model.set_stream(8, keys.tobytes(), attr1=len(keys))
+    model.set_stream(19, words.astype(S.MAP_WORD).tobytes())
+    out["one_key_map.msh"] = model.to_bytes()
+    model = _static_three("equal_times.msh", animated=True)
+    keys = model.keys.copy()
+    keys["time"][2] = keys["time"][1]  # node 1's second and first keys at one time
+    model.set_stream(8, keys.tobytes())
+    out["equal_times.msh"] = model.to_bytes()
+    model = _static_three("label_nul.msh")
+    label = b"e_tur\0lt"
+    model.set_stream(10, b"".join(np.uint32(len(x)).tobytes() + (x + b"\0" if x else b"")
+                                  for x in (b"", label, b"")))
+    out["label_nul.msh"] = model.to_bytes()
+    model = _static_three("short_res15.msh")
+    count = model.vertex_count - 3
+    model.set_stream(15, (np.arange(count * 8) % 251).astype(np.uint8).tobytes(), attr1=count, attr2=0, attr3=8)
+    out["short_res15.msh"] = model.to_bytes()
+    return out
 
 
 # --------------------------------------------------------------------- the longest controller
@@ -203,5 +262,7 @@ def model_files() -> dict[str, bytes]:
 
 
 def retail_files() -> dict[str, bytes]:
-    """Every file of this module, by path relative to one game folder."""
-    return {**quirk_unit_files(), **{f"MODELS/{name}": data for name, data in model_files().items()}}
+    """Every file of this module, by path relative to one game folder (MODELS: the retail quirks and extremes;
+    UNMEASURED: what no source measured)."""
+    return {**quirk_unit_files(), **{f"MODELS/{name}": data for name, data in model_files().items()},
+            **{f"UNMEASURED/{name}": data for name, data in unmeasured_models().items()}}

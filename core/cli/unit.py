@@ -24,7 +24,8 @@ from .roundtrip import rewritten
 EXIT_OK, EXIT_BAD_DATA = 0, 1
 UNIT_SUFFIXES = (".dat", ".cpt", ".ndp")
 OBJECTS = "objects.rlb"
-INDENT_LEVELS = 16  # the text indents a component by its depth up to here; deeper lines say their depth (a chain
+INDENT_LEVELS = 16  # the text indents a component by its depth up to here (the largest retail trees named hold 18
+#                     components: retail-envelope 15); deeper lines say their depth (a chain
 #                     of thousands of parts would print lines growing with it: output quadratic in the file)
 
 

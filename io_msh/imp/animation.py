@@ -409,7 +409,8 @@ def _without_trailing_repeats(values: np.ndarray) -> int:
 
 
 # --------------------------------------------------------------------- how many keys (issue 28, item 9)
-KEY_LIMIT = 2_097_152  # node-keys (7 F-curve keys each) an import writes at most: the export's HELD_LIMIT
+KEY_LIMIT = 2_097_152  # node-keys (7 F-curve keys each) an import writes at most: the export's HELD_LIMIT (retail:
+#                        38 nodes at most, 34 049 keys over all models: spec/retail-envelope.md 4.2)
 
 
 class KeyCount:

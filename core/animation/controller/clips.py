@@ -19,7 +19,8 @@ from .codec import BY_VELOCITY, CHANNEL, FIXED_STEP, NO_EDGE, Controller
 F32 = np.float32
 STEP_MIN_MS, STEP_MAX_MS = 10.0, 5000.0   # 2.4: the step is held to 0.01..5 s
 VELOCITY_REACH = 5.0                      # 2.4: a velocity state's set length is cut so speed * step <= 5
-PLAN_LIMIT = 512  # the most states the planner is run over (retail controllers have up to about a hundred)
+PLAN_LIMIT = 512  # the most states the planner is run over; retail: about 217 in a_a_l3.ctl, the largest of the 531
+#                   (222 496 bytes), 105 in the hero r_h_02 (spec/retail-envelope.md 9)
 CHANNEL_WRAP, CHANNEL_INVERT = 0x1, 0x2
 
 
