@@ -17,6 +17,8 @@ LAYERS = [
     ["core.animation"],
     ["core.unit", "core.map"],
     ["core.files", "core.authoring"],
+    ["core.kinds"],
+    ["core.write_path"],
     ["core.model_controller"],
     ["core.cli"],
     ["core.__init__", "core.__main__"],
