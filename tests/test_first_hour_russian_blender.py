@@ -44,3 +44,28 @@ def test_the_slots_a_model_has_are_named_in_russian(blender, russian):  # noqa: 
     assert "у модели нет геометрии для слота «повреждение 2 LOD 3» (стадия повреждения 2, LOD 3); есть: " in text
     assert "стадия повреждения 0 (LOD 0, 1, «от первого лица»)" in text
     assert not english_words(text.split(": ", 1)[1]), text
+
+
+def test_counts_take_the_russian_plural_forms(blender, russian):  # noqa: F811
+    """'в архиве 2 модели', not '2 моделей': one, few and many forms by the number (11 to 14 take many)."""
+    module = blender.ext.io_msh.ui.translations
+    expected = {"1": "1 модель", "2": "2 модели", "4": "4 модели", "5": "5 моделей", "11": "11 моделей",
+                "12": "12 моделей", "21": "21 модель", "22": "22 модели", "111": "111 моделей", "1,001": "1,001 модель"}
+    for count, words in expected.items():
+        text = module.report_text(f"x.rlb: archive holds {count} models (a, b); choose one with --entry")
+        assert text == f"x.rlb: в архиве {words} (a, b); выберите одну через --entry", text
+    assert module.report_text(".ndp: 3 rows for a model of 1 nodes") == ".ndp: 3 строки на модель из 1 узла"
+    assert module.report_text(".ndp: 25 rows for a model of 22 nodes") == ".ndp: 25 строк на модель из 22 узлов"
+    assert module.report_text("x: 2 bytes, more than the 10 a game file can be").startswith("x: 2 байта, больше")
+
+
+# nouns in the form a number chooses: after a bare count field they would be wrong for some numbers
+COUNTED = re.compile(r"\{(?!name\})\w+\} (?:моделей|байт|узлов|записей|строк|вершин|имён|дорожек|флагов|треугольников|"
+                     r"прямоугольников|индексов|контактов|квадратов|ячеек|граней|высотах|записях|уровней|"
+                     r"узло-кадрах|перенаправлений|состояниям|каналах|кадров|ключей|кадрах)\b")
+
+
+def test_no_russian_template_puts_a_bare_count_before_its_noun(blender):
+    reports = blender.ext.io_msh.ui.translations.REPORTS
+    bare = [text for text in reports.values() if COUNTED.search(text)]
+    assert not bare, bare

@@ -11,6 +11,7 @@ back in. A report no template matches keeps its English words; its severity stil
 from __future__ import annotations
 
 import re
+import string
 from functools import cache
 
 import bpy
@@ -604,7 +605,8 @@ REPORTS = {
     "frame rate {rate} is not a positive number": "частота кадров {rate} — не положительное число",
     "the clips need {frames} keys on each of {count} nodes at {rate} frames per second, more than {limit}: "
     "choose a lower frame rate":
-        "клипам нужно {frames} ключей на каждом из узлов ({count}) при {rate} кадрах в секунду, больше {limit}: "
+        "клипам нужно {frames:ключ|ключа|ключей} на каждом из узлов ({count}) при {rate:кадре|кадрах|кадрах} в "
+        "секунду, больше {limit}: "
         "выберите частоту кадров ниже",
     "no objects.rlb in {folder} or the folders above the unit":
         "нет objects.rlb ни в {folder}, ни в папках выше юнита",
@@ -673,10 +675,11 @@ REPORTS = {
     "step {step} is not a finite number": "шаг {step} — не конечное число",
     "node {node} of {count}": "узел {node} из {count}",
     "{count} states need contacts ({states}, B) and costs ({rows}, {columns}); got {contacts} and {costs}":
-        "{count} состояниям нужны контакты ({states}, B) и стоимости ({rows}, {columns}); получены {contacts} и "
+        "{count:состоянию|состояниям|состояниям} нужны контакты ({states}, B) и стоимости ({rows}, {columns}); "
+        "получены {contacts} и "
         "{costs}",
     "{what} ({size} bytes at byte {at}) runs past the end of the {length}-byte controller":
-        "{what} ({size} байт с байта {at}) выходит за конец контроллера ({length} байт)",
+        "{what} ({size:байт|байта|байт} с байта {at}) выходит за конец контроллера ({length:байт|байта|байт})",
     "count {name} is {count}": "счётчик {name} равен {count}",
     "label length {length}": "длина метки {length}",
     "{count} actions": "действий: {count}",
@@ -690,9 +693,9 @@ REPORTS = {
     "step length {length} ms; the step is held to 10..5000 ms": "длина шага {length} мс; шаг ограничен 10..5000 мс",
     "entry group {group} of {count}": "группа входа {group} из {count}",
     "frames {first}..{last} are not finite": "кадры {first}..{last} не конечны",
-    "node {node} of a {count}-node model": "узел {node} модели из {count} узлов",
+    "node {node} of a {count}-node model": "узел {node} модели из {count:узла|узлов|узлов}",
     "class {kind}; the factory makes classes 1..30": "класс {kind}; фабрика создаёт классы 1..30",
-    "channel index {index} of {count} channels": "индекс канала {index} при {count} каналах",
+    "channel index {index} of {count} channels": "индекс канала {index} при {count:канале|каналах|каналах}",
     "label is not NUL-terminated": "метка не завершается нулём",
     "group index {index} of {count}": "индекс группы {index} из {count}",
     "frames {frames} reach past the model's {count} frames": "кадры {frames} выходят за кадры модели ({count})",
@@ -717,11 +720,11 @@ REPORTS = {
     "legacy 24-byte node table has no animation to read": "в старой 24-байтной таблице узлов нет анимации для чтения",
     "fallback key {key} does not end a track starting at key {start} ({count} keys)":
         "резервный ключ {key} не завершает дорожку, начинающуюся с ключа {start} (ключей: {count})",
-    "{count} tracks for {nodes} nodes": "{count} дорожек на {nodes} узлов",
+    "{count} tracks for {nodes} nodes": "{count:дорожка|дорожки|дорожек} на {nodes:узел|узла|узлов}",
     "frame count {count} is outside [1, {limit}]": "число кадров {count} вне [1, {limit}]",
     "{count} keys; at most {limit} can be indexed": "ключей: {count}; индексировать можно не больше {limit}",
     "{count} map blocks of {frames} frames do not fit 16-bit map starts":
-        "блоки карты ({count}) по {frames} кадров не помещаются в 16-битные начала карты",
+        "блоки карты ({count}) по {frames:кадру|кадра|кадров} не помещаются в 16-битные начала карты",
     "map block [{start}, {end}) exceeds the {count} map words":
         "блок карты [{start}, {end}) выходит за слова карты ({count})",
     "track of node {node} is empty or ragged": "дорожка узла {node} пуста или неровная",
@@ -734,11 +737,12 @@ REPORTS = {
     "texture name {name}: its suffix picks palette {index}, past the 286 the runtime loads":
         "имя текстуры {name}: его окончание выбирает палитру {index}, а игра загружает только 286",
     "texture name {name} is {size} bytes; at most 15 fit":
-        "имя текстуры {name} занимает {size} байт; помещается не больше 15",
+        "имя текстуры {name} занимает {size:байт|байта|байт}; помещается не больше 15",
     "{count} animation blocks; the runtime takes at most {limit} (\"Too many animations for material.\")":
         "блоков анимации: {count}; игра принимает не больше {limit} («Too many animations for material.»)",
     "{count} bytes follow the last animation block": "после последнего блока анимации идут байты ({count})",
-    "{what} at byte {at} runs past the {size}-byte payload": "{what} с байта {at} выходит за данные ({size} байт)",
+    "{what} at byte {at} runs past the {size}-byte payload": "{what} с байта {at} выходит за данные "
+        "({size:байт|байта|байт})",
     "texture name fills all 16 bytes without a NUL": "имя текстуры занимает все 16 байт без завершающего нуля",
     "animation block {index} refers to phase {phase}; the material has {count}":
         "блок анимации {index} ссылается на фазу {phase}; у материала их {count}",
@@ -746,9 +750,9 @@ REPORTS = {
     "animation track has no keys": "у дорожки анимации нет ключей",
     "track key names entry {index}; the material has {count}":
         "ключ дорожки называет запись {index}; у материала их {count}",
-    "{size} bytes; a Texm header needs {needed}": "{size} байт; заголовку Texm нужно {needed}",
+    "{size} bytes; a Texm header needs {needed}": "{size:байт|байта|байт}; заголовку Texm нужно {needed}",
     "{width}x{height} format {format} with {mips} mip levels needs {needed} bytes; the payload has {size}":
-        "{width}x{height} в формате {format} с уровнями MIP ({mips}) требует {needed} байт; в данных {size}",
+        "{width}x{height} в формате {format} с уровнями MIP ({mips}) требует {needed:байт|байта|байт}; в данных {size}",
     "pixels of shape {shape} are not a (height, width, 4) picture":
         "пиксели формы {shape} — не изображение (высота, ширина, 4)",
     "format {format} is not one the game reads ({formats})": "формат {format} игра не читает ({formats})",
@@ -758,7 +762,8 @@ REPORTS = {
         "ширина {width}, высота {height} и число уровней MIP {mips} должны быть больше 0",
     "{count} bytes after the mip chain are not a Page chunk": "байты после цепочки MIP ({count}) — не блок Page",
     "Page chunk of {count} rectangles needs {needed} bytes, has {size}":
-        "блоку Page из {count} прямоугольников нужно {needed} байт, а есть {size}",
+        "блоку Page из {count:прямоугольника|прямоугольников|прямоугольников} нужно {needed:байт|байта|байт}, а "
+        "есть {size}",
     "mip count {mips}: a {width}x{height} chain has at most {limit} levels (halving down to 1x1)":
         "уровней MIP: {mips}; у цепочки {width}x{height} их не больше {limit} (деление пополам до 1x1)",
     "Page rectangle ({x}, {y}, {w}x{h}) is not inside the {width}x{height} texture":
@@ -775,12 +780,14 @@ REPORTS = {
     "{count} vertices; a batch indexes at most 65536": "вершин: {count}; пакет отрисовки индексирует не больше 65536",
     "triangle refers to a missing vertex": "треугольник ссылается на несуществующую вершину",
     "slot position {slot} is taken or not 0..14": "позиция слота {slot} занята или вне 0..14",
-    "{count} face flags for {triangles} triangles": "{count} флагов граней на {triangles} треугольников",
+    "{count} face flags for {triangles} triangles": "{count:флаг|флага|флагов} граней на "
+        "{triangles:треугольник|треугольника|треугольников}",
     "the node table is not the 38-byte layout: its slots cannot be edited":
         "таблица узлов не 38-байтная: её слоты нельзя править",
     "{count} records for {vertices} vertices: the vertices of the parts cannot be told apart, so no part can be "
     "edited alone":
-        "{count} записей на {vertices} вершин: вершины частей не различить, поэтому ни одну часть нельзя править "
+        "{count:запись|записи|записей} на {vertices:вершину|вершины|вершин}: вершины частей не различить, поэтому "
+        "ни одну часть нельзя править "
         "отдельно",
     "node {node}, slot position {position}: no such slot": "узел {node}, позиция слота {position}: такого слота нет",
     "its faces or vertex count changed, but the model's {stream} ({label}) holds a value for each imported vertex, "
@@ -789,7 +796,7 @@ REPORTS = {
         "импортированной вершины, которого Blender не показывает и не может создать для новых; только "
         "перемещайте вершины, не добавляя и не удаляя их",
     "size {size} is smaller than the {header}-byte model header":
-        "размер {size} меньше заголовка модели ({header} байт)",
+        "размер {size} меньше заголовка модели ({header:байт|байта|байт})",
     "slot table size {size} is not a multiple of 68": "размер таблицы слотов {size} не кратен 68",
     "attr1 {attr} differs from the slot count {count}": "attr1 {attr} не совпадает с числом слотов {count}",
     "attr2 {attr}, expected 0": "attr2 {attr}, ожидался 0",
@@ -807,12 +814,13 @@ REPORTS = {
     "node stride (attr3) {attr} is neither 38 nor 24": "размер узла (attr3) {attr} — не 38 и не 24",
     # core: containers (NRes, .rlb) and the command line's choices
     "name {name} contains a NUL byte": "имя {name} содержит нулевой байт",
-    "name {name} is {size} bytes, at most {limit} fit": "имя {name} занимает {size} байт, помещается не больше {limit}",
+    "name {name} is {size} bytes, at most {limit} fit": "имя {name} занимает {size:байт|байта|байт}, помещается не "
+        "больше {limit}",
     "empty name": "пустое имя",
     "bad magic {magic}, expected b'NRes'": "неверная сигнатура {magic}, ожидалась b'NRes'",
     "bad magic {magic}, expected b'Texm'": "неверная сигнатура {magic}, ожидалась b'Texm'",
     "entry count {count} needs a {size}-byte directory; only {left} bytes follow the header":
-        "числу записей {count} нужен каталог в {size} байт; после заголовка только {left} байт",
+        "числу записей {count} нужен каталог в {size:байт|байта|байт}; после заголовка только {left:байт|байта|байт}",
     "negative entry count {count}": "отрицательное число записей {count}",
     "sort_index table is broken; lookups scan linearly": "таблица sort_index повреждена; поиск идёт перебором",
     "{count} entries share payload bytes with others (the first 10 are listed)":
@@ -828,19 +836,20 @@ REPORTS = {
     "{name} is a {kind} entry, not a texture (Texm)": "{name} — запись {kind}, а не текстура (Texm)",
     # core: units (.dat, objects.rlb, .cpt, .ndp)
     "{size} bytes: a point list starts with a 4-byte count":
-        "{size} байт: список точек начинается с 4-байтного счётчика",
-    "count {count} needs {needed} bytes, the file has {size}": "счётчику {count} нужно {needed} байт, а в файле {size}",
+        "{size:байт|байта|байт}: список точек начинается с 4-байтного счётчика",
+    "count {count} needs {needed} bytes, the file has {size}": "счётчику {count} нужно {needed:байт|байта|байт}, а "
+        "в файле {size}",
     "{count} points but {names} names": "точек: {count}, а имён: {names}",
     "name has no NUL within its 32 bytes": "в 32 байтах имени нет завершающего нуля",
     "point {index}: position or vector is not finite": "точка {index}: положение или вектор не конечны",
     "point {index}: {what} {node} is not a node of the model ({count} nodes)":
         "точка {index}: {what} {node} — не узел модели (узлов: {count})",
     "{size} bytes: a unit tree starts with an 8-byte header":
-        "{size} байт: дерево юнита начинается с 8-байтного заголовка",
+        "{size:байт|байта|байт}: дерево юнита начинается с 8-байтного заголовка",
     "{count} children of this component are missing at the end of the file":
         "в конце файла не хватает дочерних компонентов этого компонента: {count}",
     "{size} bytes after the last whole 112-byte component":
-        "{size} байт после последнего целого 112-байтного компонента",
+        "{size:байт|байта|байт} после последнего целого 112-байтного компонента",
     "no components: a unit needs at least its root": "нет компонентов: юниту нужен хотя бы корень",
     "class word {word} is no unit type the sources list": "слово класса {word} — не тип юнита из известных источников",
     "component lies outside the root's tree: the root's subtree ends before it ({count} components left over)":
@@ -867,12 +876,12 @@ REPORTS = {
         "компонент {component}: {what} {index} — не узел части (узлов: {count})",
     "node {node}: parent {parent} is not a node of the part": "узел {node}: родитель {parent} — не узел части",
     "{size} bytes: a damage table starts with a 4-byte count":
-        "{size} байт: таблица повреждений начинается с 4-байтного счётчика",
+        "{size:байт|байта|байт}: таблица повреждений начинается с 4-байтного счётчика",
     "negative row count {count}": "отрицательное число строк {count}",
     "hit points or density is not finite": "прочность или плотность не конечны",
     "negative hit points or density": "отрицательная прочность или плотность",
     "record {name}: {size} bytes is not a whole number of {slot}-byte slots":
-        "запись {name}: {size} байт — не целое число {slot}-байтных слотов",
+        "запись {name}: {size:байт|байта|байт} — не целое число {slot}-байтных слотов",
     "record {name}: redirects run in a cycle ({route})": "запись {name}: перенаправления идут по кругу ({route})",
     "no record {name}": "нет записи {name}",
     "no record {name} (redirected from {source})": "нет записи {name} (перенаправление из {source})",
@@ -880,18 +889,19 @@ REPORTS = {
         "запись {name} повторяет запись {seen} (регистр в именах не важен); поиск находит первую",
     "record {name}: tag {tag} is none the sources list": "запись {name}: метка {tag} — не из известных источников",
     "record {name}: more than {limit} redirects looking for {extension}":
-        "запись {name}: больше {limit} перенаправлений при поиске {extension}",
+        "запись {name}: больше {limit:перенаправления|перенаправлений|перенаправлений} при поиске {extension}",
     "record {name}: {count} slots, {tag} has {counts}": "запись {name}: слотов {count}, а у {tag} их {counts}",
     "record {name} slot {slot}: a name has no NUL within its 32 bytes":
         "запись {name}, слот {slot}: в 32 байтах имени нет завершающего нуля",
     "no record {name} in objects.rlb": "в objects.rlb нет записи {name}",
-    ".ndp: {count} rows for a model of {nodes} nodes": ".ndp: {count} строк на модель из {nodes} узлов",
+    ".ndp: {count} rows for a model of {nodes} nodes": ".ndp: {count:строка|строки|строк} на модель из "
+        "{nodes:узла|узлов|узлов}",
     "socket node {attach} {name} of {record} is no Base_* node":
         "узел-гнездо {attach} {name} в {record} — не узел Base_*",
     ".cpt: {count} points name a {what} the model does not have (first {bad}; {nodes} nodes)":
         ".cpt: точки ({count}) называют {what}, которого у модели нет (первый {bad}; узлов: {nodes})",
     "name {name} must be at most {limit} bytes without NUL":
-        "имя {name} должно занимать не больше {limit} байт без нуля",
+        "имя {name} должно занимать не больше {limit:байта|байт|байт} без нуля",
     # ---- end of branch newcomer's block
     # Write Clip to Timeline
     "Name the clip (or assign a clip's action to the model)":
@@ -952,12 +962,12 @@ REPORTS = {
         "Файл > Импорт > Карта «Паркана» (Land.msh, data.tma)",
     "entries {indices} are not all models": "не все записи {indices} — модели",
     "{count} indices is not a whole number of triangles; the last {rest} are ignored":
-        "{count} индексов — не целое число треугольников; последние {rest} пропущены",
+        "{count:индекс|индекса|индексов} — не целое число треугольников; последние {rest} пропущены",
     # core: containers and files
     "bad magic {magic}, expected {expected}": "неверная сигнатура {magic}, ожидалась {expected}",
     "empty file": "пустой файл",
     "truncated header: {size} bytes, an NRes header needs {needed}":
-        "обрезанный заголовок: {size} байт, заголовку NRes нужно {needed}",
+        "обрезанный заголовок: {size:байт|байта|байт}, заголовку NRes нужно {needed}",
     "version {version}, expected {expected}": "версия {version}, ожидалась {expected}",
     "total_size {total} does not match the file length {size}":
         "total_size {total} не совпадает с длиной файла {size}",
@@ -968,7 +978,7 @@ REPORTS = {
     "no model named {name} in the archive": "в архиве нет модели с именем {name}",
     "entry {name} ({shown}) is not a model": "запись {name} ({shown}) — не модель",
     "archive holds {count} models ({names}); choose one with --entry":
-        "в архиве {count} моделей ({names}); выберите одну через --entry",
+        "в архиве {count:модель|модели|моделей} ({names}); выберите одну через --entry",
     # core: model streams (the findings an import reports most)
     "fallback key {key} is out of range ({count} keys)": "резервный ключ {key} вне диапазона (ключей: {count})",
     "fallback key {key} does not follow the previous node's {previous}":
@@ -989,15 +999,17 @@ REPORTS = {
     "key time of node {node} is not finite ({time})": "время ключа узла {node} не конечно ({time})",
     "text holds a NUL before its stated length (kept)": "в тексте есть нулевой байт раньше заявленной длины (сохранён)",
     "{count} records for {vertices} vertices (kept as read; no source measured its count)":
-        "{count} записей на {vertices} вершин (сохранены как есть; их число ни один источник не измерял)",
+        "{count:запись|записи|записей} на {vertices:вершину|вершины|вершин} (сохранены как есть; их число ни один "
+        "источник не измерял)",
     "node {node}: the channel poses no node": "узел {node}: канал не ставит ни одного узла",
     "channel index {index} of {count} channels (kept; it drives nothing)":
-        "индекс канала {index} при {count} каналах (сохранён; ничем не управляет)",
+        "индекс канала {index} при {count:канале|каналах|каналах} (сохранён; ничем не управляет)",
     "no group runs (kept as read)": "никакая группа не запускается (сохранено как есть)",
     "animation block {index} has no keys: it holds the first entry":
         "у блока анимации {index} нет ключей: он держит первую запись",
     "mip count {mips}: a {width}x{height} chain halves to 1x1 in {limit} levels; the further 1x1 levels are kept "
-    "as read": "число mip-уровней {mips}: цепочка {width}x{height} доходит до 1x1 за {limit} уровней; дальнейшие "
+    "as read": "число mip-уровней {mips}: цепочка {width}x{height} доходит до 1x1 за "
+        "{limit:уровень|уровня|уровней}; дальнейшие "
                "уровни 1x1 сохранены как есть",
     "LIGHTMAPS section with a count of 0 (kept as read)": "раздел LIGHTMAPS с числом 0 (сохранён как есть)",
     "refused by the retail profile: {count} errors": "отклонено профилем retail: ошибок {count}",
@@ -1125,7 +1137,7 @@ REPORTS = {
     "node {handle}: the name {name} cannot be stored in code page 1251; rename it":
         "узел {handle}: имя {name} не записать в кодировке 1251; переименуйте его",
     "node {handle}: the name {name} is {size} bytes; MSH node names hold at most {limit}":
-        "узел {handle}: имя {name} занимает {size} байт; имена узлов MSH вмещают не больше {limit}",
+        "узел {handle}: имя {name} занимает {size:байт|байта|байт}; имена узлов MSH вмещают не больше {limit}",
     "material {name} would be WEAR row {index}; a batch names at most 256 materials":
         "материал {name} стал бы строкой WEAR {index}; пакет отрисовки называет не больше 256 материалов",
     "new materials {names} are not in Material.lib: the game draws them with DEFAULT unless you export with a "
@@ -1198,9 +1210,9 @@ REPORTS = {
     "size {size} is not a multiple of the node stride {stride}": "размер {size} не кратен размеру узла {stride}",
     "attr1 {attr} differs from the node count {count}": "attr1 {attr} не совпадает с числом узлов {count}",
     "attr1 {attr} differs from the record count {count}": "attr1 {attr} не совпадает с числом записей {count}",
-    "{count} records for {vertices} vertices": "{count} записей на {vertices} вершин",
-    "{count} names for {nodes} nodes": "{count} имён на {nodes} узлов",
-    "{count} records for {nodes} nodes": "{count} записей на {nodes} узлов",
+    "{count} records for {vertices} vertices": "{count:запись|записи|записей} на {vertices:вершину|вершины|вершин}",
+    "{count} names for {nodes} nodes": "{count:имя|имени|имён} на {nodes:узел|узла|узлов}",
+    "{count} records for {nodes} nodes": "{count:запись|записи|записей} на {nodes:узел|узла|узлов}",
     "slot index {slot} is out of range ({count} slots)": "индекс слота {slot} вне диапазона (слотов: {count})",
     "empty map with frame count {count}; canonical is 1": "пустая карта при числе кадров {count}; канонически 1",
     "{count} keys after the last track": "ключей после последней дорожки: {count}",
@@ -1211,7 +1223,8 @@ REPORTS = {
     "map start {start} but the model has no Res19": "начало карты {start}, но у модели нет Res19",
     "triangle links {links} out of range ({count} triangles)":
         "связи треугольника {links} вне диапазона (треугольников: {count})",
-    "{size} bytes, more than the {limit} a game file can be": "{size} байт, больше {limit}, чем может быть файл игры",
+    "{size} bytes, more than the {limit} a game file can be": "{size:байт|байта|байт}, больше {limit}, чем может "
+        "быть файл игры",
     "the same file as {other}": "тот же файл, что и {other}",
     "the file is read-only (force to replace it)": "файл только для чтения (замените его принудительно)",
     "is a folder; name the file to write": "это папка; укажите файл для записи",
@@ -1228,7 +1241,7 @@ REPORTS = {
     "a CTLD entry named like the model, or the archive's only one":
         "запись CTLD с именем модели или единственная запись CTLD архива",
     "count B says {count} contacts per state, but there are no states: the count holds nothing":
-        "число B обещает {count} контактов на состояние, но состояний нет: число ничего не задаёт",
+        "число B обещает {count:контакт|контакта|контактов} на состояние, но состояний нет: число ничего не задаёт",
     # ctlcheck (issue 27 item 18): a material name the WEAR list cannot hold
     "material {name}: its name cannot be stored in code page 1251, as the game's material list needs (character "
     "{char} is not in it): rename the material":
@@ -1237,19 +1250,20 @@ REPORTS = {
     # maps and missions (branch maps): core.map's reading errors and checks
     "required stream {stream} ({label}) is missing": "нет обязательного потока {stream} ({label})",
     "{size} bytes is not a whole number of {stride}-byte records ({label})":
-        "{size} байт — не целое число записей по {stride} байт ({label})",
+        "{size:байт|байта|байт} — не целое число записей по {stride:байту|байта|байт} ({label})",
     "{size} bytes: not a {header}-byte header and whole {stride}-byte cell records":
-        "{size} байт: не заголовок в {header} байт и целое число записей ячеек по {stride} байт",
+        "{size:байт|байта|байт}: не заголовок в {header:байт|байта|байт} и целое число записей ячеек по "
+        "{stride:байту|байта|байт}",
     "expected one entry of type {type}, found types {kinds}":
         "ожидалась одна запись типа {type}, найдены типы {kinds}",
     "{what} needs {size} bytes at byte {at}, only {left} remain":
-        "{what}: нужно {size} байт в байте {at}, осталось только {left}",
+        "{what}: нужно {size:байт|байта|байт} в байте {at}, осталось только {left}",
     "{what} needs {size} bytes, only {left} remain (at byte {at})":
-        "{what}: нужно {size} байт, осталось только {left} (в байте {at})",
+        "{what}: нужно {size:байт|байта|байт}, осталось только {left} (в байте {at})",
     "{what} count {count} needs at least {size} bytes, only {left} remain (at byte {at})":
-        "{what}: число {count} требует не меньше {size} байт, осталось только {left} (в байте {at})",
+        "{what}: число {count} требует не меньше {size:байт|байта|байт}, осталось только {left} (в байте {at})",
     "{extra} bytes after the lookup grid (the game refuses a map it does not read to the end)":
-        "{extra} байт после сетки поиска (игра отвергает карту, которую не дочитала до конца)",
+        "{extra:байт|байта|байт} после сетки поиска (игра отвергает карту, которую не дочитала до конца)",
     "lookup cell {cell} starts past the end of the file": "ячейка поиска {cell} начинается за концом файла",
     "lookup cell {cell} runs past the end of the file": "ячейка поиска {cell} выходит за конец файла",
     "{rows} rows, Land1.wea has {count} (one microtexture material per Land1 material)":
@@ -1259,20 +1273,23 @@ REPORTS = {
     "vertex used by no face": "вершина не используется ни одной гранью",
     "stream order {order}, every retail map has {expected}":
         "порядок потоков {order}, у всех карт игры — {expected}",
-    "attr1 says {said} records, the stream holds {count}": "attr1 говорит о {said} записях, в потоке {count}",
-    "attr3 (stride) is {attr3}, records are {size} bytes": "attr3 (шаг) равен {attr3}, записи по {size} байт",
+    "attr1 says {said} records, the stream holds {count}": "attr1 говорит о {said:записи|записях|записях}, в потоке "
+        "{count}",
+    "attr3 (stride) is {attr3}, records are {size} bytes": "attr3 (шаг) равен {attr3}, записи по "
+        "{size:байту|байта|байт}",
     "{count} records for {vertices} vertices (one per vertex)":
-        "записей: {count} на {vertices} вершин (нужна одна на вершину)",
+        "записей: {count} на {vertices:вершину|вершины|вершин} (нужна одна на вершину)",
     "name {name}, every terrain stream is named 'Land'": "имя {name}, все потоки ландшафта называются 'Land'",
     "{squares} squares do not make rows of attr2 = {across} cells":
-        "{squares} квадратов не складываются в ряды по attr2 = {across} ячеек",
+        "{squares:квадрат|квадрата|квадратов} не складываются в ряды по attr2 = {across:ячейке|ячейки|ячеек}",
     "square header is not 0, 0xFFFF, 0, 0": "заголовок квадрата не 0, 0xFFFF, 0, 0",
     "square does not name exactly its level-0 cell i and level-1 cell squares + i":
         "квадрат называет не ровно свою ячейку уровня 0 (i) и уровня 1 (squares + i)",
     "{cells} cells, 2 x {squares} squares expected (two levels)":
-        "ячеек: {cells}, ожидалось 2 x {squares} квадратов (два уровня)",
+        "ячеек: {cells}, ожидалось 2 x {squares:квадрат|квадрата|квадратов} (два уровня)",
     "run does not start where the previous cell's ends": "участок не начинается там, где кончается предыдущий",
-    "runs cover {total} faces, the mesh has {count}": "участки покрывают {total} граней, в сетке их {count}",
+    "runs cover {total} faces, the mesh has {count}": "участки покрывают {total:грань|грани|граней}, в сетке их "
+        "{count}",
     "face has a vertex outside its cell's box (faces must not cross grid lines)":
         "у грани вершина вне рамки её ячейки (грани не должны пересекать линии сетки)",
     "level-0 cell and its level-1 twin have different boxes":
@@ -1282,7 +1299,7 @@ REPORTS = {
     "level-1 face uses a vertex no level-0 face uses (level 1 is built from level 0's vertices)":
         "грань уровня 1 использует вершину, которой нет у граней уровня 0 (уровень 1 строится из вершин уровня 0)",
     "{count} draw entries for {faces} faces (one per face)":
-        "записей порядка отрисовки: {count} на {faces} граней (нужна одна на грань)",
+        "записей порядка отрисовки: {count} на {faces:грань|грани|граней} (нужна одна на грань)",
     "entry names a face outside its cell's run (order must keep cells whole)":
         "запись называет грань вне участка своей ячейки (порядок должен сохранять ячейки целыми)",
     "face drawn twice (not a permutation)": "грань рисуется дважды (не перестановка)",
@@ -1305,7 +1322,7 @@ REPORTS = {
     "water flag 0x008 and water surface 0x02 disagree": "флаг воды 0x008 и поверхность воды 0x02 расходятся",
     "water face's flags are not 0x608": "флаги грани воды не 0x608",
     "water vertices lie at {count} heights ({low} to {high}); the engine keeps one water level":
-        "вершины воды лежат на {count} высотах (от {low} до {high}); движок хранит один уровень воды",
+        "вершины воды лежат на {count:высоте|высотах|высотах} (от {low} до {high}); движок хранит один уровень воды",
     "alpha is not 1.0 on a vertex no two-material face uses":
         "альфа не 1.0 у вершины, которой не пользуется ни одна грань с двумя материалами",
     "areal has fewer than 3 vertices": "у ареала меньше 3 вершин",
@@ -1327,7 +1344,7 @@ REPORTS = {
     "empty path: the object names no unit, building or STAT record":
         "пустой путь: объект не называет ни юнит, ни здание, ни запись STAT",
     "the mission names no map": "миссия не называет карту",
-    "{count} bytes after the lode table (kept)": "{count} байт после таблицы залежей (сохранены)",
+    "{count} bytes after the lode table (kept)": "{count:байт|байта|байт} после таблицы залежей (сохранены)",
     "material index beyond Land1.wea ({rows} rows)": "индекс материала за пределами Land1.wea (строк: {rows})",
     "no {name} in {folder}": "нет {name} в {folder}",
     "map path '{path}' names no map folder": "путь карты '{path}' не называет папку карты",
@@ -1623,15 +1640,18 @@ REPORTS = {
     # branch unitimp: the import's key count (issue 28, item 9)
     "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
     "with Animation: Keys or For Editing":
-        "Анимация «Точная» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "Анимация «Точная» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
+        "пишет импорт: "
         "импортируйте с анимацией «Ключи» или «Для правки»",
     "Animation: For Editing keys the nodes at more than {limit} node-frames, more than an import writes: import "
     "with Animation: Keys":
-        "Анимация «Для правки» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "Анимация «Для правки» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, "
+        "чем пишет импорт: "
         "импортируйте с анимацией «Ключи»",
     "Animation: Keys keys the nodes at more than {limit} node-frames, more than an import writes: import with "
     "Animation: None":
-        "Анимация «Ключи» ставит ключи узлов более чем в {limit} узло-кадрах, больше, чем пишет импорт: "
+        "Анимация «Ключи» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
+        "пишет импорт: "
         "импортируйте с анимацией «Нет»",
     # branch unitimp: a u32 word kept in a custom property (issue 28, item 4)
     "property {key} on {name} holds {value}, not a 32-bit word":
@@ -1722,7 +1742,7 @@ def report_text(message: str, depth: int = 0) -> str:
         match = words in message and pattern.fullmatch(message)
         if match:
             values = {k: _value_text(v, depth + 1) for k, v in match.groupdict().items()}
-            return _translate(template).format(**values)
+            return filled(_translate(template), values)
     finding = FINDING.fullmatch(message)
     if finding:
         head, severity, text = finding.group("head", "severity", "message")
@@ -1731,6 +1751,39 @@ def report_text(message: str, depth: int = 0) -> str:
     if sep and rest:
         return f"{head}{sep}{report_text(rest, depth + 1)}"
     return message
+
+
+def plural_form(value: str, forms: list[str]) -> str:
+    """The Russian form of a noun after the number ``value``: ``forms`` are the one, few and many forms (модель,
+    модели, моделей: 1, 21 модель; 2, 3, 4, 22 модели; 5, 11, 12, 25 моделей); a fraction takes the few form."""
+    digits = value.replace(",", "").replace(" ", "").replace("\u00a0", "").lstrip("-")
+    if not digits.isdigit():
+        return forms[1] if re.fullmatch(r"\d+[.,]\d+", digits) else forms[-1]
+    n = int(digits)
+    if n % 10 == 1 and n % 100 != 11:
+        return forms[0]
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return forms[1]
+    return forms[2]
+
+
+class _PluralFormatter(string.Formatter):
+    """``str.format`` where a field ``{count:одна|две|пять}`` gives the number and the noun form it takes."""
+
+    def format_field(self, value, format_spec: str):
+        if "|" in format_spec:
+            forms = format_spec.split("|")
+            return f"{value} {plural_form(str(value), forms)}"
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _PluralFormatter()
+
+
+def filled(template: str, values: dict) -> str:
+    """A report template with its fields put in; a Russian count field (``{count:модель|модели|моделей}``) with
+    the noun in the form its number takes."""
+    return _FORMATTER.format(template, **values)
 
 
 def report(operator, level: str, message: str) -> None:
