@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import signal
 import sys
@@ -56,7 +57,9 @@ def run_library(args: argparse.Namespace) -> int:
         return _usage(f"{out}: the library must be a .blend file")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        temp = Path(tempfile.mkdtemp(prefix=".io_msh_library_", dir=out.parent))  # same file system: moves are renames
+        remove_dead_staging(out.parent)
+        # beside the library: the same file system as it (the run's PID in its name, for ``remove_dead_staging``)
+        temp = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}_", dir=out.parent))
     except OSError as exc:
         return _usage(f"{out}: cannot write: {exc.strerror or exc}")
     args.output = str(out)
@@ -64,6 +67,7 @@ def run_library(args: argparse.Namespace) -> int:
     interrupt = Interrupt()
     previous = interrupt.install()
     try:
+        interrupt.check()  # a signal held while the modules loaded
         pool.start(1)
         return _build(args, pool, interrupt, folder, out, temp, start)
     except KeyboardInterrupt:
@@ -78,6 +82,7 @@ def run_library(args: argparse.Namespace) -> int:
 
 
 def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path, temp: Path, start: float) -> int:
+    from ...core.disk import read_with_state
     from ...core.errors import printable
 
     notes: list[str] = []
@@ -86,7 +91,11 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         print(printable(note), flush=True)
     if not planned:
         return _usage(f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
-    index = _old_index(args, pool, interrupt, out, temp) if out.is_file() else {}
+    try:  # the library as this run reads it: replaced only if it is still that file when the new one is written
+        state = read_with_state(out)[1] if os.path.lexists(out) else None
+    except OSError as exc:
+        return _usage(f"{out}: cannot read it: {exc.strerror or exc}: it was left as it is")
+    index = _old_index(args, pool, interrupt, out, temp) if state is not None else {}
     if index is None:
         return 2
     if args.rebuild:
@@ -97,7 +106,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         old = index.get(meta.key)
         if item.error:
             errors.append(item)
-        elif old is not None and old["fingerprint"] == meta.fingerprint:
+        elif old is not None and old["fingerprint"] == meta.fingerprint and old["catalog"] == meta.catalog:
             keep.append(old["name"])
             catalogs.add(old["catalog"])
         else:
@@ -129,7 +138,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     failed = [(item, result) for item, result in results if not result.ok]
     cats = out.with_name(CATALOG_FILE)
     catalogs |= {json.loads(item.meta)["catalog"] for item, result in results if result.ok and item.kind == "asset"}
-    if not made and not removed and out.is_file() and len(keep) == len(index):
+    if not made and not removed and state is not None and len(keep) == len(index):
         try:
             completed = _complete_catalogs(cats, catalogs)
         except OSError as exc:
@@ -142,7 +151,8 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
             merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
                          meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made)}))
             outcome = []
-            pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt)))
+            pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt,
+                                                                         {str(out): state})))
             interrupt.check()
         if not outcome[0].ok:
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
@@ -167,23 +177,24 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
 
 def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
     """Add to the catalogue file beside the library the catalogues of ``paths`` (its assets') it does not
-    define (``catalog_text``); whether it was written. The file is read and written as an export writes: should
-    the user's Blender change it in between, it is read again, so that no line of theirs is lost. The library is
-    moved into place first: a run killed between them leaves the file behind, and the next run completes it
-    (so does a catalogue of ours the user deleted). OSError when it cannot be written."""
-    from ...core.disk import ChangedError, read_with_state, write_files
+    define (``catalog_text``); whether it was written. The file goes through the one write path (core.write_path)
+    as read here: should the user's Blender change it in between, it is read again, so that no line of theirs is
+    lost. The library is written first: a run killed between them leaves the file behind, and the next run
+    completes it (so does a catalogue of ours the user deleted). OSError when it cannot be written."""
+    from ...core.disk import ChangedError, read_with_state
+    from ...core.write_path import Target, write
 
     for attempt in range(10):
         try:
             raw, state = read_with_state(cats)
         except FileNotFoundError:
             raw, state = b"", None
-        old = raw.decode("utf-8", "surrogateescape")
+        old = raw.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8 is kept as it was
         if catalogs_defined(paths, old):
             return False
         try:
-            write_files([(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"))],
-                        read_as={str(cats): state})
+            write([Target(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"), read=state,
+                          owned=True)])
             return True
         except ChangedError:
             if attempt == 9:  # changing all the time: the error says so
@@ -230,7 +241,40 @@ def _old_index(args, pool: WorkerPool, interrupt: Interrupt, out: Path, temp: Pa
                "choose another -o")
         return None
     index = json.loads(target.read_text(encoding="utf-8"))
-    if index["foreign"] and not index["assets"]:
+    if not index["ours"]:
         _usage(f"{out} is not an asset library this command wrote: it was left as it is; choose another -o")
         return None
     return index["assets"]
+
+
+STAGING_PREFIX = ".io_msh_library_"  # the run's folder beside the library: PID_RANDOM after it
+LEGACY_AGE = 600.0  # seconds: a folder named without a PID (an earlier version's) that old was left by a kill
+
+
+def remove_dead_staging(folder: Path) -> None:
+    """Remove the folders that runs killed before their clean-up left beside the library (their PID after
+    STAGING_PREFIX), once that process is gone; one named without a PID once LEGACY_AGE old. On systems without
+    a harmless liveness test (Windows) only the latter."""
+    for staging in folder.glob(f"{STAGING_PREFIX}*"):
+        pid = staging.name[len(STAGING_PREFIX):].split("_", 1)[0]
+        try:
+            if not staging.is_dir() or staging.is_symlink():
+                continue
+            if pid.isdigit() and "_" in staging.name[len(STAGING_PREFIX):]:
+                dead = os.name == "posix" and int(pid) != os.getpid() and not _running(int(pid))
+            else:
+                dead = time.time() - staging.stat().st_mtime > LEGACY_AGE
+        except OSError:
+            continue
+        if dead:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: running
+        return True
+    return True

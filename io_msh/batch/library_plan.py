@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...core.errors import FormatError
+from ...core.errors import FormatError, printable
 from .items import UNIT_SUFFIX, Item, plan_items
 
 VERSION = 1  # of what an asset holds: a change here re-does every asset
@@ -132,14 +132,30 @@ def plan_library(folder: str, size: int, notes: list[str]) -> list[tuple[Item, A
         source = Path(item.source)
         relative = source.relative_to(root).as_posix() if source.is_relative_to(root) else source.name
         if item.error:
-            out.append((item, AssetMeta(relative, "model", source.stem, "")))
+            out.append((item, shown(AssetMeta(relative, "model", source.stem, ""))))
             continue
         if source.suffix.lower() == UNIT_SUFFIX:
             meta = _unit_meta(relative, source, trees.get(str(source)), hasher, salt)
         else:
             meta = _model_meta(relative, item, records, classes, hasher, salt)
-        out.append((item, meta))
+        out.append((item, shown(meta)))
     return out
+
+
+def shown(meta: AssetMeta) -> AssetMeta:
+    """The asset's texts as Blender holds them: UTF-8 (the bytes of a file name that is not are written
+    ``\\xNN``, as are control characters, core.errors.printable) and its catalogue a path Blender reads back as
+    written (``catalog_path``)."""
+    return AssetMeta(printable(meta.key), meta.kind, printable(meta.name), printable(meta.description),
+                     [printable(tag) for tag in meta.tags], catalog_path(meta.catalog), meta.fingerprint)
+
+
+def catalog_path(path: str) -> str:
+    """A catalogue path as Blender keeps it (its AssetCatalogPath::cleanup): components without the colon (the
+    catalogue file's separator: ``-`` instead), line breaks or other control characters (``\\xNN``), spaces
+    around them, or empty ones (an all-empty path is ``_``)."""
+    parts = [printable(part).replace(":", "-").strip() for part in path.split("/")]
+    return "/".join(part for part in parts if part) or "_"
 
 
 def _records(root: Path, notes: list[str]) -> tuple[dict, dict, dict]:
@@ -190,7 +206,7 @@ def _model_meta(relative: str, item: Item, records: dict, classes: dict, hasher:
         stem = source.stem.lower()
         for path in [source, *sorted(p for p in source.parent.iterdir() if p != source and p.is_file()
                                      and p.stem.lower() == stem)]:
-            digest.update(f"{path.name}:{hasher.file(path)}".encode())
+            digest.update(f"{path.name}:{hasher.file(path)}".encode("utf-8", "surrogateescape"))  # any file name
     else:  # the entry, the entries of its stem (material list) and its controller: another entry may change alone
         archive = open_container(source).archive
         stem = Path(member).stem.lower()

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from .items import Item
-from .library_plan import catalog_uuid
+from .library_plan import VERSION, catalog_uuid
 from .pictures import render_thumbnail
 
 KEY = "msh_asset_key"                  # on an asset's collection: where it comes from (library_plan.AssetMeta.key)
@@ -16,6 +16,8 @@ FINGERPRINT = "msh_asset_fingerprint"  # on an asset's collection: the fingerpri
 CATALOG = "msh_asset_catalog"          # on an asset's collection: its catalogue's path
 ACTIONS = "msh_asset_actions"          # on an asset's collection: the clip actions (no object uses them: only
                                        # their fake user keeps them, and appending a collection follows pointers)
+LIBRARY = "msh_asset_library"          # on the library's scene: the file is a library batch library wrote (the
+                                       # version of what its assets hold); any other .blend is the user's
 
 
 def build_asset(worker, item: Item) -> list[tuple[str, str]]:
@@ -84,8 +86,10 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
     bpy.ops.wm.open_mainfile(filepath=worker.blender_path(item.source), load_ui=False)
     index = {str(c[KEY]): {"name": c.name, "fingerprint": str(c[FINGERPRINT]), "catalog": str(c[CATALOG])}
              for c in bpy.data.collections if KEY in c and c.asset_data is not None}
-    foreign = bool(bpy.data.objects) or bool(bpy.data.collections)  # a file with data but none of our assets
-    Path(worker._staged("0.json")).write_text(json.dumps({"assets": index, "foreign": foreign}), encoding="utf-8")
+    # Ours: marked so, or (written before the mark) holding assets of ours. A file of materials, node groups or
+    # texts alone is the user's as much as one of objects.
+    ours = any(LIBRARY in scene for scene in bpy.data.scenes) or bool(index)
+    Path(worker._staged("0.json")).write_text(json.dumps({"assets": index, "ours": ours}), encoding="utf-8")
     return [("0.json", item.output)]
 
 
@@ -114,6 +118,7 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
         collection.use_fake_user = True  # no scene uses an asset: the fake user keeps it in the file
     for library in list(bpy.data.libraries):
         bpy.data.libraries.remove(library)
+    bpy.context.scene[LIBRARY] = VERSION
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
     return [("0.blend", item.output)]

@@ -20,6 +20,7 @@ RESULT_TAG = "@@io_msh "
 
 
 RESULT_FD_VARIABLE = "IO_MSH_RESULT_FD"  # the pipe a worker writes its result lines to (POSIX)
+STOP_GRACE = 5.0  # seconds a worker asked to stop (SIGTERM) has to undo a write before it is killed
 
 
 def _worker_command() -> list[str]:
@@ -74,12 +75,17 @@ class WorkerPool:
             self.live.discard(worker)
 
     def stop(self) -> None:
-        """End every worker now (Ctrl-C); items in flight are not finished."""
+        """End every worker now (Ctrl-C); items in flight are not finished. Each is asked first (SIGTERM: a
+        worker writing files undoes the write and removes its temporaries and locks, core.disk), then killed
+        after STOP_GRACE."""
         with self.lock:
             self.stopping = True
             workers = list(self.live)
         for worker in workers:
-            worker.kill()
+            worker.terminate()
+        deadline = time.monotonic() + STOP_GRACE
+        for worker in workers:
+            worker.kill(max(0.0, deadline - time.monotonic()))
 
     def run(self, items: list[Item], report) -> None:
         """Do ``items``; ``report(item, result)`` is called in this thread as each one ends."""
@@ -214,8 +220,17 @@ class _WorkerProcess:
         except (ValueError, KeyError, TypeError):
             return Result(item.label, False, "the worker's result could not be read", time.perf_counter() - start)
 
-    def kill(self) -> None:
+    def terminate(self) -> None:
         if self.popen.poll() is None:
+            with contextlib.suppress(OSError):
+                self.popen.terminate()
+
+    def kill(self, grace: float = STOP_GRACE) -> None:
+        """End the process: SIGTERM, then SIGKILL when it has not ended ``grace`` seconds later."""
+        self.terminate()
+        try:
+            self.popen.wait(grace)
+        except subprocess.TimeoutExpired:
             self.popen.kill()
         self.popen.wait()
 

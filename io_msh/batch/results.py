@@ -1,11 +1,9 @@
-"""An item's result in the parent: its staged files moved onto their outputs as one transaction, and its
-lines (findings and warnings) as printed."""
+"""An item's result in the parent: its staged files written onto their outputs as one set (core.write_path), and
+its lines (findings and warnings) as printed."""
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import os
 import shutil
 import signal
 from pathlib import Path
@@ -13,8 +11,12 @@ from pathlib import Path
 from .items import Item, Result, unique
 
 
-def finish(args, item: Item, result: Result, taken: set[str], interrupt: Interrupt) -> Result:
-    """Move the item's staged files onto their outputs (all or none), then remove its stage folder."""
+def finish(args, item: Item, result: Result, taken: set[str], interrupt: Interrupt,
+           read: dict[str, object] | None = None) -> Result:
+    """Write the item's staged files onto their outputs (all or none), then remove its stage folder. ``read``: an
+    output as the run read it (core.write_path.Target.read: it is replaced only while it is still that file)."""
+    from ...core.disk import ChangedError
+
     try:
         if result.ok and result.warnings and getattr(args, "warnings_as_errors", False):
             count = len(result.warnings)
@@ -24,9 +26,13 @@ def finish(args, item: Item, result: Result, taken: set[str], interrupt: Interru
         elif result.ok:
             with interrupt.held():  # Ctrl-C waits until the item's files are all in place (or all restored)
                 # outputs: what the worker wrote in place (export --into-source), then the staged files moved
-                result.outputs = tuple(result.outputs) + tuple(_commit(_targets(item, result, taken)))
+                result.outputs = tuple(result.outputs) + tuple(_commit(_targets(item, result, taken), read or {}))
             if result.outputs or not result.message:
                 result.message = "-> " + ", ".join(result.outputs)
+    except ChangedError as exc:
+        result.ok = False
+        result.message = (f"{exc.filename or item.output}: another program wrote it during the run: it was left as "
+                          "that program wrote it; run again")
     except OSError as exc:
         result.ok = False
         result.message = f"{exc.filename or item.output}: cannot write: {exc.strerror or exc}"
@@ -51,37 +57,19 @@ def _targets(item: Item, result: Result, taken: set[str]) -> list[tuple[Path, Pa
     return pairs
 
 
-def _commit(pairs: list[tuple[Path, Path]]) -> list[str]:
-    """Move staged files onto their targets as one transaction: when one cannot be replaced, those already
-    replaced get their previous content back (or are removed, when new). OSError names the failed target.
+def _commit(pairs: list[tuple[Path, Path]], read: dict[str, object]) -> list[str]:
+    """Put staged files onto their outputs as one set, through the one write path (core.write_path): all of them
+    or none, an output already holding the new bytes left alone. The outputs are the run's (the user named -o;
+    replacing them is what a run does, unless --skip-existing); an existing file of another kind is refused.
+    OSError names the failed output."""
+    from ...core.disk import read_input
+    from ...core.write_path import UNREAD, Target, write
 
-    (A local form of the write-to-temporary-then-rename transaction; the exporter's is in core/files.py.)"""
-    replaced: list[tuple[Path, Path | None]] = []
-    try:
-        for staged, target in pairs:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            backup = None
-            if os.path.lexists(target):
-                if target.is_dir() and not target.is_symlink():
-                    raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(target))
-                backup = staged.with_name(staged.name + ".previous")  # in the stage folder: same file system
-                try:
-                    os.link(target, backup, follow_symlinks=False)
-                except OSError:
-                    shutil.copy2(target, backup, follow_symlinks=False)
-            try:
-                os.replace(staged, target)
-            except OSError as exc:
-                raise type(exc)(exc.errno, exc.strerror, str(target)) from None
-            replaced.append((target, backup))
-    except BaseException:
-        for target, backup in reversed(replaced):
-            with contextlib.suppress(OSError):
-                if backup is None:
-                    os.unlink(target)
-                else:
-                    os.replace(backup, target)
-        raise
+    targets = []
+    for staged, target in pairs:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        targets.append(Target(str(target), read_input(staged), read=read.get(str(target), UNREAD), owned=True))
+    write(targets)
     return [str(target) for _, target in pairs]
 
 
@@ -115,10 +103,15 @@ class Interrupt:
             raise KeyboardInterrupt
 
     def install(self) -> dict:
+        """Take SIGINT and SIGTERM; one that arrived while the modules loaded (held by the script's handler,
+        io_msh/batch/__main__.py) is raised by the first ``check``."""
         previous = {}
         with contextlib.suppress(ValueError):  # not the main thread: signals stay as they are
             for signum in (signal.SIGINT, signal.SIGTERM):
                 previous[signum] = signal.signal(signum, self)
+                held = getattr(previous[signum], "signum", None)
+                if self.signum is None and isinstance(held, int):
+                    self.signum = held
         return previous
 
     def restore(self, previous: dict) -> None:

@@ -290,8 +290,9 @@ class Worker:
         as one transaction: all of them, or none. With --warnings-as-errors a warning leaves every source as it
         was. Another worker writing the same archive meanwhile makes the write refuse (ChangedError): the export
         then reads the archives again, a few times."""
-        from ...core.disk import ChangedError, write_files
+        from ...core.disk import ChangedError
         from ...core.errors import FormatError, printable
+        from ...core.write_path import UNREAD, Target, write
         from ..exp.export import export_into_sources
 
         for attempt in range(8):
@@ -303,8 +304,10 @@ class Worker:
                 self.warnings += warnings
                 raise ValueError(f"{len(warnings)} warning(s), treated as errors (--warnings-as-errors): "
                                  f"{', '.join(printable(path) for path, _ in files)} left as it was")
+            # Each source belongs to the model exported into it; it is replaced only as this run read it.
+            targets = [Target(path, data, read=read_as.get(path, UNREAD), owned=True) for path, data in files]
             try:
-                write_files(files, force=options.force, read_as=read_as)
+                write(targets, force=options.force)
                 break
             except ChangedError:
                 if attempt == 7:

@@ -1,6 +1,8 @@
 """File > Import > Parkan Game as Asset Library: the batch tool's ``library`` command (io_msh/batch/library.py) run
 on a chosen game folder, as a process of its own (the batch tool sits above the interface in the layers, README
-"Layout"), the library then added to the Asset Browser's libraries."""
+"Layout"), the library then added to the Asset Browser's libraries. Every file is written by that process, through
+the one write path (core.write_path): the library named here is the user's choice, replaced only when it is a
+library the command wrote and still the file the run read; this operator writes nothing itself."""
 
 from __future__ import annotations
 
@@ -67,8 +69,12 @@ class PARKAN_OT_asset_library(bpy.types.Operator):
         for line in printed.splitlines():
             if line.startswith("  failed: "):
                 report(self, "WARNING", line.removeprefix("  failed: "))
+        refused = re.search(r"^library: FAILED: (.*)$", printed, re.M)
+        if refused:  # the library or its catalogue file could not be written (the write path refused or failed)
+            report(self, "ERROR", f"The library was not written: {refused.group(1)}")
+            return {"CANCELLED"}
         counts = re.search(r"^summary: (\d+) of \d+ assets made, (\d+) unchanged, (\d+) failed", printed, re.M)
-        if counts is None or not os.path.isfile(output) or "library: FAILED" in printed:
+        if counts is None or not os.path.isfile(output):
             failed = counts.group(3) if counts else "?"
             report(self, "ERROR", f"No asset library was written: {failed} failure(s)")
             return {"CANCELLED"}
