@@ -134,7 +134,7 @@ def test_a_file_changed_since_the_import_that_the_export_would_write_is_refused(
     next(iter(by_index(bpy).values())).location.x += 4.0
     (root / changed).write_bytes(theirs(files, changed))
     before = snapshot(root)
-    refused(bpy, root / MISSION, "changed on disk since it was read")
+    refused(bpy, root / MISSION, "changed on disk after the import read it")
     assert snapshot(root) == before
     assert export(bpy, root / MISSION, replace_changed=True) == {"FINISHED"}
     assert (root / changed).read_bytes() != before[changed]
