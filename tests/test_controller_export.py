@@ -314,11 +314,15 @@ def test_object_menu_parkan_holds_the_clip_operators(blender):
 
 
 def test_a_model_that_cannot_be_written_keeps_the_controller_as_it_was(blender, walker, tmp_path):
-    """One transaction: the .ctl is not written when the model's write is refused (a read-only model)."""
+    """One transaction: the .ctl is not written when the model's write is refused (a read-only model the edit
+    changes too: a model the scene does not change is not written, and its read-only file refuses nothing)."""
+    from test_export_files import move_a_vertex
+
     folder, model, ctl = walker
     msh, ctl_path = folder / "walker.msh", folder / "WALKER.CTL"
     root = import_walker(blender, msh)
     edit(root)
+    move_a_vertex(root)
     msh.chmod(0o444)
     try:
         with pytest.raises(RuntimeError, match="read-only"):

@@ -1,32 +1,45 @@
 """A stateful sweep of careless edit sequences on a plain model (no unit, no clips) through the real operators
 (File > Import / Export > Parkan MSH), in both node modes and in the KEYS and FAITHFUL animation modes.
 
-The model (``tank_bytes``) has six nodes in a chain of three, Res10 labels (one node named by its label only),
-node flags with named and unnamed bits, animated and still nodes, parts on four nodes (the ``lods`` kind also
-in a LOD and a damage slot, the ``streams`` kind with a Res15 stream Blender does not hold) and three streams
-the export does not know (Res17, Res20, Res99). Drawn after the import, in any order: a node renamed (bone or
-Empty), copied (Shift+D), deleted, added (an Empty parented into the model, a bone made in Edit Mode),
-re-parented, a key of a node moved (or a still node keyed), a mesh part deleted, Ctrl+Z, and exports to the
-file imported from, to a fresh file, to the same fresh file twice. The invariant of every export:
+The model (``tank_bytes``) has six nodes in a chain of three, Res10 labels (one node named by its label only, one
+label holding 0x98), node flags with named and unnamed bits, a 31-byte name Blender shortens, animated and still
+nodes, parts on four nodes with two WEAR rows and face flags (the ``lods`` kind also in a LOD and a damage slot,
+the ``streams`` kind with a Res15 stream Blender does not hold, the ``non-canonical`` kind with every frame map
+non-canonical) and three streams the export does not know (Res17, Res20, Res99); it comes as a .msh with its .wea
+beside it or inside an .rlb with a foreign entry, imported with every slot or the chosen one. Drawn after the
+import, in any order: a node renamed (bone or Empty, also in Edit Mode), copied (Shift+D, or a script's
+Object.copy), deleted, added (an Empty parented into the model, a bone made in Edit Mode), re-parented (an Empty
+also keeping its place), the armature left in Edit Mode, a key of a node moved in value and time (or a still or
+new node keyed), a mesh part deleted or copied, a node flag switched, Ctrl+Z, and exports to the file imported
+from, to a fresh file, to the same fresh file twice. The invariant of every export:
 
 - refused: the target is byte for byte as it was, no file appeared or went away beside it (no ``*.tmp``, no
-  ``.NAME.io_msh-lock`` folder), the message is no traceback, and the refusal is one the export documents
-  (io_msh/exp/plan.py: a changed node structure when slots were not imported or a Res15/16/18 stream would be
-  lost; a name the file cannot hold; a part left on a deleted bone);
+  ``.NAME.io_msh-lock`` folder), the armature is in the mode it was, the message is no traceback, and the refusal
+  is one the export documents (io_msh/exp/plan.py: a changed node structure when slots were not imported or a
+  Res15/16/18 stream would be lost; a name the file cannot hold; a part left on a deleted bone; two parts on one
+  node and slot; an animated model no action animates any more);
 - written: the file parses and validates without errors and holds the scene: one node per bone or Empty, with
-  its name and parent, its pose as Blender shows it at every integer frame (within 2e-3), its node flags and its
-  Res10 label (an imported node keeps its own; a node named by its label takes its new name there; a new node
-  has none); with the imported node structure, every node no edit touched keeps its track exactly and every
-  stream no edit is about (Res17, Res20, Res99 always) is byte for byte the source's; with nothing edited the
-  file is the source's bytes; the same export twice writes the same bytes.
+  its name (the imported one where Blender shortened it) and parent, its node flags and its Res10 label (an
+  imported node keeps its own; a node named by its label takes its new name there; a new node has none), every
+  part on its node's slot with its vertices, face materials, face flags and UVs, and a local pose at every
+  integer frame that is what Blender shows (within 2e-3) or, for an imported node nothing moved (its own curves
+  and first frame the import's, under its source parent), its exact source keys and game pose, rebuilt or not;
+  with the imported node structure also every stream no edit is about (Res17, Res20, Res99 always) byte for
+  byte the source's, and with nothing edited the source's bytes; beside it only the material list, as read; the
+  same export twice writes the same bytes; a rebuild says it drops what it does not know.
 
-The suite runs a small fixed budget; MODEL_SWEEP_EXAMPLES (and MODEL_SWEEP_STEPS, MODEL_SWEEP_RANDOM=1 for a
-random seed each run) soak it:
-``MODEL_SWEEP_EXAMPLES=200 .venv/bin/python -m pytest -q tests/test_model_structure_sweep_blender.py``.
+Where a known bug (an xfail test below) would fail the sweep, it skips that one comparison and counts it in the
+statistics printed at the end. The suite runs a small fixed budget; MODEL_SWEEP_EXAMPLES, MODEL_SWEEP_STEPS and
+MODEL_SWEEP_RANDOM=1 (a new seed each run) soak it, MODEL_SWEEP_TRACE=FILE appends every step to FILE as it starts
+(Blender 4.2 now and then crashes in an undo, which ends the process before hypothesis reports the sequence):
+
+    MODEL_SWEEP_EXAMPLES=500 MODEL_SWEEP_RANDOM=1 .venv/bin/python -m pytest -q -s \
+        tests/test_model_structure_sweep_blender.py -k careless
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -61,6 +74,7 @@ from core.msh.validate import validate_model
 EXAMPLES = int(os.environ.get("MODEL_SWEEP_EXAMPLES", "40"))
 STEPS = int(os.environ.get("MODEL_SWEEP_STEPS", "12"))
 RANDOM = os.environ.get("MODEL_SWEEP_RANDOM") == "1"
+TRACE = os.environ.get("MODEL_SWEEP_TRACE")  # a file each step is appended to as it starts (a crash's sequence)
 
 FRAME_COUNT = 12
 MODEL_ENTRY = "tank.msh"
@@ -92,7 +106,9 @@ def _track(times, positions, axis, angles) -> Track:
 
 def tank_bytes(kind: str = "plain") -> bytes:
     """Six nodes (hull > turret > gun, LONG_NAME; hull > central_lc, wheel), labels, flags, parts, and streams the
-    export does not know. ``lods``: parts in more slots too; ``streams``: a Res15 stream as well."""
+    export does not know. ``lods``: parts in more slots too; ``streams``: a Res15 stream as well;
+    ``non-canonical``: every frame map made non-canonical (tests/fixtures.py: a Keys import shows the keys, the
+    game another pose)."""
     nodes = [NodeDef("hull", None, label="e_hull"), NodeDef("turret", 0, label="e_tur_mt", flags=0x0100),
              NodeDef("gun", 1, flags=0x0020), NodeDef(b"", 0, label="central_lc"),
              NodeDef("wheel", 0, flags=0x4001), NodeDef(LONG_NAME, 1, label=b"ant\x98lbl")]
@@ -115,7 +131,19 @@ def tank_bytes(kind: str = "plain") -> bytes:
     if kind == "streams":
         count = model.vertex_count
         model.set_stream(15, (np.arange(count * 8) % 251).astype(np.uint8).tobytes(), attr1=count, attr3=8)
-    return model.to_bytes()
+    return non_canonical(model.to_bytes()) if kind == "non-canonical" else model.to_bytes()
+
+
+def game_locals(model: Model, frames: np.ndarray) -> np.ndarray:
+    """(nodes, frames, 4, 4) each node's pose relative to its parent as the game samples it (a frame past the
+    model's last: its last)."""
+    times = np.minimum(frames, model.frame_count - 1).astype(np.float64)
+    world = world_matrices_at(AnimationData.from_model(model), times, normalize=True)
+    local = world.copy()
+    for i, parent in enumerate(model.nodes["parent"]):
+        if parent != S.NO_INDEX:
+            local[i] = np.linalg.inv(world[int(parent)]) @ world[i]
+    return local
 
 
 def part_vertices(model: Model, node: int, slot: int) -> np.ndarray:
@@ -180,6 +208,11 @@ def storable(name: str, limit: int | None) -> bool:
 
 def streams_of(model: Model) -> list[tuple]:
     return [(e.type_id, e.attr1, e.attr2, e.attr3, bytes(e.data)) for e in model.archive.entries]
+
+
+def same_keys(a: Track, b: Track) -> bool:
+    return a.times.tobytes() == b.times.tobytes() and a.rot.tobytes() == b.rot.tobytes() \
+        and a.pos.tobytes() == b.pos.tobytes()
 
 
 def same_track(a: Track, b: Track) -> bool:
@@ -253,6 +286,27 @@ class Scene:
         inverse = np.linalg.inv(np.array(root.matrix_world))
         return {o.name: inverse @ np.array(o.matrix_world) for o in self.empties()}
 
+    def item(self, name: str):
+        return self.root.data.bones[name] if self.mode == "ARMATURE" else self.bpy.data.objects[name]
+
+    def own_curves(self) -> dict[str, tuple]:
+        """Each bone's or Empty's F-curves (by the name they animate now: a bone renamed after a deleted one takes
+        the curves the deleted one left in the action), as (path, index, keys)."""
+        out: dict[str, list] = {}
+        for fcurve, _node, owner, path in self.blender.ext.io_msh.com.curves.node_fcurves(self.root):
+            co = np.empty(2 * len(fcurve.keyframe_points), np.float32)
+            fcurve.keyframe_points.foreach_get("co", co)
+            out.setdefault(owner, []).append((path.lstrip("."), fcurve.array_index, co.tobytes()))
+        return {owner: tuple(sorted(curves)) for owner, curves in out.items() if owner}
+
+    def first_locals(self) -> dict[str, np.ndarray]:
+        """Each bone's or Empty's matrix relative to its parent node's at frame 0."""
+        self.blender.evaluated_frame(0)
+        worlds = self.worlds()
+        parents = {i.name: self.parent_of(i) for i in self.items()}
+        return {name: world if parents[name] is None else np.linalg.inv(worlds[parents[name]]) @ world
+                for name, world in worlds.items()}
+
     def select_only(self, objects) -> None:
         layer = self.bpy.context.view_layer
         names = {o.name for o in objects}
@@ -314,6 +368,18 @@ class Scene:
 
 
 # ------------------------------------------------------------------------------------------------ the machine
+def traced(step):
+    """A rule that appends itself to the file MODEL_SWEEP_TRACE names as it starts (Blender 4.2 can crash in an
+    undo, which ends the process before hypothesis reports the sequence)."""
+    @functools.wraps(step)
+    def run(self, **arguments):
+        if TRACE:
+            with open(TRACE, "a", encoding="utf-8") as trace:
+                trace.write(f"{step.__name__}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})\n")
+        return step(self, **arguments)
+    return run
+
+
 def model_sweep(blender, base: Path, capfd=None):
     """The state machine class, bound to the Blender fixture, a folder for the examples' files and pytest's capfd
     (the operator's reports; None: not checked)."""
@@ -327,8 +393,9 @@ def model_sweep(blender, base: Path, capfd=None):
 
         @initialize(node_mode=st.sampled_from(["EMPTIES", "ARMATURE"]),
                     animation=st.sampled_from(["KEYS", "FAITHFUL"]),
-                    kind=st.sampled_from(["plain", "plain", "lods", "streams"]),
+                    kind=st.sampled_from(["plain", "plain", "lods", "streams", "non-canonical"]),
                     slots=st.sampled_from(["ALL", "CHOSEN"]), container=st.sampled_from(["msh", "rlb"]))
+        @traced
         def import_model(self, node_mode, animation, kind, slots, container):
             blender.clean_scene()
             self.folder = Path(tempfile.mkdtemp(prefix="model_sweep_", dir=base))
@@ -344,10 +411,13 @@ def model_sweep(blender, base: Path, capfd=None):
                                                         animation=animation, slots=slots) == {"FINISHED"}
             (root,) = [o for o in self.bpy.data.objects if "msh_model" in o]
             self.scene = Scene(blender, root.name, node_mode)
-            self.touched: set[int] = set()     # imported nodes whose keys or parent an edit changed
-            self.history: list[set[int]] = []  # ``touched`` before each undo step
-            self.pending: set[int] | None = None  # ``touched`` before the edits made in Edit Mode so far
+            self.history: list[str] = []       # the undo steps pushed since the import
+            self.pending = False               # edits made in Edit Mode, their undo step pushed when it is left
             self.fresh = 0
+            self.imported_curves = {self.scene.item(name).get("msh_node_index"): keys
+                                    for name, keys in self.scene.own_curves().items()}
+            self.imported_first = {self.scene.item(name).get("msh_node_index"): local
+                                   for name, local in self.scene.first_locals().items()}
             self.scene.push_undo("import")
             self.stats[f"imports {node_mode} {animation}"] += 1
             self.stats[f"imports {kind} {slots} {container}"] += 1
@@ -366,31 +436,31 @@ def model_sweep(blender, base: Path, capfd=None):
             """Before an edit: Object Mode unless the edit is made in Edit Mode (Tab pressed, an undo step)."""
             if not in_edit_mode:
                 self._leave_edit_mode()
-            self._before = set(self.touched) if self.pending is None else self.pending
 
         def _edited(self, message: str, stay: bool = False) -> None:
             """An undo step after an edit, as the interface makes one; an edit of bones in Edit Mode that ``stay``s
             there gets it when Edit Mode is left."""
             self.stats[message + (" (staying in Edit Mode)" if stay else "")] += 1
             if stay and self.scene.editing:
-                self.pending = self._before
+                self.pending = True
                 return
             self.scene.leave_edit_mode()
-            self.pending = None
-            self.history.append(set(self._before))
+            self.pending = False
+            self.history.append(message)
             self.scene.push_undo(message)
 
         def _leave_edit_mode(self) -> None:
-            if self.scene.leave_edit_mode() and self.pending is not None:
-                self.history.append(self.pending)
+            if self.scene.leave_edit_mode() and self.pending:
+                self.history.append("Toggle Edit Mode")
                 self.scene.push_undo("Toggle Edit Mode")
-            self.pending = None
+            self.pending = False
 
         def _pick(self, items, which: int):
             return items[which % len(items)] if items else None
 
         # ---------------------------------------------------------------- careless edits
         @rule(which=st.integers(0, 20), name=st.sampled_from(NAMES))
+        @traced
         def rename_a_node(self, which, name):
             """A bone or Empty renamed (a bone in Edit Mode stays so)."""
             self._begin(in_edit_mode=True)
@@ -402,6 +472,7 @@ def model_sweep(blender, base: Path, capfd=None):
 
         @rule(what=st.sampled_from(["copy", "delete", "add", "reparent"]), which=st.integers(0, 20),
               other=st.integers(-1, 20), flag=st.booleans(), stay=st.booleans())
+        @traced
         def change_the_structure(self, what, which, other, flag, stay):
             """A node copied (an Empty with Shift+D, with its children and parts: ``flag``, or by a script's
             Object.copy: ``stay``), deleted (with its parts: ``flag``), added under node ``other`` (-1: the root) or
@@ -422,10 +493,6 @@ def model_sweep(blender, base: Path, capfd=None):
             item = self._pick(self.scene.items(), which)
             if item is None:
                 return
-            # A copy carries its original's msh_node_index: once the original is deleted, the copy (with its
-            # own curves, or none) stands for that node, which is no longer the node imported.
-            copied = [item, *(item.children_recursive if with_children and self.mode == "EMPTIES" else [])]
-            self.touched |= {i for i in (c.get("msh_node_index") for c in copied) if isinstance(i, int)}
             if self.mode == "ARMATURE":
                 name = item.name
                 bones = self.scene.edit_bones()
@@ -487,7 +554,6 @@ def model_sweep(blender, base: Path, capfd=None):
             under = None if parent < 0 or not allowed else allowed[parent % len(allowed)]
             if under == self.scene.parent_of(item):
                 return
-            index = item.get("msh_node_index")
             if self.mode == "ARMATURE":
                 bones = self.scene.edit_bones()
                 bones[name].parent = bones[under] if under else None
@@ -498,13 +564,12 @@ def model_sweep(blender, base: Path, capfd=None):
                 obj.parent = target
                 if keep:  # Ctrl+P (Object): it stays where it is
                     obj.matrix_parent_inverse = target.matrix_world.inverted() @ world @ obj.matrix_basis.inverted()
-            if isinstance(index, int):
-                self.touched.add(index)
             self._edited("reparent", stay)
 
         @rule(which=st.integers(0, 20), channel=st.sampled_from(["location", "rotation_quaternion"]),
               component=st.integers(0, 3), key=st.integers(0, 3), delta=st.sampled_from(DELTAS),
               shift=st.sampled_from(SHIFTS))
+        @traced
         def move_a_key(self, which, channel, component, key, delta, shift):
             """A key of a node moved (its value by ``delta``, its frame by ``shift``, as G in the Graph Editor);
             a node without keys there keyed at two frames."""
@@ -532,12 +597,10 @@ def model_sweep(blender, base: Path, capfd=None):
                 holder.keyframe_insert(channel, index=component, frame=3 + 2 * key)
                 getattr(holder, channel)[component] -= delta
                 what = "key a still node"
-            index = item.get("msh_node_index")
-            if isinstance(index, int):
-                self.touched.add(index)
             self._edited(what)
 
         @rule(which=st.integers(0, 20), copy=st.sampled_from([False, False, False, True]))
+        @traced
         def delete_a_part(self, which, copy):
             """A mesh part deleted, or copied with Shift+D (two parts on one node and slot: refused)."""
             self._begin()
@@ -554,6 +617,7 @@ def model_sweep(blender, base: Path, capfd=None):
             self._edited("copy part" if copy else "delete part")
 
         @rule(which=st.integers(0, 20), flag=st.sampled_from(["msh_cockpit", "msh_interior"]))
+        @traced
         def toggle_a_node_flag(self, which, flag):
             """A node's named flag (its bone's or Empty's custom property) switched."""
             self._begin()
@@ -563,15 +627,17 @@ def model_sweep(blender, base: Path, capfd=None):
             item[flag] = not item.get(flag, False)
             self._edited("toggle flag")
 
-        @precondition(lambda self: self.history or self.pending is not None)
+        @precondition(lambda self: self.history or self.pending)
         @rule()
+        @traced
         def undo(self):
             self._leave_edit_mode()
             self.scene.undo()
-            self.touched = self.history.pop()
+            self.history.pop()
             self.stats["undo"] += 1
 
         @rule(where=st.sampled_from(["source", "fresh", "fresh twice"]))
+        @traced
         def export(self, where):
             if where == "source":
                 self._export(self.path)
@@ -651,12 +717,19 @@ def model_sweep(blender, base: Path, capfd=None):
             # Blender had to shorten it).
             named = {i.name: i.name if i.name != i.get("msh_imported_name", i.name) else i.get("msh_name", i.name)
                      for i in items}
+            curves, first = scene.own_curves(), scene.first_locals()
             nodes = []
             for item in items:
                 index = item.get("msh_node_index")
                 parent = scene.parent_of(item)
+                # Nothing moved it: no edit reached it, and its own curves are the ones the import wrote.
+                # Nothing moved it: its own curves and its pose at frame 0 relative to its parent (a parent inverse
+                # Ctrl+P set, a bone under another) are the ones the import made.
+                kept = isinstance(index, int) and curves.get(item.name, ()) == self.imported_curves.get(index, ()) \
+                    and np.abs(first[item.name] - self.imported_first[index]).max() < 1e-5
                 nodes.append({"name": named[item.name], "item": item.name, "parent": named.get(parent),
-                              "index": index if isinstance(index, int) else None,
+                              "parent_item": parent,
+                              "index": index if isinstance(index, int) else None, "kept": kept,
                               "renamed": item.name != item.get("msh_imported_name", item.name),
                               "flags": node_flags(item)})
             indices = [n["index"] for n in nodes]
@@ -709,7 +782,8 @@ def model_sweep(blender, base: Path, capfd=None):
                           for n in nodes)
             return {"nodes": nodes, "same_structure": same_structure, "flagged": flagged, "refusal": refusal,
                     "may_finish": may_finish, "renamed": any(n["renamed"] for n in nodes),
-                    "touched": set(self.touched), "parts": imported_parts, "labelled": labelled}
+                    "touched": {n["index"] for n in nodes if n["index"] is not None and not n["kept"]},
+                    "parts": imported_parts, "labelled": labelled}
 
         def _check(self, model: Model, written: bytes, expect: dict) -> None:
             self.scene.relations_rebuilt()
@@ -734,32 +808,19 @@ def model_sweep(blender, base: Path, capfd=None):
                 else:
                     wanted = [source_labels[n["index"]]]
                 assert labels[i] in wanted, (n, labels[i], wanted)
-            self._check_poses(model, at)
+            keeps = self._keeping(expect)
+            self._check_poses(model, at, expect, keeps)
             self._check_parts(model, at, expect)
             old, new = read_animation(self.source).tracks, read_animation(model).tracks
-            if not expect["same_structure"]:
-                # Rebuilt: an imported node nothing moved (its curves, and its parent node, the import's) keeps its
-                # exact keys (README, "Geometry on export"; io_msh/exp/plan.py _kept_tracks).
-                if self.mode == "EMPTIES" and any(o.rotation_mode != "QUATERNION" and o.animation_data is not None
-                                                  for o in self.scene.empties()):
-                    self.stats["exact keys not compared: a keyed Euler Empty (test_a_keyed_new_empty...)"] += 1
-                    return
-                index_of = {n["name"]: n["index"] for n in nodes}
-                parents = [None if p == S.NO_INDEX else int(p) for p in self.source.nodes["parent"]]
-                count = Counter(n["index"] for n in nodes)
-                for n in nodes:
-                    i = n["index"]
-                    if i is None or i in expect["touched"] or count[i] > 1:
-                        continue
-                    parent = index_of[n["parent"]] if n["parent"] is not None else None
-                    if parent == parents[i] and (n["parent"] is None or parent is not None):
-                        kept = new[position[n["name"]]]
-                        assert (old[i].times.tobytes(), old[i].rot.tobytes(), old[i].pos.tobytes()) == \
-                            (kept.times.tobytes(), kept.rot.tobytes(), kept.pos.tobytes()), f"untouched {n} re-keyed"
-                return
             for n in nodes:
-                if n["index"] not in expect["touched"]:
-                    assert same_track(old[n["index"]], new[position[n["name"]]]), f"untouched {n} lost its track"
+                if n["item"] in keeps:
+                    was, now = old[n["index"]], new[position[n["name"]]]
+                    assert (was.times.tobytes(), was.rot.tobytes(), was.pos.tobytes()) == \
+                        (now.times.tobytes(), now.rot.tobytes(), now.pos.tobytes()), f"untouched {n} re-keyed"
+                    if expect["same_structure"]:
+                        assert same_track(was, now), f"untouched {n} lost its track"
+            if not expect["same_structure"]:
+                return
             kept = set(UNKNOWN_STREAMS)
             if not expect["renamed"]:
                 kept |= {9, 10}
@@ -779,6 +840,29 @@ def model_sweep(blender, base: Path, capfd=None):
             if kept >= set(old_streams):
                 assert written == self.data, "nothing edited, yet the file is not the source's bytes"
                 self.stats["exports written unedited"] += 1
+
+        def _keeping(self, expect: dict) -> set[str]:
+            """The bones or Empties whose nodes keep their source tracks: each imported node nothing moved (no edit
+            reached it, its own curves the import's: a copy made with Shift+D too, with its curves) under the node
+            its source parent is; in a model rebuilt for a changed structure too (README, "Geometry on export";
+            io_msh/exp/plan.py _kept_tracks)."""
+            nodes = expect["nodes"]
+            if expect["same_structure"]:
+                return {n["item"] for n in nodes if n["kept"]}
+            if self.mode == "EMPTIES" and any(o.rotation_mode != "QUATERNION" and o.animation_data is not None
+                                              for o in self.scene.empties()):
+                self.stats["tracks kept not expected: a keyed Euler Empty (test_a_keyed_new_empty...)"] += 1
+                return set()
+            index_of = {n["item"]: n["index"] for n in nodes}
+            parents = [None if p == S.NO_INDEX else int(p) for p in self.source.nodes["parent"]]
+            keeps = set()
+            for n in nodes:
+                i = n["index"]
+                if n["kept"]:
+                    parent = index_of[n["parent_item"]] if n["parent_item"] is not None else None
+                    if parent == parents[i] and (n["parent_item"] is None or parent is not None):
+                        keeps.add(n["item"])
+            return keeps
 
         def _check_parts(self, model: Model, at: dict[str, int], expect: dict) -> None:
             """Each mesh is a part on its node's slot with its vertices (in its node's space, at frame 0); slots the
@@ -818,17 +902,36 @@ def model_sweep(blender, base: Path, capfd=None):
                     if same_points(expected[(at[node], slot)], part_vertices(self.source, index, slot), 1e-6):
                         assert slot_content(model, index, slot) == slot_content(self.source, index, slot), mesh.name
 
-        def _check_poses(self, model: Model, at: dict[str, int]) -> None:
-            """Every node's pose as Blender shows it at every integer frame of the source's (after the file's last
-            frame: its last, which Blender must show then too)."""
+        def _check_poses(self, model: Model, at: dict[str, int], expect: dict, kept: set[str]) -> None:
+            """Every node's local pose (relative to its parent) at every integer frame of the source's (after the
+            file's last frame: its last, which Blender must show then too): a node that keeps its track shows the
+            source's game pose, every other one what Blender shows."""
             frames = np.arange(max(model.frame_count, FRAME_COUNT))
-            game = world_matrices_at(AnimationData.from_model(model), np.minimum(frames, model.frame_count - 1)
-                                     .astype(np.float64), normalize=True)
+            game = game_locals(model, frames)
+            source = game_locals(self.source, frames)
+            parent_item = {n["item"]: n["parent_item"] for n in expect["nodes"]}
+            # An edited track makes the untouched nodes' non-canonical maps canonical (their keys are kept):
+            # xfail test_a_key_moved_keeps_the_frame_maps_of_the_untouched_nodes.
+            moved_maps_lost = self.kind == "non-canonical" and expect["same_structure"] and bool(expect["touched"])
+            if moved_maps_lost:
+                self.stats["game poses of kept tracks not compared (test_a_key_moved_keeps_the_frame_maps...)"] += 1
+            index = {n["item"]: n["index"] for n in expect["nodes"]}
+            if moved_maps_lost:  # also a node whose curves changed but still show its source track's poses
+                old, new = read_animation(self.source).tracks, read_animation(model).tracks
+                kept = kept | {name for name, i in index.items()
+                               if i is not None and same_keys(old[i], new[at[name]])}
             worst = (0.0, None)
             for f in frames:
                 blender.evaluated_frame(f)
-                for name, shown in self.scene.worlds().items():
-                    error = float(np.abs(game[at[name], int(f)] - shown).max())
+                worlds = self.scene.worlds()
+                for name, world in worlds.items():
+                    parent = parent_item[name]
+                    shown = world if parent is None else np.linalg.inv(worlds[parent]) @ world
+                    if name in kept:
+                        if not moved_maps_lost:
+                            assert np.abs(game[at[name], f] - source[index[name], f]).max() < 1e-5, (name, f)
+                        continue
+                    error = float(np.abs(game[at[name], f] - shown).max())
                     worst = max(worst, (error, (name, int(f))), key=lambda w: w[0])
             assert worst[0] < SHOWN_TOLERANCE, f"node {worst[1][0]!r} at frame {worst[1][1]} is off by {worst[0]:.2e}"
 
@@ -850,9 +953,10 @@ def test_careless_model_edits_are_written_or_refused(blender, tmp_path, capfd):
 
 
 # ------------------------------------------------------------------------------------------------ regressions
-# Found by the sweep's soak and fixed meanwhile (facaa17, 4bb3121): a node's name written through archive-entry
-# escapes (a typed c:\x42 became c:B; a rebuild turned untouched gun\x41 into gunA), and a rebuild for a new node
-# re-authoring untouched nodes from a Keys import's curves (their game pose changed).
+# Found by the sweep and fixed meanwhile: a node's name written through archive-entry escapes (a typed c:\x42
+# became c:B; a rebuild turned untouched gun\x41 into gunA) and a rebuild for a new node re-authoring untouched
+# nodes from a Keys import's curves (their game pose changed), both facaa17/4bb3121; a bone copied with Shift+D
+# written with its original's animation (a regression of facaa17, fixed in 9be2d7b). Open: the two xfail tests.
 BACKSLASH_NAMES = ["body", "gun\\x41", "a\\\\b"]  # as the file and Blender hold them: a backslash is a character
 
 
@@ -1004,3 +1108,30 @@ def test_a_keyed_new_empty_keeps_the_exact_keys_of_the_untouched_nodes(blender, 
     was, now = read_animation(Model.parse(data)).tracks[1], read_animation(model).tracks[1]
     assert (was.times.tobytes(), was.rot.tobytes(), was.pos.tobytes()) == \
         (now.times.tobytes(), now.rot.tobytes(), now.pos.tobytes())  # the turret's exact keys (README)
+
+
+@pytest.mark.xfail(strict=True, reason="core/animation/tracks.py pack: starts_old takes read_start of every track, "
+                   "also of a track the export replaced (a new Track: read_start 0), so the list is not sorted and "
+                   "_moved_words' searchsorted finds the wrong owner for the words of the untouched nodes before it: "
+                   "their non-canonical frame maps are laid out canonically and their game poses change")
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_key_moved_keeps_the_frame_maps_of_the_untouched_nodes(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    data = tank_bytes("non-canonical")
+    path = tmp_path / "tank.msh"
+    path.write_bytes(data)
+    assert bpy.ops.import_scene.parkan_msh(filepath=str(path), node_mode=node_mode, animation="FAITHFUL") == \
+        {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    scene = Scene(blender, root.name, node_mode)
+    (fcurve,) = [fc for fc, node, _owner, path in blender.ext.io_msh.com.curves.node_fcurves(root)
+                 if node == 4 and path.lstrip(".") == "location" and fc.array_index == 2]  # the wheel, node 4
+    for point in fcurve.keyframe_points:
+        point.co[1] += 0.25
+    fcurve.update()
+    out = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    source, model = Model.parse(data), Model.parse(out.read_bytes())
+    frames = np.arange(FRAME_COUNT)
+    assert scene.item("wheel")  # the node edited; nodes 0 to 2 come before it and are untouched
+    assert np.abs(game_locals(model, frames)[:3] - game_locals(source, frames)[:3]).max() < 1e-6
