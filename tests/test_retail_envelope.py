@@ -11,13 +11,15 @@ from test_cli import run
 
 from core.animation.controller import clips_of, read_controller
 from core.animation.tracks import read_animation, track_starts
+from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, material_of, phase, validate_mat0
+from core.appearance.material_tracks import timeline
 from core.authoring import retail, units
-from core.container.nres import Archive
+from core.container.nres import Archive, Entry, name_bytes
 from core.model_controller import read_for_model
 from core.msh.model import Model
 from core.msh.validate import validate_model
 from core.unit.cpt import parse_cpt, validate_cpt
-from core.unit.dat import parse_dat
+from core.unit.dat import parse_dat, validate_dat
 from core.unit.mount import mounted_points
 from core.unit.resolve import resolve_unit
 
@@ -137,6 +139,31 @@ def test_what_no_source_measured_is_a_warning_and_kept(name, files):
     assert model.reencoded().to_bytes() == data
     if not model.is_legacy:
         read_animation(model)  # the tracks decompose
+
+
+def test_a_material_track_without_keys_holds_the_first_entry_and_is_a_warning():
+    """Every retail track has a key; whether the game reads an empty one is not known: it no longer refuses."""
+    material = Material(2, 6, 0)
+    material.phases = np.array([phase((1, 0, 0, 1), "A.0"), phase((0, 1, 0, 1), "B.0")])
+    material.animations = [AnimBlock(0, np.zeros(0, ANIM_KEY))]
+    entry = Entry(MAT0_TYPE_ID, 2, 6, 0, name_bytes("EMPTY"), material.to_bytes())
+    assert [(f.severity, f.message) for f in validate_mat0(entry)] == [
+        ("warning", "animation block 0 has no keys: it holds the first entry")]
+    times = timeline(material_of(entry).animations[0], [0, 500, 10_000])
+    assert times.entry.tolist() == [0, 0, 0] and times.factor.tolist() == [0, 0, 0]
+    assert material_of(entry).to_bytes() == entry.data
+
+
+def test_unit_name_blocks_without_nul_empty_records_and_negative_attach_are_warnings():
+    """No source measured these on IS (IS2 ships NUL-less blocks): the tree reads and writes back as it is."""
+    tree = units.unit_tree()
+    tree.components[1].record_raw = b"x" * 32
+    tree.components[2].attach = -1
+    tree.components[7].record_raw = bytes(32)
+    data = tree.to_bytes()
+    found = validate_dat(data)
+    assert {(f.index, f.severity) for f in found} == {(1, "warning"), (2, "warning"), (7, "warning")}
+    assert parse_dat(data).to_bytes() == data
 
 
 # ----------------------------------------------------------------- the CLI over the whole folder
