@@ -464,3 +464,33 @@ def test_an_import_error_names_the_file_asked_for_or_the_file_that_breaks(blende
     with pytest.raises(RuntimeError) as caught:
         bpy.ops.import_scene.parkan_map(filepath=str(path))
     assert named in str(caught.value) and ".wea" not in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(("case", "named"), [("nan_position", "Res3[9]: error: vertex position is not a finite"),
+                                             ("empty", "the map has no ground"),
+                                             ("nan_turn", "objects[3]: error: turns")])
+def test_a_map_with_non_finite_or_no_ground_is_refused_at_import(blender, tmp_path, files, case, named):
+    """Refused where it is read, naming the record, not later as an export's "moved across" or a thumbnail's
+    numpy error."""
+    bpy = blender.bpy
+    changed = dict(files)
+    if case == "nan_turn":
+        mission = parse_tma(files[MISSION])
+        mission.objects[3].turns[2] = np.nan
+        changed[MISSION] = mission.to_bytes()
+    else:
+        mesh = LandMesh.parse(files[LAND])
+        if case == "nan_position":
+            mesh.positions[9, 1] = np.nan
+        else:
+            for type_id in (L.SQUARES, L.POSITIONS, L.FACES, L.NORMALS, L.UV, L.MICRO_UV, L.ALPHA, L.DRAW_ORDER,
+                            L.CELLS):
+                mesh.streams[type_id] = mesh.streams[type_id][:0]
+        changed[LAND] = mesh.to_bytes()
+    root = write(tmp_path, changed)
+    counts = blender.datablock_counts()
+    for target in (MISSION, LAND) if case != "nan_turn" else (MISSION,):
+        with pytest.raises(RuntimeError) as caught:
+            bpy.ops.import_scene.parkan_map(filepath=str(root / target))
+        assert named in str(caught.value) and "zero-size" not in str(caught.value), str(caught.value)
+    assert blender.datablock_counts() == counts
