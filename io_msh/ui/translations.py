@@ -1711,14 +1711,13 @@ SLOT_STAGE = re.compile(r"Damage Stage (\d+) \(LOD ([^()]*)\)")
 
 def _slot_list(value: str) -> str:
     """A list of slots in the interface language: each stage with its LODs, First-Person as the panel names it."""
-    stage_word = _translate("Damage Stage").lower()
-    first_person = _translate("First-Person")
+    stage_word, first_person = _translate("Damage Stage"), _translate("First-Person")
+    if stage_word == "Damage Stage":  # the interface is in English
+        return value
 
     def lods(text: str) -> str:
-        names = text.split(", ")
-        return ", ".join(n if n != "First-Person" or first_person == n else f"«{first_person.lower()}»"
-                         for n in names)
-    return SLOT_STAGE.sub(lambda m: f"{stage_word} {m.group(1)} (LOD {lods(m.group(2))})", value)
+        return ", ".join(f"«{first_person.lower()}»" if n == "First-Person" else n for n in text.split(", "))
+    return SLOT_STAGE.sub(lambda m: f"{stage_word.lower()} {m.group(1)} (LOD {lods(m.group(2))})", value)
 
 
 def _value_text(value: str, depth: int) -> str:
