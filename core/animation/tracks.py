@@ -130,11 +130,12 @@ def canonical_words(times: np.ndarray, first_key: int, frame_count: int) -> np.n
     return np.where(inside, first_key + left, fallback).astype(np.uint16)
 
 
-def _moved_words(track: Track, starts_old: list[int], starts_new: list[int], lengths_old: list[int],
-                 unmovable: set[int], fallback_new: int, frame_count: int) -> np.ndarray | None:
-    """An unedited track's words with each key reference moved to where that key now lies.
+def _moved_words(track: Track, owners: list[tuple[int, int]], starts_new: list[int], lengths: list[int],
+                 fallback_new: int, frame_count: int) -> np.ndarray | None:
+    """An unedited track's words with each key reference moved to where that key now lies. ``owners``: (first
+    key as read, node) of every unedited track, in key order: only their keys have a new place.
 
-    None when a word points into a track that was edited (its keys have no new place).
+    None when a word points anywhere else (into a track that was edited or replaced).
     """
     words = track.read_words.astype(np.int64)
     fallback_old = track.read_start + len(track) - 1
@@ -142,11 +143,17 @@ def _moved_words(track: Track, starts_old: list[int], starts_new: list[int], len
     above = words >= fallback_old
     out[above] = np.minimum(words[above] - fallback_old + fallback_new, NONE)
     refs = words[~above]
-    owner = np.searchsorted(np.asarray(starts_old), refs, side="right") - 1
-    if len(refs) and (np.any(owner < 0) or any(int(o) in unmovable for o in np.unique(owner))
-                      or np.any(refs - np.asarray(starts_old)[owner] >= np.asarray(lengths_old)[owner])):
-        return None
-    out[~above] = refs - np.asarray(starts_old, np.int64)[owner] + np.asarray(starts_new, np.int64)[owner]
+    if len(refs):
+        starts_old = np.asarray([start for start, _node in owners], np.int64)
+        nodes = np.asarray([node for _start, node in owners], np.int64)
+        at = np.searchsorted(starts_old, refs, side="right") - 1
+        if np.any(at < 0):
+            return None
+        owner = nodes[at]
+        offset = refs - starts_old[at]
+        if np.any(offset >= np.asarray(lengths, np.int64)[owner]):
+            return None
+        out[~above] = offset + np.asarray(starts_new, np.int64)[owner]
     if frame_count != len(out):
         tail = canonical_words(track.times, fallback_new - len(track) + 1, frame_count)
         out = np.concatenate([out[:frame_count], tail[len(out):]])
@@ -198,8 +205,8 @@ def pack(anim: Animation) -> PackedAnimation:
     tracks = anim.tracks
     lengths = [len(t) for t in tracks]
     starts_new = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(int).tolist()
-    starts_old = [t.read_start for t in tracks]
-    unmovable = {i for i, t in enumerate(tracks) if t.edited}
+    # The unedited tracks' keys as read, in key order (a replaced track's read_start is no place in the read)
+    owners = sorted((t.read_start, i) for i, t in enumerate(tracks) if not t.edited)
     frame_count = anim.frame_count
     map_start = np.full(len(tracks), NONE, np.uint16)
     fallback = np.zeros(len(tracks), np.uint16)
@@ -210,7 +217,7 @@ def pack(anim: Animation) -> PackedAnimation:
             continue
         words = None
         if not track.edited and track.read_words is not None:
-            words = _moved_words(track, starts_old, starts_new, lengths, unmovable, int(fallback[i]), frame_count)
+            words = _moved_words(track, owners, starts_new, lengths, int(fallback[i]), frame_count)
         if words is None:
             words = canonical_words(track.times, starts_new[i], frame_count)
         map_start[i] = len(blocks) * frame_count

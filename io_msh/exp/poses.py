@@ -176,30 +176,36 @@ def same_pose(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(np.abs(a - b) <= SAME_POSE * (1 + np.abs(b))))
 
 
-def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> bool:
-    """Whether anything but the action's F-curves may move a node: constraints, drivers, NLA tracks, a
-    blended action, or (for bones) inheritance settings other than the importer's."""
+def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> set[int]:
+    """The nodes (positions in ``nodes``) that anything but the action's F-curves may move: constraints,
+    drivers, NLA tracks, a blended action, or (for bones) inheritance settings other than the importer's. What
+    holds on the root (or the armature) may move every node."""
+    everything = set(range(len(nodes)))
     if mode == "ARMATURE":
-        holders = [root, root.data]
-        bones = root.data.bones
-        if any(not b.use_inherit_rotation or b.inherit_scale != "FULL" or not b.use_local_location
-               or b.use_relative_parent or b.use_connect for b in bones):
-            return True
-        pose_bones = root.pose.bones
-        if any(pb.constraints or pb.rotation_mode != "QUATERNION" for pb in pose_bones):
-            return True
-    else:
-        holders = [root, *(bpy.data.objects[n.handle] for n in nodes)]
+        if _moved_by_animation(root) or _moved_by_animation(root.data):
+            return everything
+        bones, pose_bones = root.data.bones, root.pose.bones
+        odd = {b.name for b in bones if not b.use_inherit_rotation or b.inherit_scale != "FULL"
+               or not b.use_local_location or b.use_relative_parent or b.use_connect}
+        odd |= {pb.name for pb in pose_bones if pb.constraints or pb.rotation_mode != "QUATERNION"}
+        return {i for i, n in enumerate(nodes) if n.handle in odd}
+    if _moved_by_animation(root):
+        return everything
+    moved = set()
+    for i, node in enumerate(nodes):
+        obj = bpy.data.objects[node.handle]
         # An Empty turned in Euler or axis-angle mode (a new Empty's default) is read as it stands while nothing
         # animates it; keyed, its curves are not the quaternion curves io_msh.exp.fcurves evaluates.
-        if any(o.constraints or (o.rotation_mode != "QUATERNION" and o.animation_data is not None)
-               for o in holders[1:]):
-            return True
-    for holder in holders:
-        anim = holder.animation_data
-        drivers = [d for d in anim.drivers if not d.mute] if anim is not None else []
-        tracks = [t for t in anim.nla_tracks if not t.mute] if anim is not None else []  # muted: no effect
-        if anim is not None and (drivers or tracks or anim.use_tweak_mode
-                                 or anim.action_influence != 1.0 or anim.action_blend_type != "REPLACE"):
-            return True
-    return False
+        if obj.constraints or (obj.rotation_mode != "QUATERNION" and obj.animation_data is not None) \
+                or _moved_by_animation(obj):
+            moved.add(i)
+    return moved
+
+
+def _moved_by_animation(holder) -> bool:
+    """Drivers, NLA tracks, tweak mode or a blended action on ``holder`` (muted ones have no effect)."""
+    anim = holder.animation_data
+    if anim is None:
+        return False
+    return bool([d for d in anim.drivers if not d.mute] or [t for t in anim.nla_tracks if not t.mute]
+                or anim.use_tweak_mode or anim.action_influence != 1.0 or anim.action_blend_type != "REPLACE")

@@ -91,8 +91,10 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
                                                   meshes if scene is None else None)
         curves = read_curves(root) if curves is None else curves
         local = local_matrices(shown[:, None], nodes)
-        moved = moved_by_more_than_curves(root, nodes, mode)
-        scaled = moved or scale_set(root, nodes, mode, curves)
+        moved_nodes = moved_by_more_than_curves(root, nodes, mode)
+        moved = bool(moved_nodes)
+        node_scaled = scale_set(root, nodes, mode, curves)
+        scaled = moved or node_scaled
         # A scaled node is exported as it shows (export_plan.bake_node_scale): every frame is needed.
         as_imported = not moved and not (scaled and C.has_scale(local, [n.parent for n in nodes])) \
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
@@ -119,6 +121,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
                 scene.collection.objects.unlink(obj)
             read = _world_reader(root, nodes, mode, depsgraph)
             local = local_matrices(np.stack([_world_at(scene, read, f) for f in frames], axis=1), nodes)
+            if not node_scaled:  # a node only its own curves, as imported, move keeps its keys beside the others
+                untouched = curves_as_imported(root, nodes, curves) - moved_nodes
     wear = root.get(P.WEAR)
     return SceneModel(
         root.name, str(root.get(P.MODEL) or f"{root.name}.msh"), source,
