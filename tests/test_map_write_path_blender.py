@@ -494,3 +494,15 @@ def test_a_map_with_non_finite_or_no_ground_is_refused_at_import(blender, tmp_pa
             bpy.ops.import_scene.parkan_map(filepath=str(root / target))
         assert named in str(caught.value) and "zero-size" not in str(caught.value), str(caught.value)
     assert blender.datablock_counts() == counts
+
+
+def test_a_nan_height_is_refused_naming_the_vertex(blender, tmp_path, files):
+    bpy = blender.bpy
+    root = write(tmp_path, files)
+    imported(bpy, root)
+    vertex = dry_vertex(LandMesh.parse(files[LAND]))
+    ground(bpy).data.vertices[vertex].co.z = float("nan")
+    before = snapshot(root)
+    message = refused(bpy, root / MISSION, f"Res3[{vertex}]: error: vertex {vertex} was moved to")
+    assert "not a finite number" in message and "boxes" not in message
+    assert snapshot(root) == before
