@@ -47,6 +47,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     written = write([Target(p, data, read=read_as.get(p, UNREAD), owned=True, spliced=True) for p, data in files],
                     force=options.force)
     result.written = written.written
+    result.warnings += written.notes
     if not result.kept_changed:
         root[P.WRITTEN] = digest(result.model.to_bytes())
     return result

@@ -18,6 +18,7 @@ from bpy_extras.io_utils import (
     orientation_helper,
 )
 
+from ...core.disk import recovery_notes
 from ...core.errors import FormatError, printable
 from ...core.files import open_container
 from ..com import compat
@@ -196,6 +197,8 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
                 failures.append(f"{path}: cannot read: {exc.strerror or exc}")
         for failure in failures:
             report(self, "ERROR", failure)
+        for note in recovery_notes():  # a set of files a killed export left half written, put back by the read
+            report(self, "WARNING", note)
         if not plans:
             if not failures:
                 report(self, "ERROR", "No file to import")

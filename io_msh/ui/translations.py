@@ -504,6 +504,10 @@ REPORTS = {
     "Wrote {path}: {edited} node track(s) rewritten, geometry rebuilt":
         "Записан {path}: переписано дорожек узлов: {edited}, геометрия перестроена",
     "Wrote {path}: {edited} node track(s) rewritten": "Записан {path}: переписано дорожек узлов: {edited}",
+    "an export was stopped while it replaced {names}: all of them were put back as they were before it":
+        "экспорт был прерван, когда заменял {names}: все они возвращены в состояние до него",
+    "an export stopped before it had tidied up had written all of {names}: kept":
+        "экспорт, прерванный до уборки, успел записать все файлы {names}: они сохранены",
     "Nothing to write: {path} and the files beside it already hold the model":
         "Записывать нечего: {path} и файлы рядом с ним уже содержат модель",
     "... and {count} more errors": "... и ещё ошибок: {count}",
@@ -1797,6 +1801,7 @@ def report(operator, level: str, message: str) -> None:
 def exported(operator, path: str, export):
     """``export()``'s result, its warnings reported; None, the error reported, when the export refused (a
     FormatError) or could not write its file (an OSError)."""
+    from ...core.disk import recovery_notes
     from ...core.errors import FormatError, printable
 
     try:
@@ -1807,6 +1812,9 @@ def exported(operator, path: str, export):
     except OSError as exc:
         report(operator, "ERROR", f"{printable(str(exc.filename or path))}: cannot write: {exc.strerror or exc}")
         return None
+    finally:
+        for note in recovery_notes():  # a set of files a killed export left half written, put back by a read
+            report(operator, "WARNING", note)
     for line in result.warnings:
         report(operator, "WARNING", line)
     return result
