@@ -100,7 +100,7 @@ def map_sweep(blender, base: Path):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             assert self.bpy.ops.import_scene.parkan_map(filepath=str(self.root / MISSION)) == {"FINISHED"}
-            self.foreign: set[str] = set()   # files another program wrote since this process last did
+            self.ours: dict[str, set[bytes]] = {LAND: set(), MISSION: set()}   # what the exports wrote
             self.history: list[str] = []
             self.pending = False
             self.push("import")
@@ -310,7 +310,6 @@ def map_sweep(blender, base: Path):
         def another_program_writes(self, name):
             path = self.root / name
             path.write_bytes(foreign_bytes(name, path.read_bytes()))
-            self.foreign.add(name)
             self.stats[f"another program wrote {name.rsplit('/', 1)[-1]}"] += 1
 
         @rule(how=st.sampled_from(["source", "source", "twice", "replace changed"]))
@@ -376,6 +375,8 @@ def map_sweep(blender, base: Path):
 
         def _export(self, how: str) -> None:
             before = self._snapshot()
+            # the files another program changed: neither as imported nor as an export of this process wrote them
+            foreign = {n for n in (LAND, MISSION) if before[n] != FILES[n] and before[n] not in self.ours[n]}
             editing = self.editing()
             options = {"replace_changed": True} if how == "replace changed" else {}
             try:
@@ -398,8 +399,8 @@ def map_sweep(blender, base: Path):
                     assert apart, said
                 elif CHANGED in said:
                     assert how != "replace changed", said
-                    assert any(str(self.root / n) in said and n in self.foreign and edits[n] for n in edits), \
-                        (said, self.foreign, edits)
+                    assert any(str(self.root / n) in said and n in foreign and edits[n] for n in edits), \
+                        (said, foreign, edits)
                 else:
                     raise AssertionError(f"refused: {said.strip()}")
                 self.stats["exports refused: " + (APART if APART in said else CHANGED)] += 1
@@ -410,13 +411,13 @@ def map_sweep(blender, base: Path):
             for name in OTHERS:
                 assert after[name] == before[name], name
             for name in (LAND, MISSION):
-                if name in self.foreign and (not edits[name] or how != "replace changed"):
+                if after[name] != before[name]:
+                    self.ours[name].add(after[name])
+                if name in foreign and (not edits[name] or how != "replace changed"):
                     # nothing of the scene changes it (or the export would have refused): another program's kept
                     assert not edits[name] or how == "replace changed", (name, "written over a changed file")
                     assert after[name] == before[name], f"{name}: another program's change was lost"
                     continue
-                if name in self.foreign:
-                    self.foreign.discard(name)
                 if name == LAND:
                     written = LandMesh.parse(after[LAND])
                     assert np.array_equal(_bits(written.positions), _bits(heights)), "heights not as shown"
