@@ -22,12 +22,13 @@ from pathlib import Path
 import pytest
 from fixtures import static_model
 from test_writers_killed import (
+    BATCH,
+    CATS,
     LOCK_SUFFIX,
     NEW,
     ROOT,
     TEMPORARY,
     Kit,
-    batch,
     complete_blend,
     processes,
     watching,
@@ -43,6 +44,10 @@ FIRST = 0.1  # seconds: before this, the signal may reach Python's own start-up 
 HANG = "hang:/"  # io_msh.batch.worker's test fault: a worker stalls on every item (each label holds a path)
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds a run's processes through /proc")
 TRIED: dict[str, int] = {}
+
+
+def batch(*args) -> list:
+    return [sys.executable, str(BATCH), *args]
 
 
 class PlainKit(Kit):
@@ -153,11 +158,11 @@ def tried(key: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- writing
-WRITERS = {  # a writer: its command, the step of its write it is held at (making its lock), and by which process
-    "export --into-source (its worker)": (COMMANDS["export --into-source"], f".units.rlb{LOCK_SUFFIX}.owner.*",
-                                          "worker"),
-    "import -o (the parent)": (COMMANDS["import"], f".crate_crate.blend{LOCK_SUFFIX}.owner.*", "parent"),
-    "library (the parent)": (COMMANDS["library"], f".Parkan.blend{LOCK_SUFFIX}.owner.*", "parent"),
+WRITERS = {  # a writer: its command, the file it is held writing (as it makes its lock) and by which process
+    "export --into-source (its worker)": (COMMANDS["export --into-source"], "units.rlb", "worker"),
+    "import -o (the parent)": (COMMANDS["import"], "crate_crate.blend", "parent"),
+    # (the library itself is written as import's outputs are; its catalogue file after it, within one hold)
+    "library (the parent: the catalogue file)": (COMMANDS["library"], CATS, "parent"),
 }
 
 
@@ -168,7 +173,8 @@ def test_a_signal_while_a_writer_writes_leaves_no_temporary_or_lock(kit, inputs,
     then. A worker is asked to stop (SIGTERM) and undoes its write; the parent's own write goes on to its end on
     Ctrl-C (the run stops once its output is whole), and is undone on SIGTERM. Either way every target is whole
     and nothing of the write is left beside it."""
-    command, step, role = WRITERS[writer]
+    command, target, role = WRITERS[writer]
+    step = f".{target}{LOCK_SUFFIX}.owner.*"
     out = tmp_path / "out"
     out.mkdir()
     if role == "worker":  # the .blend's models were imported from inputs/game: the export writes there
@@ -195,9 +201,12 @@ def test_a_signal_while_a_writer_writes_leaves_no_temporary_or_lock(kit, inputs,
     assert not left, left
     assert not os.listdir(kit.temp), os.listdir(kit.temp)
     now = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert all(complete_blend(data) for name, data in now.items() if name.endswith(".blend")), sorted(now)
+    assert CATS not in now or b"\nVERSION 1\n" in now[CATS]
     if role == "worker" or signum == signal.SIGTERM:
-        assert now == before  # the write was undone
-    else:  # Ctrl-C waited for the parent's write: its output is whole (a .blend Blender wrote)
-        assert set(now) - set(before) and all(complete_blend(data) for name, data in now.items()
-                                              if name.endswith(".blend")), sorted(now)
+        assert now.get(target) == before.get(target)  # the write was undone
+    else:  # Ctrl-C waits for the parent's write: its output is whole
+        assert now.get(target) not in (None, before.get(target)), sorted(now)
+    assert {name: data for name, data in now.items() if name != target and name in before} == {
+        name: data for name, data in before.items() if name != target}
     tried(f"{signal.Signals(signum).name} while writing")

@@ -371,7 +371,10 @@ def core(*args) -> list:
 
 
 def batch(*args) -> list:
-    return [sys.executable, str(BATCH), *args]
+    # The sources are set to OLD (as another program would) before an export writes the .blend's models (NEW)
+    # over them: what Replace Changed Files allows (the export refuses it otherwise).
+    replace = ("--replace-changed",) if "--into-source" in args else ()
+    return [sys.executable, str(BATCH), *args, *replace]
 
 
 def watching(*folders: Path, **config) -> dict:
@@ -1118,14 +1121,14 @@ def test_a_file_rewritten_in_place_and_replaced_meanwhile_is_not_overwritten(kit
 
 # ------------------------------------------------------------------------------------------------- batch -o
 def test_a_killed_batch_leaves_nothing_a_later_batch_takes_for_an_input(kit, game, tmp_path):
-    """``batch import units.rlb -o blend`` killed as it moves its first output into place leaves its stage folders
+    """``batch import units.rlb -o blend`` killed as it begins to write its first output leaves its stage folders
     (``.io_msh_stage.PID.N``, staged .blend files inside) in ``blend``: ``batch export blend -o msh`` finds nothing
     to convert (it converted the staged files, writing ``msh/.io_msh_stage.PID.N/0.msh``, until 0118e4e), and the
     next run into ``blend`` removes them."""
     game.reset()
     out, msh = tmp_path / "blend", tmp_path / "msh"
     args = batch("import", game.folder / "units.rlb", "-o", out)
-    killed = kit.run(args, kill_rule(kit, out, ("replace", "0.blend", 1), role="parent"))
+    killed = kit.run(args, kill_rule(kit, out, ("mkstemp", ".units_tank.blend.*.tmp", 1), role="parent"))
     require(killed.code == -signal.SIGKILL and not list(out.glob("*.blend")), killed.text)
     require(list(out.iterdir()) and all(p.name.startswith(".io_msh_stage.") for p in out.iterdir()))
     later = kit.run(batch("export", out, "-o", msh))

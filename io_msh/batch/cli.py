@@ -152,6 +152,10 @@ def export_options(p: argparse.ArgumentParser) -> None:
                         "(default: ACTION)")
     p.add_argument("--end-frame", type=frame, default=100, metavar="N",
                    help=f"last exported frame with --frame-range CUSTOM, 0 to {BLENDER_LAST_FRAME} (default: 100)")
+    p.add_argument("--replace-changed", action="store_true",
+                   help="with --into-source: write a model into its source even where another program changed its "
+                        "entry after the import, as the export dialog's Replace Changed Files (default: such a "
+                        "model is refused and its source left as it is)")
 
 
 def main(argv: list[str]) -> int:

@@ -92,10 +92,10 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     if not planned:
         return _usage(f"nothing to put in a library: no .msh/.rlb models or .dat units found in {folder}")
     try:  # the library as this run reads it: replaced only if it is still that file when the new one is written
-        state = read_with_state(out)[1] if os.path.lexists(out) else None
+        as_read = read_with_state(out)[1] if os.path.lexists(out) else None
     except OSError as exc:
         return _usage(f"{out}: cannot read it: {exc.strerror or exc}: it was left as it is")
-    index = _old_index(args, pool, interrupt, out, temp) if state is not None else {}
+    index = _old_index(args, pool, interrupt, out, temp) if as_read is not None else {}
     if index is None:
         return 2
     if args.rebuild:
@@ -138,12 +138,14 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     failed = [(item, result) for item, result in results if not result.ok]
     cats = out.with_name(CATALOG_FILE)
     catalogs |= {json.loads(item.meta)["catalog"] for item, result in results if result.ok and item.kind == "asset"}
-    if not made and not removed and state is not None and len(keep) == len(index):
+    if not made and not removed and as_read is not None and len(keep) == len(index):
         try:
-            completed = _complete_catalogs(cats, catalogs)
+            with interrupt.held():
+                completed = _complete_catalogs(cats, catalogs)
         except OSError as exc:
             print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was left as it was"))
             return 1
+        interrupt.check()
         state = f"{out} is up to date ({len(keep)} assets)" + (f"; {cats.name} completed" if completed else "")
     else:
         outcome = _bundles(args, pool, interrupt, made, temp)
@@ -152,17 +154,19 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
                          meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made)}))
             outcome = []
             pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt,
-                                                                         {str(out): state})))
-            interrupt.check()
+                                                                         {str(out): as_read})))
         if not outcome[0].ok:
+            interrupt.check()
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
             return 1
-        try:
-            _complete_catalogs(cats, catalogs)
+        try:  # a signal held while the library was written waits for its catalogue file too
+            with interrupt.held():
+                _complete_catalogs(cats, catalogs)
         except OSError as exc:
             print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was written: run again to "
                             "complete the catalogue file"))
             return 1
+        interrupt.check()
         state = (f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name} "
                  f"(put together in {outcome[0].seconds:.1f} s)")
     print(printable(f"library: {state}"))
@@ -194,7 +198,7 @@ def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
             return False
         try:
             write([Target(str(cats), catalog_text(paths, old).encode("utf-8", "surrogateescape"), read=state,
-                          owned=True)])
+                          owned=True, spliced=True)])  # the file as just read, the catalogues added
             return True
         except ChangedError:
             if attempt == 9:  # changing all the time: the error says so

@@ -282,7 +282,8 @@ class Worker:
         return ExportOptions(keys=args.keys, tolerance=Tolerance(getattr(args, "position_tolerance", 1e-4),
                                                                  getattr(args, "rotation_tolerance", 0.05)),
                              frame_range=getattr(args, "frame_range", "ACTION"),
-                             end_frame=getattr(args, "end_frame", 0))
+                             end_frame=getattr(args, "end_frame", 0),
+                             replace_changed=getattr(args, "replace_changed", False))
 
     def _into_source(self, roots: list, options) -> None:
         """Export every model of the .blend back into the file it was imported from, as the export dialog
@@ -304,8 +305,10 @@ class Worker:
                 self.warnings += warnings
                 raise ValueError(f"{len(warnings)} warning(s), treated as errors (--warnings-as-errors): "
                                  f"{', '.join(printable(path) for path, _ in files)} left as it was")
-            # Each source belongs to the model exported into it; it is replaced only as this run read it.
-            targets = [Target(path, data, read=read_as.get(path, UNREAD), owned=True) for path, data in files]
+            # Each source belongs to the model exported into it, and its bytes are the file as just read with the
+            # models put in: it is replaced only while it is still the file read.
+            targets = [Target(path, data, read=read_as.get(path, UNREAD), owned=True, spliced=True)
+                       for path, data in files]
             try:
                 write(targets, force=options.force)
                 break
