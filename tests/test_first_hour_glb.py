@@ -103,3 +103,6 @@ def test_clips_for_engines_as_glb_reports_the_animations_in_the_file(blender, tm
     assert f"Wrote {path}: 1 model(s), {count} animation(s)" in text
     assert ("the base colour of 2 material(s) is not animated in the file" in text) == held
     validate(path)
+    compat = blender.ext.io_msh.com.compat
+    lamp = bpy.data.materials["WALKER_LAMP"].node_tree.animation_data.action
+    assert not any(f.mute for f in compat.action_fcurves(lamp))  # the held base colour plays again
