@@ -149,3 +149,21 @@ def test_a_library_saved_by_another_program_during_the_run_is_left_as_it_saved_i
     assert run.code == 1 and "another program wrote it during the run" in run.out, run.text
     assert copy.read_bytes() == theirs.read_bytes()
     assert sorted(p.name for p in copy.parent.iterdir()) == sorted([CATS, copy.name])
+
+
+def test_the_library_operator_reports_what_the_write_path_refused(blender, odd_game, tmp_path):
+    """File > Import > Parkan Game as Asset Library writes nothing itself: its batch run does, and what that run
+    could not write is the operator's error (here the catalogue file's place holds a folder)."""
+    bpy = blender.bpy
+    library = tmp_path / "lib" / "Parkan.blend"
+    (library.parent / CATS).mkdir(parents=True)
+    libraries = bpy.context.preferences.filepaths.asset_libraries
+    count = len(libraries)
+    try:
+        with pytest.raises(RuntimeError, match=r"The library run failed: .*blender_assets\.cats\.txt"):
+            bpy.ops.import_scene.parkan_asset_library(directory=str(odd_game), library=str(library), size=16,
+                                                      jobs=1)
+    finally:
+        while len(libraries) > count:
+            libraries.remove(libraries[-1])
+    assert (library.parent / CATS).is_dir()

@@ -71,7 +71,7 @@ class PARKAN_OT_asset_library(bpy.types.Operator):
                 report(self, "WARNING", line.removeprefix("  failed: "))
         refused = re.search(r"^library: FAILED: (.*)$", printed, re.M)
         if refused:  # the library or its catalogue file could not be written (the write path refused or failed)
-            report(self, "ERROR", f"The library was not written: {refused.group(1)}")
+            report(self, "ERROR", f"The library run failed: {refused.group(1)}")
             return {"CANCELLED"}
         counts = re.search(r"^summary: (\d+) of \d+ assets made, (\d+) unchanged, (\d+) failed", printed, re.M)
         if counts is None or not os.path.isfile(output):

@@ -1634,7 +1634,7 @@ REPORTS = {
     "{path} is up to date: {count} asset(s)": "{path} не требует обновления: ассетов: {count}",
     "Wrote {path}: {made} asset(s) made, {kept} unchanged, {failed} failed":
         "Записан {path}: сделано ассетов: {made}, без изменений: {kept}, не удалось: {failed}",
-    "The library was not written: {reason}": "Библиотека не записана: {reason}",
+    "The library run failed: {reason}": "Сборка библиотеки не удалась: {reason}",
     "{path}: cannot read it: {reason}: it was left as it is":
         "{path}: не удаётся прочитать: {reason}: файл оставлен как был",
     "{path}: another program wrote it during the run: it was left as that program wrote it; run again":
