@@ -161,7 +161,8 @@ def map_sweep(blender, base: Path):
 
         # ---------------------------------------------------------------- the ground
         @rule(which=st.integers(0, 500), delta=st.sampled_from([2.5, -1.25, 4.0]),
-              how=st.sampled_from(["one", "twins", "one", "apart"]), edit_mode=st.booleans())
+              how=st.sampled_from(["one", "twins", "one", "apart"]),
+              edit_mode=st.sampled_from([False, False, True]))
         def raise_a_vertex(self, which, delta, how, edit_mode):
             vertex = DRY[which % len(DRY)]
             twins = [int(v) for v in np.flatnonzero(GROUPS[vertex] == GROUPS)]
