@@ -506,3 +506,22 @@ def test_a_nan_height_is_refused_naming_the_vertex(blender, tmp_path, files):
     message = refused(bpy, root / MISSION, f"Res3[{vertex}]: error: vertex {vertex} was moved to")
     assert "not a finite number" in message and "boxes" not in message
     assert snapshot(root) == before
+
+
+def test_a_map_imported_by_an_earlier_version_still_exports(blender, tmp_path, files):
+    """A .blend saved before the import kept references and the mission's bytes under a key of their own (they
+    were under the path's bytes key): an untouched export writes nothing, a move reaches data.tma."""
+    bpy = blender.bpy
+    root = write(tmp_path, files)
+    before = snapshot(root)
+    imported(bpy, root)
+    top = next(c for c in bpy.data.collections if "msh_map" in c)
+    top["msh_map_mission_bytes"] = bytes(top["msh_map_mission_file"])
+    for key in ("msh_map_mission_file", "msh_map_placed", "msh_map_ground", "msh_map_id"):
+        del top[key]
+    assert export(bpy, root / MISSION) == {"FINISHED"}
+    assert snapshot(root) == before
+    by_index(bpy)[0].location.x += 3.0
+    assert export(bpy, root / MISSION) == {"FINISHED"}
+    written = parse_tma((root / MISSION).read_bytes()).objects[0]
+    assert written.position[0] == np.float32(parse_tma(files[MISSION]).objects[0].position[0] + 3.0)

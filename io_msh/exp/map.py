@@ -93,9 +93,9 @@ def export_map(context, path: str, force: bool = False, name: str | None = None,
         result.objects, result.edited_objects = mission.objects, mission.edited
         result.warnings += mission.warnings
         folder = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), str(top[M.MAP_RELATIVE])))
-        imported = P.stored_path(top, M.MISSION) or ""
+        imported, read = M.stored_mission(top)
         targets.append(Target(path, mission_bytes, owned=True, kind="mission",
-                              read=bytes(top[M.MISSION_BYTES]) if _same(path, imported) else UNREAD))
+                              read=read if _same(path, imported) else UNREAD))
         named = None
     else:
         folder = os.path.dirname(os.path.abspath(path))

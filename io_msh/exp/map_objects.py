@@ -15,7 +15,6 @@ from ...core.errors import FormatError
 from ...core.map.edit import Placement, edited_mission, object_bytes, parse_object
 from ...core.map.tma import parse_tma, text
 from ...core.map.validate import validate_mission
-from ..com import props as P
 from ..imp import map as M
 from .map_ground import EDITABLE, TOLERANCE
 
@@ -38,8 +37,8 @@ def _clan_collections(top) -> list[bpy.types.Collection]:
 
 def read_mission(context, top) -> MissionEdit:
     """The mission of the map ``top`` as the scene shows it; FormatError for an edit data.tma cannot hold."""
-    source = bytes(top[M.MISSION_BYTES])
-    mission = parse_tma(source, P.stored_path(top, M.MISSION) or "data.tma")
+    path, source = M.stored_mission(top)
+    mission = parse_tma(source, path or "data.tma")
     version = mission.object_version
     map_id = top.get(M.MAP_ID)
     under = set(top.all_objects)

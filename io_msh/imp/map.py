@@ -52,6 +52,14 @@ GROUND = "msh_map_ground"              # on the map's collection: "0", "1", "wat
 UNOWNED = -1
 
 
+def stored_mission(top) -> tuple[str, bytes]:
+    """The mission's path and its bytes as the import read them. A map imported before the bytes had a key of
+    their own kept them under the path's bytes key (store_path's), with the path as text."""
+    if MISSION_BYTES in top:
+        return P.stored_path(top, MISSION) or "", bytes(top[MISSION_BYTES])
+    return str(top.get(MISSION, "")), bytes(top[MISSION + "_bytes"])
+
+
 def import_map(context, plan: MapPlan) -> bpy.types.Collection:
     """Build the map; on any exception remove everything made and re-raise."""
     before = {kind: set(getattr(bpy.data, kind)) for kind in KINDS}
