@@ -165,6 +165,8 @@ UI = {
         "Textures.lib, куда добавить изображения новых материалов (пусто: никуда)",
     "Replace Read-Only Files": "Заменять файлы только для чтения",
     "Replace Changed Files": "Заменять изменённые файлы",
+    "Write over a file that another program changed after the import (its change is lost)":
+        "Записывать поверх файла, изменённого другой программой после импорта (то изменение теряется)",
     "Write over a map or mission file that another program changed since the import (its change is lost); "
     "otherwise the export refuses and writes nothing":
         "Записывать поверх файла карты или миссии, изменённого другой программой после импорта (то изменение "
@@ -174,10 +176,6 @@ UI = {
     "(they are replaced); otherwise the export refuses and writes nothing":
         "Миссия экспортируется в другое дерево игры: записывать туда и её карту, даже если там лежат другие файлы "
         "карты (они заменяются); иначе экспорт отказывается и ничего не пишет",
-    "Write the unit as the scene shows it over a .dat or archive another program changed since the import (that "
-    "change is lost); off: such a file is refused, named":
-        "Записывать юнит, как его показывает сцена, поверх .dat или архива, изменённого другой программой после "
-        "импорта (то изменение теряется); выключено: такой файл не заменяется и называется в сообщении",
     "Write over a target (or library) whose file is read-only":
         "Записывать поверх файла (или библиотеки), доступного только для чтения",
     "Texture Format": "Формат текстур",
