@@ -67,11 +67,10 @@ def unit_collection(context, name: str | None = None) -> bpy.types.Collection:
     return found[0]
 
 
-def export_unit(context, dat_path: str, options: ExportOptions, collection: str | None = None,
-                replace_changed: bool = False) -> UnitExportResult:
+def export_unit(context, dat_path: str, options: ExportOptions, collection: str | None = None) -> UnitExportResult:
     """Write the unit of ``collection`` (else the active object's): its changed parts into their archives and its
     tree into ``dat_path``, through the one write path (core.write_path): all of it or nothing. A file changed on
-    disk since the import is refused naming it, unless ``replace_changed``; one nothing of the scene changes is
+    disk since the import is refused naming it, unless ``options.replace_changed``; one nothing of the scene changes is
     not written (another program's change to it is kept)."""
     unit = unit_collection(context, collection)
     source = P.stored_path(unit, UNIT)
@@ -109,7 +108,7 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
                for real, (path, archive) in archives.items() if any(r == real for r, _ in written) or
                any(p.archive == real for p in states)]
     targets.append(Target(dat_path, tree_bytes, read=tree_read if same_file else UNREAD, owned=True))
-    result.written = write(targets, force=options.force, replace_changed=replace_changed).written
+    result.written = write(targets, force=options.force, replace_changed=options.replace_changed).written
     _remember(written)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
@@ -313,41 +312,43 @@ def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: 
 def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict,
                     source: str) -> dict[tuple[str, str], tuple[bytes, list[_Piece]]]:
     """The entries to write, by (archive, entry name): their new bytes, and the pieces of the parts that use
-    them. An entry is written when a part using it is edited (the one edit of it: two parts editing one entry
-    differently are refused), or, none edited and none showing what it holds, when this process wrote what it
-    holds (an edit taken back, by hand or by Ctrl+Z: written back). An edit of an entry something else changed
-    since is refused (it would lose that change); an unedited part never writes over one (the change is kept)."""
+    them. A part that does not show what its entry holds writes it when the entry holds what the export knows
+    it to hold (what was imported or written: an edit, or an edit taken back by hand or by Ctrl+Z, is written);
+    an unedited twin does not, while the other twin shows the entry. An entry something else changed is kept
+    when the part is not edited, and refused when it is (writing would lose that change); two parts of one
+    entry showing two different edits are refused."""
     groups: dict[tuple[str, str], list[_Piece]] = {}
     for part in parts:
         for piece in part.pieces:
             groups.setdefault((piece.real, piece.entry.name_str), []).append(piece)
     out = {}
     for key, pieces in groups.items():
-        edited = [p for p in pieces if p.edited]
-        shown = edited + [p for p in pieces if p.shows_an_edit and not p.edited]  # an earlier edit, written
-        if edited and len({p.data for p in shown}) > 1:
-            other = next(p for p in shown if p.data != shown[0].data)
-            first, second = roots[shown[0].component].name, roots[other.component].name
+        shows = [p for p in pieces if p.data == p.current]
+        wanting = []
+        for piece in pieces:
+            if piece.data == piece.current or (not piece.edited and shows):
+                continue
+            if not piece.kept_by_us:
+                if piece.edited:
+                    raise FormatError.single("unit", piece.component, f"part {roots[piece.component].name!r}: "
+                                                                      f"entry {piece.entry.name_str!r} of "
+                                                                      f"{printable(archives[key[0]][0])} changed "
+                                                                      "since the import (another tool, or another "
+                                                                      "part of the same model, wrote it); import "
+                                                                      "the unit again to edit it", source)
+                continue  # another program's change, kept
+            wanting.append(piece)
+        if not wanting:
+            continue
+        rivals = wanting + [p for p in shows if p.shows_an_edit]
+        if len({p.data for p in rivals}) > 1:
+            other = next(p for p in rivals if p.data != rivals[0].data)
+            first, second = roots[rivals[0].component].name, roots[other.component].name
             raise FormatError.single("unit", other.component, f"parts {first!r} and {second!r} share one "
                                                               "model and were edited differently; make the "
                                                               "same edit on both", source)
-        if not edited:  # none edited: written back only when this process wrote what it holds
-            if any(p.data == p.current for p in pieces):
-                continue  # a part shows what it holds (an edit of its twin)
-            edited = [p for p in pieces if p.ours]
-        if not edited or edited[0].data == edited[0].current:
-            continue  # nothing to write, or another program's change to keep
-        for piece in edited:
-            if not piece.kept_by_us:
-                root = roots[piece.component]
-                raise FormatError.single("unit", piece.component, f"part {root.name!r}: entry "
-                                                                  f"{piece.entry.name_str!r} of "
-                                                                  f"{printable(archives[key[0]][0])} changed since "
-                                                                  "the import (another tool, or another part of "
-                                                                  "the same model, wrote it); import the unit "
-                                                                  "again to edit it", source)
-        data = edited[0].data
-        edited[0].entry.data = data
+        data = wanting[0].data
+        wanting[0].entry.data = data
         out[key] = (data, pieces)
     return out
 

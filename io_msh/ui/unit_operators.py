@@ -8,7 +8,7 @@ import contextlib
 import os
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import StringProperty
 from bpy_extras.io_utils import (
     ExportHelper,
     ImportHelper,
@@ -118,10 +118,7 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
     frame_range: D.frame_range()
     end_frame: D.end_frame()
     force: D.force("Write over the .dat and the parts' archives if their files are read-only")
-    replace_changed: BoolProperty(
-        name="Replace Changed Files", default=False,
-        description=("Write the unit as the scene shows it over a .dat or archive another program changed since "
-                     "the import (that change is lost); off: such a file is refused, named"))
+    replace_changed: D.replace_changed()
 
     def draw(self, context):
         D.draw_panels(self, "PARKAN_UNIT_export", (*D.KEY_PANELS, ("Files", ("force", "replace_changed"))))
@@ -139,8 +136,7 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
         path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
         options = D.export_options(self)
         with as_shown(context):
-            result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None,
-                                                              self.replace_changed))
+            result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None))
         if result is None:
             return {"CANCELLED"}
         if path in result.written:
