@@ -215,3 +215,25 @@ def test_an_edited_part_exported_elsewhere_with_the_model_export_still_goes_into
     assert entry(parts, "e_tur_mt_01.msh") == original
     export_unit(bpy, tmp_path / units.UNIT_DAT)
     assert lifted(original, entry(parts, "e_tur_mt_01.msh"), 0.3)
+
+
+def test_another_programs_entry_carried_by_an_export_is_not_taken_for_the_exports_own(blender, tmp_path):
+    """An export writing one part carries the archive's other entries as another program left them: the next
+    export keeps such an entry (its part unedited) instead of writing the part back over it."""
+    bpy = blender.bpy
+    write_game(tmp_path)
+    parts = tmp_path / units.PARTS
+    original = entry(parts, "e_tur_mt_01.msh")
+    roots = import_unit(bpy, tmp_path / units.UNIT_DAT)
+    theirs = Archive.parse(parts.read_bytes())
+    theirs.find("e_gun_ll_01.msh").data = bytes(theirs.find("synth_round.msh").data)
+    parts.write_bytes(theirs.to_bytes())
+    move_vertex(roots[TURRET], 0.3)
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    assert entry(parts, "e_gun_ll_01.msh") == bytes(theirs.find("synth_round.msh").data)
+    assert lifted(original, entry(parts, "e_tur_mt_01.msh"), 0.3)
+    move_vertex(roots[TURRET], -0.3)
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    assert entry(parts, "e_gun_ll_01.msh") == bytes(theirs.find("synth_round.msh").data)
+    assert entry(parts, "e_tur_mt_01.msh") == original

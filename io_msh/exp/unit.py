@@ -32,7 +32,7 @@ from ...core.msh.model import Model
 from ...core.unit.dat import UnitTree, parse_dat, tree_parents
 from ...core.unit.edit import with_attach
 from ...core.unit.resolve import GUN, TURRET
-from ...core.write_path import UNREAD, Target, write, written_here
+from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
 from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, TREE, UNIT, node_handles
 from .export import _entry_named, _existing_archive, _ImportedEntry, model_of
@@ -290,20 +290,19 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
                             "written")
         return out
     out.archive, out.entry, out.states = real, archive.entries.index(entry), states
-    read = read_as.get(archives[real][0])
-    ours = read is not None and read.sha256 in written_here(path)  # the whole archive is what this process wrote
-    out.pieces.append(_piece(component, root, real, entry, data, P.WRITTEN, P.SOURCE, ours))
+    out.pieces.append(_piece(component, root, real, entry, data, P.WRITTEN, P.SOURCE))
     if wear_data is not None:
         wear_entry = archive.find(f"{os.path.splitext(entry.name_str)[0]}.wea")
         if wear_entry is not None:
-            out.pieces.append(_piece(component, root, real, wear_entry, wear_data, P.WRITTEN_WEAR, P.WEAR, ours))
+            out.pieces.append(_piece(component, root, real, wear_entry, wear_data, P.WRITTEN_WEAR, P.WEAR))
     return out
 
 
-def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: str, imported: str,
-           archive_ours: bool) -> _Piece:
+def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: str, imported: str) -> _Piece:
+    """The piece, and whether its entry holds what an export wrote there: this process's record of the entry (not
+    of the archive: an archive written carries other programs' entries as they were), or the root's."""
     now = _digest(bytes(entry.data))
-    ours = archive_ours or now in _ENTRIES_WRITTEN.get((real, entry.name_str), ()) or now == root.get(written)
+    ours = now in _ENTRIES_WRITTEN.get((real, entry.name_str), ()) or now == root.get(written)
     raw = root.get(imported)
     return _Piece(component, real, entry, data, _known(root, written, imported),
                   _digest(bytes(raw)) if raw is not None else "", written, ours)
