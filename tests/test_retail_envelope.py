@@ -13,6 +13,7 @@ from core.animation.controller import clips_of, read_controller
 from core.animation.tracks import read_animation, track_starts
 from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, material_of, phase, validate_mat0
 from core.appearance.material_tracks import timeline
+from core.appearance.texm import parse_texm
 from core.authoring import retail, units
 from core.container.nres import Archive, Entry, name_bytes
 from core.model_controller import read_for_model
@@ -59,6 +60,14 @@ def test_the_generators_write_the_retail_extremes_and_quirks(files):
     assert sorted(set(flags.nodes["flags"].tolist())) == [retail.INTERIOR, retail.COCKPIT, retail.SHELL]
     assert set(flags.batches["flags"].tolist()) == set(retail.BATCH_FLAGS)
     assert set(flags.triangles["flags"].tolist()) == set(retail.FACE_FLAGS)
+    textures = Archive.parse(files["Textures.lib"])
+    assert {parse_texm(e.data).format for e in textures.entries} == set(retail.TEXTURE_FORMATS)
+    assert {parse_texm(e.data).flags4 for e in textures.entries} == {0, 32}
+    materials = Archive.parse(files["Material.lib"])
+    assert {e.attr1 for e in materials.entries} == set(retail.MATERIAL_ATTR1)
+    tracks = [b.header for e in materials.entries for b in material_of(e).animations]
+    assert {h & 7 for h in tracks} == set(retail.TRACK_MODES) and {h >> 3 for h in tracks} == set(retail.TRACK_MASKS)
+    assert max(len(material_of(e).phases) for e in materials.entries) == retail.MOST_PHASES
     odd = Model.parse(files["MODELS/retail_odd_keys.msh"]).keys["rot"]
     assert odd[1].tolist() == [0, 0, 0, 0] and odd[2].tolist() == [20000, 20000, 0, 0]
     controller = files["MODELS/a_a_l3.ctl"]

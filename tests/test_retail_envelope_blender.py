@@ -1,6 +1,7 @@
 """Never refuse what the game ships, in Blender: the retail quirks and extremes core.authoring.retail writes
-(a legacy-stride node table, every retail node, batch and face flag, the longest controller, a chassis point
-without a carrier and one off its mesh, a component without a record), and what no source measured, go through
+(a legacy-stride node table, every retail node, batch and face flag with materials of every retail attr1, track
+mode and texture format, the longest controller, a chassis point without a carrier and one off its mesh, a
+component without a record), and what no source measured, go through
 the real operators (Import Parkan MSH, Import Unit) in both node modes and back out through an untouched
 export: nothing is refused and every file is written byte for byte."""
 
@@ -43,9 +44,14 @@ def test_each_retail_quirk_model_imports_and_exports_untouched_byte_for_byte(ble
     assert "Traceback" not in out and "Import failed" not in out
     if name == "a_a_l3.msh":  # the longest controller: its one 217-state cycle is a clip
         assert len(list(root["msh_clips"])) == 1
+    if name == "retail_flags.msh":  # its materials come from the retail-like libraries of the game folder
+        assert sorted(m.name for m in bpy.data.materials) == sorted(retail.FLAGS_MATERIALS)
+        assert "placeholders" not in out
     target = tmp_path / f"out_{name}"
     export_file(bpy, target)
     assert target.read_bytes() == source.read_bytes()
+    if name == "retail_flags.msh":
+        assert (tmp_path / "out_retail_flags.wea").read_bytes() == files["MODELS/retail_flags.wea"]
 
 
 # Two untouched exports the export (io_msh.exp) still refuses or rewrites; the import goes on in both:

@@ -30,6 +30,8 @@ from ..animation.controller.codec import (
     Controller,
 )
 from ..animation.tracks import Animation, Track
+from ..appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, phase
+from ..appearance.texm import TEXM_TYPE_ID, encode_texm
 from ..container.nres import Archive
 from ..msh import streams as S
 from ..msh.model import Model
@@ -39,7 +41,7 @@ from ..unit.ndp import INDESTRUCTIBLE, table_of
 from . import units
 from .build import ModelDef, NodeDef, Part, build_model
 from .controllers import channel, default_params, state
-from .synth import axis_quat, box, box_uvs, keyed_track
+from .synth import axis_quat, box, box_uvs, keyed_track, library
 
 LEGACY_NAME = "MTCHECK.MSH"
 
@@ -208,6 +210,75 @@ def longest_controller() -> bytes:
     return controller.to_bytes()
 
 
+# --------------------------------------------------------------------- the material libraries
+TEXTURE_FORMATS = (0, 565, 4444, 888, 8888)  # every format a retail texture has (556 and 88 never: 5.1)
+MATERIAL_ATTR1 = (0, 2, 4, 5, 8)            # every directory attr1 of the 905 retail materials (6)
+TRACK_MODES = (0, 1, 2, 3)                  # the four track modes seen, and the masks (6)
+TRACK_MASKS = (0, 1, 3, 7, 17, 2)
+MOST_PHASES = 29                            # the most phases one retail material has (6)
+FLAGS_MATERIALS = ("R_FLAGS_0", "R_FLAGS_1", "R_FLAGS_2", "R_FLAGS_3")
+
+
+def _picture(size: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, (size, size, 4), dtype=np.uint8)
+
+
+def _material(name: str, attr1: int, phases: int, tracks: list[tuple[int, list[tuple[int, int]]]],
+              texture: str, class_byte: int = 0xFF, glow: int = 0) -> tuple[str, bytes, int, dict]:
+    """A MAT0 entry: ``phases`` phases on ``texture``, ``tracks`` of (header word, [(entry, time ms)])."""
+    material = Material(attr1, phases=np.array([phase((1.0, 1.0 - i / max(phases, 1), 1.0, 1.0), texture)
+                                                for i in range(phases)]))
+    material.meta_a, material.meta_d = class_byte, glow  # byte 4: class (0xFF unset), dword: 0/1000/10000
+    for header, keys in tracks:
+        block = np.zeros(len(keys), ANIM_KEY)
+        for k, (entry, time) in enumerate(keys):
+            block[k] = (entry, time, 0)
+        material.animations.append(AnimBlock(header, block))
+    return name, material.to_bytes(), MAT0_TYPE_ID, {"attr1": material.attr1, "attr2": material.attr2}
+
+
+def retail_libraries() -> dict[str, Archive]:
+    """Material.lib, Textures.lib and LightMap.lib with the retail variety (5, 6): a texture in each retail
+    format (flags4 32 on mip-mapped ones, 0 otherwise; a palettised 64 x 64 like WATER0; a 256 x 256 4444 sheet
+    with three 64 x 128 Page strips like SUN4.0; a 565 base and its 888 "M" twin), materials with every directory
+    attr1 value, each track mode and mask, a WATER_M-like track of ten keys 200 ms apart that does not start at
+    0, an eight-track label material (track i names entry i), the most phases, a glow dword, class bytes; and
+    lightmap pages of 128 and 256 px in 565."""
+    textures = [(f"R_FMT_{fmt}.0", encode_texm(_picture(16, fmt), fmt, flags4=32).to_bytes(), TEXM_TYPE_ID, {})
+                for fmt in TEXTURE_FORMATS]
+    textures += [
+        ("R_WATER0.0", encode_texm(_picture(64, 1), 0, flags4=32).to_bytes(), TEXM_TYPE_ID, {}),
+        ("R_FLAT.0", encode_texm(_picture(8, 2), 565, mips=False).to_bytes(), TEXM_TYPE_ID, {}),
+        ("R_SUN4.0", encode_texm(_picture(256, 3), 4444, flags4=32,
+                                 rects=[(0, 64, 0, 128), (64, 64, 0, 128), (128, 64, 0, 128)]).to_bytes(),
+         TEXM_TYPE_ID, {}),
+        ("R_GROUND.0", encode_texm(_picture(32, 4), 565, flags4=32).to_bytes(), TEXM_TYPE_ID, {}),
+        ("R_GROUNDM.0", encode_texm(_picture(32, 5), 888, flags4=32).to_bytes(), TEXM_TYPE_ID, {}),
+    ]
+    materials = [_material(name, attr1, 2, [((mode | mask << 3), [(0, 0), (1, 400)])], f"R_FMT_{fmt}.0")
+                 for name, attr1, mode, mask, fmt in zip(FLAGS_MATERIALS, MATERIAL_ATTR1, TRACK_MODES, TRACK_MASKS,
+                                                         TEXTURE_FORMATS)]
+    materials += [
+        _material("R_ENV_STARS", MATERIAL_ATTR1[4], 1, [(TRACK_MASKS[4] << 3, [(0, 0)])], "R_FMT_8888.0",
+                  class_byte=3),
+        _material("R_WATER_M", 2, 10, [(0, [(i, 200 * (i + 1)) for i in range(10)])], "R_WATER0.0", class_byte=0),
+        _material("R_LBL_01", 2, 8, [(0, [(i, 0)]) for i in range(8)], "R_SUN4.0"),
+        _material("R_MANY", 4, MOST_PHASES, [(TRACK_MASKS[5] << 3 | 1, [(i, 100 * i) for i in range(MOST_PHASES)])],
+                  "R_FLAT.0", glow=10_000),
+        _material("R_GROUND", 2, 2, [(0, [(0, 0)]), (0, [(1, 0)])], "R_GROUND.0", class_byte=10, glow=1000),
+    ]
+    lightmaps = [(f"R_LM_{size}.0", encode_texm(_picture(size, size), 565, mips=False).to_bytes(), TEXM_TYPE_ID, {})
+                 for size in (128, 256)]
+    return {"Material.lib": library(materials), "Textures.lib": library(textures), "LightMap.lib": library(lightmaps)}
+
+
+def flags_wear() -> bytes:
+    """The flags model's material list: its four materials, one per WEAR row the batches name."""
+    rows = "".join(f"{i} {name}\r\n" for i, name in enumerate(FLAGS_MATERIALS))
+    return f"{len(FLAGS_MATERIALS)}\r\n{rows}".encode("cp1251")
+
+
 # --------------------------------------------------------------------- a unit with the retail quirks
 def quirk_points() -> bytes:
     """The chassis's points with the first word retail points carry: two whose carrier is no node (-1, and one
@@ -257,12 +328,13 @@ def quirk_unit_files() -> dict[str, bytes]:
 
 def model_files() -> dict[str, bytes]:
     """The models (and the longest controller beside its model), by file name."""
-    return {LEGACY_NAME: legacy_model(), "retail_flags.msh": flags_model(), "retail_odd_keys.msh": odd_keys_model(),
-            "a_a_l3.msh": longest_model(), "a_a_l3.ctl": longest_controller()}
+    return {LEGACY_NAME: legacy_model(), "retail_flags.msh": flags_model(), "retail_flags.wea": flags_wear(),
+            "retail_odd_keys.msh": odd_keys_model(), "a_a_l3.msh": longest_model(), "a_a_l3.ctl": longest_controller()}
 
 
 def retail_files() -> dict[str, bytes]:
     """Every file of this module, by path relative to one game folder (MODELS: the retail quirks and extremes;
     UNMEASURED: what no source measured)."""
     return {**quirk_unit_files(), **{f"MODELS/{name}": data for name, data in model_files().items()},
-            **{f"UNMEASURED/{name}": data for name, data in unmeasured_models().items()}}
+            **{f"UNMEASURED/{name}": data for name, data in unmeasured_models().items()},
+            **{name: archive.to_bytes() for name, archive in retail_libraries().items()}}
