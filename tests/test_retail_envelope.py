@@ -74,6 +74,9 @@ def test_the_generators_write_the_retail_extremes_and_quirks(files):
     assert len(controller) == retail.LONGEST_BYTES == 222_496
     assert read_controller(controller)[0].counts == (217, 0, 2, 0, 1)
     assert [len(c.states) for c in clips_of(read_controller(controller)[0])] == [217]
+    kinds = read_controller(files["MODELS/retail_walker.ctl"])
+    assert [c.kind for c in kinds[0].components] == list(range(1, 31)) and not kinds[1]
+    assert (kinds[0].contacts["flags"] == 0x20).all()
     points = parse_cpt(Archive.parse(files[units.PARTS]).find("synth_chassis.cpt").data)
     assert points.points["carrier"].tolist() == [0, 3, -1, 9, 0, 0] and points.points["node"][4] == 7
     assert (points.points["flags"] == retail.CPT_FLAGS).all()

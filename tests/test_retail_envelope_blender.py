@@ -15,7 +15,7 @@ from core.authoring import retail, units
 # degenerate pose): a defect of the export's untouched test, not of the readers here.
 ZERO_KEY = pytest.param("retail_odd_keys.msh", marks=pytest.mark.xfail(
     strict=True, reason="an untouched export rewrites an all-zero key quaternion as identity"))
-MODELS = [retail.LEGACY_NAME, "retail_flags.msh", "a_a_l3.msh", ZERO_KEY]
+MODELS = [retail.LEGACY_NAME, "retail_flags.msh", "a_a_l3.msh", "retail_walker.msh", ZERO_KEY]
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
 
@@ -44,6 +44,8 @@ def test_each_retail_quirk_model_imports_and_exports_untouched_byte_for_byte(ble
     assert "Traceback" not in out and "Import failed" not in out
     if name == "a_a_l3.msh":  # the longest controller: its one 217-state cycle is a clip
         assert len(list(root["msh_clips"])) == 1
+    if name == "retail_walker.msh":  # a component of every class: the walker's three clips
+        assert len(list(root["msh_clips"])) == 3
     if name == "retail_flags.msh":  # its materials come from the retail-like libraries of the game folder
         assert sorted(m.name for m in bpy.data.materials) == sorted(retail.FLAGS_MATERIALS)
         assert "placeholders" not in out

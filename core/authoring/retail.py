@@ -8,6 +8,7 @@ the readers, validators, importers and writers are tried against it.
 - ``odd_keys_model``: the all-zero and unnormalised quaternions 11 of the 34 049 retail keys hold (4.8).
 - ``longest_controller`` / ``longest_model``: ``a_a_l3.ctl``, the largest retail controller (222 496 bytes,
   about 217 states with no contacts: 9), on a 13-node model, with parameter values seen on retail (9).
+- ``kinds_controller``: a component of every class 1..30, contacts flagged 0x20, on the walker model.
 - ``quirk_unit_files``: a game folder whose chassis carries control points without a carrier (-1, past the
   mesh) and one whose node is outside it (8.3), whose tree names a component with no ``objects.rlb`` record
   (``fr_l_mast``: 3 of the 5 708 retail components, 8.1), with the flag values of retail points, damage rows
@@ -40,7 +41,7 @@ from ..unit.dat import Component, UnitTree
 from ..unit.ndp import INDESTRUCTIBLE, table_of
 from . import units
 from .build import ModelDef, NodeDef, Part, build_model
-from .controllers import channel, default_params, state
+from .controllers import channel, component, default_params, state, walker_controller, walker_model
 from .synth import axis_quat, box, box_uvs, keyed_track, library
 
 LEGACY_NAME = "MTCHECK.MSH"
@@ -210,6 +211,22 @@ def longest_controller() -> bytes:
     return controller.to_bytes()
 
 
+def kinds_controller() -> bytes:
+    """The walker's controller (core.authoring.controllers) with a component of every class the factory makes
+    (1..30; retail uses 20 of them), contacts flagged 0x20 as 2 410 of the 2 634 retail ones are (+12 zero on
+    all), and the parameter values seen on retail: +104 mode 2, +92 a 2 000 ms death delay (9)."""
+    controller = walker_controller()
+    controller.components = [component(kind, kind % 5, [kind % 2] if kind % 3 else [], label="i_c01_t" if kind == 2
+                                       else "") for kind in range(1, 31)]
+    controller.contacts["flags"] = 0x20
+    controller.params["mode"], controller.params["death_delay_ms"] = 2, 2000
+    return controller.to_bytes()
+
+
+def kinds_model(name: str = "retail_walker.msh") -> bytes:
+    return build_model(walker_model(name)).to_bytes()
+
+
 # --------------------------------------------------------------------- the material libraries
 TEXTURE_FORMATS = (0, 565, 4444, 888, 8888)  # every format a retail texture has (556 and 88 never: 5.1)
 MATERIAL_ATTR1 = (0, 2, 4, 5, 8)            # every directory attr1 of the 905 retail materials (6)
@@ -329,7 +346,8 @@ def quirk_unit_files() -> dict[str, bytes]:
 def model_files() -> dict[str, bytes]:
     """The models (and the longest controller beside its model), by file name."""
     return {LEGACY_NAME: legacy_model(), "retail_flags.msh": flags_model(), "retail_flags.wea": flags_wear(),
-            "retail_odd_keys.msh": odd_keys_model(), "a_a_l3.msh": longest_model(), "a_a_l3.ctl": longest_controller()}
+            "retail_odd_keys.msh": odd_keys_model(), "a_a_l3.msh": longest_model(), "a_a_l3.ctl": longest_controller(),
+            "retail_walker.msh": kinds_model(), "retail_walker.ctl": kinds_controller()}
 
 
 def retail_files() -> dict[str, bytes]:
