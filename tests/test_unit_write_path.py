@@ -237,3 +237,19 @@ def test_another_programs_entry_carried_by_an_export_is_not_taken_for_the_export
     export_unit(bpy, tmp_path / units.UNIT_DAT)
     assert entry(parts, "e_gun_ll_01.msh") == bytes(theirs.find("synth_round.msh").data)
     assert entry(parts, "e_tur_mt_01.msh") == original
+
+
+def test_an_edit_over_an_entry_another_program_changed_is_written_with_replace_changed_files(blender, tmp_path):
+    bpy = blender.bpy
+    write_game(tmp_path)
+    parts = tmp_path / units.PARTS
+    original = entry(parts, "e_tur_mt_01.msh")
+    roots = import_unit(bpy, tmp_path / units.UNIT_DAT)
+    theirs = Archive.parse(parts.read_bytes())
+    theirs.find("e_tur_mt_01.msh").data = bytes(theirs.find("e_gun_mc_01.msh").data)
+    parts.write_bytes(theirs.to_bytes())
+    move_vertex(roots[TURRET], 0.3)
+    said = refused(bpy, tmp_path / units.UNIT_DAT, "changed since the import", tmp_path)
+    assert "Replace Changed Files" in said
+    export_unit(bpy, tmp_path / units.UNIT_DAT, replace_changed=True)
+    assert lifted(original, entry(parts, "e_tur_mt_01.msh"), 0.3)

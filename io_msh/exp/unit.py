@@ -83,7 +83,7 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
     parts = [_part_write(context, component, root, options, source, archives, read_as)
              for component, root in sorted(roots.items())]
     entries = {part.component: (part.archive, part.entry) for part in parts}
-    written = _written_pieces(parts, roots, archives, source)
+    written = _written_pieces(parts, roots, archives, source, options.replace_changed)
     states = _written_states(parts, roots, source)
     for part in states:
         real = part.archive
@@ -108,7 +108,8 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
                for real, (path, archive) in archives.items() if any(r == real for r, _ in written) or
                any(p.archive == real for p in states)]
     targets.append(Target(dat_path, tree_bytes, read=tree_read if same_file else UNREAD, owned=True))
-    result.written = write(targets, force=options.force, replace_changed=options.replace_changed).written
+    done = write(targets, force=options.force, replace_changed=options.replace_changed)
+    result.written, result.warnings = done.written, result.warnings + done.notes
     _remember(written)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
@@ -308,14 +309,14 @@ def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: 
                   _digest(bytes(raw)) if raw is not None else "", written, ours)
 
 
-def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict,
-                    source: str) -> dict[tuple[str, str], tuple[bytes, list[_Piece]]]:
+def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict, source: str,
+                    replace_changed: bool = False) -> dict[tuple[str, str], tuple[bytes, list[_Piece]]]:
     """The entries to write, by (archive, entry name): their new bytes, and the pieces of the parts that use
     them. A part that does not show what its entry holds writes it when the entry holds what the export knows
     it to hold (what was imported or written: an edit, or an edit taken back by hand or by Ctrl+Z, is written);
     an unedited twin does not, while the other twin shows the entry. An entry something else changed is kept
-    when the part is not edited, and refused when it is (writing would lose that change); two parts of one
-    entry showing two different edits are refused."""
+    when the part is not edited, and refused when it is (writing would lose that change) unless
+    ``replace_changed``; two parts of one entry showing two different edits are refused."""
     groups: dict[tuple[str, str], list[_Piece]] = {}
     for part in parts:
         for piece in part.pieces:
@@ -327,14 +328,16 @@ def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict,
         for piece in pieces:
             if piece.data == piece.current or (not piece.edited and shows):
                 continue
-            if not piece.kept_by_us:
+            if not piece.kept_by_us and not (replace_changed and piece.edited):
                 if piece.edited:
                     raise FormatError.single("unit", piece.component, f"part {roots[piece.component].name!r}: "
                                                                       f"entry {piece.entry.name_str!r} of "
                                                                       f"{printable(archives[key[0]][0])} changed "
                                                                       "since the import (another tool, or another "
                                                                       "part of the same model, wrote it); import "
-                                                                      "the unit again to edit it", source)
+                                                                      "the unit again to edit it, or export "
+                                                                      "with Replace Changed Files to write over "
+                                                                      "that change", source)
                 continue  # another program's change, kept
             wanting.append(piece)
         if not wanting:

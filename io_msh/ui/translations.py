@@ -1395,9 +1395,11 @@ REPORTS = {
     "{name}: {path} has no entry {entry} any more; the part is not written":
         "{name}: в {path} больше нет записи {entry}; часть не записана",
     "part {name}: entry {entry} of {path} changed since the import (another tool, or another part of the same "
-    "model, wrote it); import the unit again to edit it":
+    "model, wrote it); import the unit again to edit it, or export with Replace Changed Files to write over that "
+    "change":
         "часть {name}: запись {entry} в {path} изменилась после импорта (её записал другой инструмент или другая "
-        "часть той же модели); чтобы править часть, импортируйте юнит снова",
+        "часть той же модели); чтобы править часть, импортируйте юнит снова или экспортируйте с параметром "
+        "«Заменять изменённые файлы», чтобы записать поверх того изменения",
     "{name}: custom property {key} is {value}, not {wanted}; set it back, or import the model again":
         "{name}: пользовательское свойство {key} равно {value}, а должно быть {wanted}; верните прежнее значение "
         "или импортируйте модель снова",
