@@ -219,7 +219,7 @@ def test_component_indices_out_of_range_are_errors_and_group_indices_warnings(wa
                       "component[2]: error: class 31; the factory makes classes 1..30"]
     warnings = [f.format() for f in findings if not f.is_error]
     assert "groups[3]: warning: group index 4 of 1: no group runs (kept as read)" in warnings
-    assert ("state[1]: warning: entry group 9 of 1: no group runs (kept as read) (1 more states like it)"
+    assert ("state[1]: warning: entry group 9 of 1: no group runs (kept as read) (and 1 more state like it)"
             in warnings)
     with pytest.raises(FormatError):
         parse_controller(c.to_bytes(), "bad.ctl")
@@ -343,7 +343,7 @@ def test_too_many_states_to_plan_is_a_clean_error():
     with pytest.raises(FormatError, match="at most 512"):
         clips_of(c)
     assert [f.message for f in validate_controller(c) if not f.is_error] == [
-        "entry group 0 of 0: no group runs (kept as read) (599 more states like it)",
+        "entry group 0 of 0: no group runs (kept as read) (and 599 more states like it)",
         "600 states: the planner is run over at most 512, so the transition graph is not checked"]
 
 

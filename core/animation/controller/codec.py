@@ -264,10 +264,11 @@ def validate_controller(controller: Controller, node_count: int | None = None,
             if not group_ok(int(contact["landing_group"])):
                 unresolved_landings.append((i, f"contact {j}: landing group {int(contact['landing_group'])} "
                                                f"of {groups}"))
-    for found, what in ((unresolved_entries, "states"), (unresolved_landings, "contacts")):
+    for found, what in ((unresolved_entries, "state"), (unresolved_landings, "contact")):
         if found:  # one finding per kind: a controller of many states would otherwise print one per state
             index, text = found[0]
-            more = f" ({len(found) - 1} more {what} like it)" if len(found) > 1 else ""
+            others = len(found) - 1
+            more = f" (and {others} more {what}{'s' if others > 1 else ''} like it)" if others else ""
             out.append(warning("state", index, f"{text}: {NO_RUN}{more}"))
     bad_costs = ~np.isfinite(c.costs) | (c.costs < 0)
     if bad_costs.any():
