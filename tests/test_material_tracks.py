@@ -159,8 +159,9 @@ def test_key_times_out_of_order_and_bad_tracks():
     tt = timeline(m.animations[0], [20, 60, 120])
     assert tt.key.tolist() == [0, 2, 2]
     assert tt.factor.tolist() == [F32(20) / F32(100), F32(10) / F32(100), F32(70) / F32(100)]
-    with pytest.raises(FormatError, match="no keys"):
-        timeline(AnimBlock(0, np.zeros(0, ANIM_KEY)), [0])
+    # a track without keys (every retail track has one; the game's reading unknown) holds the first entry
+    empty = timeline(AnimBlock(0, np.zeros(0, ANIM_KEY)), [0, 90])
+    assert empty.entry.tolist() == [0, 0] and empty.factor.tolist() == [0, 0]
     far = buoy(keys=[(0, 50, 0), (7, 100, 0)])
     with pytest.raises(FormatError, match="entry 7; the material has 3"):
         field_values(far, timeline(far.animations[0], [25]), "ambient")
