@@ -253,3 +253,27 @@ def test_an_edit_over_an_entry_another_program_changed_is_written_with_replace_c
     assert "Replace Changed Files" in said
     export_unit(bpy, tmp_path / units.UNIT_DAT, replace_changed=True)
     assert lifted(original, entry(parts, "e_tur_mt_01.msh"), 0.3)
+
+
+def test_an_export_undone_back_to_what_it_wrote_keeps_another_programs_later_change(blender, tmp_path):
+    """Edit, export, edit again, another program writes the entry, Ctrl+Z: the scene shows what the export wrote
+    (the entry's last state in step with it, though Ctrl+Z took the part's record of that write): nothing of the
+    scene changes the entry, the other program's change is kept, the export is not refused."""
+    bpy = blender.bpy
+    write_game(tmp_path)
+    parts = tmp_path / units.PARTS
+    import_unit(bpy, tmp_path / units.UNIT_DAT)
+    push_undo(bpy, "import")
+    move_vertex(roots_now(bpy)[TURRET], 0.25)
+    push_undo(bpy, "first move")
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    move_vertex(roots_now(bpy)[TURRET], 0.25)
+    push_undo(bpy, "second move")
+    theirs = Archive.parse(parts.read_bytes())
+    theirs.find("e_tur_mt_01.msh").data = bytes(theirs.find("e_gun_mc_01.msh").data)
+    parts.write_bytes(theirs.to_bytes())
+    undo(bpy)
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    assert parts.read_bytes() == theirs.to_bytes()
+    move_vertex(roots_now(bpy)[TURRET], -0.25)  # back to the import: an edit of what the entry last held
+    refused(bpy, tmp_path / units.UNIT_DAT, "changed since the import", tmp_path)

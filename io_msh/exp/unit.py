@@ -41,7 +41,7 @@ from .state_edits import ControllerWrite, controller_write
 
 # (archive's real path, entry name) -> digests of the bytes this process wrote into that entry: what an export
 # wrote must be known after Ctrl+Z takes the parts' own record of it (P.WRITTEN) back.
-_ENTRIES_WRITTEN: dict[tuple[str, str], set[str]] = {}
+_ENTRIES_WRITTEN: dict[tuple[str, str], list[str]] = {}
 
 
 @dataclass
@@ -217,10 +217,12 @@ class _Piece:
     real: str                   # the archive's real path
     entry: Entry
     data: bytes                 # as the scene shows it now
-    known: set[str]             # digests of what the part was imported with, or last wrote there
+    known: set[str]             # digests of what the part was imported with, or last wrote there (its own)
     imported: str               # the digest of what it was imported with
     written: str                # the root's property recording what it wrote (P.WRITTEN, P.WRITTEN_WEAR)
     ours: bool = False          # the entry holds bytes this process wrote there (proof against Ctrl+Z)
+    in_step: str = ""           # the digest of what the entry held when it was last in step with the scene:
+    #                             what this process last wrote there, else the root's record, else the import
 
     @property
     def current(self) -> bytes:
@@ -228,8 +230,15 @@ class _Piece:
 
     @property
     def edited(self) -> bool:
-        """The scene gives it bytes it was neither imported with nor last written with."""
-        return _digest(self.data) not in self.known
+        """The scene gives it other bytes than the entry held when it was last in step (an undo of an edit
+        exported is an edit too)."""
+        return _digest(self.data) != self.in_step
+
+    @property
+    def its_own(self) -> bool:
+        """The scene gives it the bytes the part itself was imported or written with (a twin the other twin's
+        edit changed shows them)."""
+        return _digest(self.data) in self.known
 
     @property
     def shows_an_edit(self) -> bool:
@@ -303,10 +312,13 @@ def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: 
     """The piece, and whether its entry holds what an export wrote there: this process's record of the entry (not
     of the archive: an archive written carries other programs' entries as they were), or the root's."""
     now = _digest(bytes(entry.data))
-    ours = now in _ENTRIES_WRITTEN.get((real, entry.name_str), ()) or now == root.get(written)
+    session = _ENTRIES_WRITTEN.get((real, entry.name_str), [])
+    ours = now in session or now == root.get(written)
     raw = root.get(imported)
-    return _Piece(component, real, entry, data, _known(root, written, imported),
-                  _digest(bytes(raw)) if raw is not None else "", written, ours)
+    first = _digest(bytes(raw)) if raw is not None else ""
+    recorded = root.get(written)
+    in_step = session[-1] if session else recorded if isinstance(recorded, str) else first
+    return _Piece(component, real, entry, data, _known(root, written, imported), first, written, ours, in_step)
 
 
 def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict, source: str,
@@ -326,8 +338,8 @@ def _written_pieces(parts: list[_PartWrite], roots: dict, archives: dict, source
         shows = [p for p in pieces if p.data == p.current]
         wanting = []
         for piece in pieces:
-            if piece.data == piece.current or (not piece.edited and shows):
-                continue
+            if piece.data == piece.current or (piece.its_own and shows):
+                continue  # as it holds, or an unedited twin of the one that shows what it holds
             if not piece.kept_by_us and not (replace_changed and piece.edited):
                 if piece.edited:
                     raise FormatError.single("unit", piece.component, f"part {roots[piece.component].name!r}: "
@@ -374,7 +386,7 @@ def _written_states(parts: list[_PartWrite], roots: dict, source: str) -> list[_
 
 def _remember(written: dict[tuple[str, str], tuple[bytes, list[_Piece]]]) -> None:
     for key, (data, _pieces) in written.items():
-        _ENTRIES_WRITTEN.setdefault(key, set()).add(_digest(data))
+        _ENTRIES_WRITTEN.setdefault(key, []).append(_digest(data))
 
 
 def _state_values(states: ControllerWrite | None) -> list | None:
