@@ -138,3 +138,27 @@ def test_an_import_after_an_export_killed_between_two_replacements_puts_the_set_
     import_file(bpy, model)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     assert "were put back as they were before it" in capfd.readouterr().out
+
+
+def test_an_archive_written_for_one_model_does_not_make_another_programs_entry_ours(blender, tmp_path):
+    """Another program changes the first model's entry; the second model is exported into the archive (which
+    carries that change as it was); an edit of the first is still refused over it."""
+    bpy = blender.bpy
+    archive = Archive()
+    archive.add("first.msh", generated(80, node_count=2), MODEL_TYPE_ID)
+    archive.add("second.msh", generated(81, node_count=3), MODEL_TYPE_ID)
+    path = write(tmp_path, "units.rlb", archive.to_bytes())
+    first, second = sorted(import_file(bpy, path), key=lambda r: r["msh_model"])
+    changed = Archive.parse(archive.to_bytes())
+    changed.find("first.msh").data = generated(83, node_count=2)
+    (tmp_path / "units.rlb").write_bytes(changed.to_bytes())
+    move_a_vertex(second)
+    select(bpy, second)
+    assert export(bpy, path) == {"FINISHED"}
+    before = (tmp_path / "units.rlb").read_bytes()
+    assert bytes(Archive.parse(before).find("first.msh").data) == generated(83, node_count=2)
+    move_a_vertex(first)
+    select(bpy, first)
+    with pytest.raises(RuntimeError, match=r"its entry .first\.msh. changed on disk after the import"):
+        export(bpy, path)
+    assert (tmp_path / "units.rlb").read_bytes() == before

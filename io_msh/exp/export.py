@@ -24,6 +24,7 @@ from ...core.write_path import UNREAD, Target, digest, write, written_here
 from ..com import props as P
 from ..com.curves import action_end, keyframe_frames, read_curves, still_read
 from ..com.hierarchy import descendants
+from . import entries_written
 from .clip_timeline import timeline_as_exported
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
@@ -50,6 +51,8 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
     result.warnings += written.notes
     if not result.kept_changed:
         root[P.WRITTEN] = digest(result.model.to_bytes())
+    if result.placed is not None:
+        entries_written.remember(*result.placed, result.model.to_bytes())
     return result
 
 
@@ -138,11 +141,18 @@ def _model_to_write(root, result: ExportResult, now: bytes, path: str, entry: st
     ``entry``: the archive entry holding it (None: the file is the model)."""
     new = result.model.to_bytes()
     if not _is_source(root, path) or now == new or options.replace_changed:
+        if entry:
+            result.placed = (path, entry)
         return new
     imported = bytes(root.get(P.SOURCE, b""))
     state = read_as.get(path)
-    if now == imported or digest(now) == root.get(P.WRITTEN) or (state is not None and
-                                                                 state.sha256 in written_here(path)):
+    # What an export wrote there: the root's record, or this process's, of the entry (an archive this process
+    # wrote carries other programs' entries as they were) or of the model file
+    ours = entries_written.written(path, entry) if entry else [state.sha256] if state is not None and \
+        state.sha256 in written_here(path) else []
+    if now == imported or digest(now) == root.get(P.WRITTEN) or digest(now) in ours:
+        if entry:
+            result.placed = (path, entry)
         return new
     where = f"its entry {printable(entry)!r}" if entry else "the model"
     if new == imported:

@@ -69,6 +69,7 @@ class ExportResult:
     materials: MaterialExport | None = None
     written: list[str] = field(default_factory=list)  # the files export_to_file wrote, the target last
     kept_changed: bool = False  # the model in its source file, changed by another program, is kept as it is
+    placed: tuple[str, str] | None = None  # (archive, entry) of its source the model's bytes are put into
 
 
 def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,
