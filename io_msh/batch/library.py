@@ -166,7 +166,9 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
             print(printable(f"library: FAILED: {cats}: {exc.strerror or exc}; {out} was written: run again to "
                             "complete the catalogue file"))
             return 1
-        interrupt.check()
+        if interrupt.signum is not None:  # held while the library and its catalogue file were written: both whole
+            print(printable(f"interrupted: {out} was written"), file=sys.stderr, flush=True)
+            return 128 + interrupt.signum
         state = (f"{out} ({len(keep) + len(made)} assets: {len(made)} made, {len(keep)} unchanged), {cats.name} "
                  f"(put together in {outcome[0].seconds:.1f} s)")
     print(printable(f"library: {state}"))
