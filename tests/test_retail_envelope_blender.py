@@ -13,9 +13,7 @@ from core.authoring import retail, units
 # The all-zero quaternion a few retail keys hold is shown by the import as no turn, and the export then takes
 # its node for edited and writes the key as identity (io_msh.exp.unedited compares against the runtime's
 # degenerate pose): a defect of the export's untouched test, not of the readers here.
-ZERO_KEY = pytest.param("retail_odd_keys.msh", marks=pytest.mark.xfail(
-    strict=True, reason="an untouched export rewrites an all-zero key quaternion as identity"))
-MODELS = [retail.LEGACY_NAME, "retail_flags.msh", "a_a_l3.msh", "retail_walker.msh", ZERO_KEY]
+MODELS = [retail.LEGACY_NAME, "retail_flags.msh", "a_a_l3.msh", "retail_walker.msh", "retail_odd_keys.msh"]
 NODE_MODES = ["ARMATURE", "EMPTIES"]
 
 

@@ -11,6 +11,7 @@ from ...core.animation.keys import rotation_error
 from ...core.animation.sampler import AnimationData, sample
 from ...core.animation.tracks import read_animation
 from ...core.msh.model import Model
+from ..com.conversion import normalized
 
 SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
 SAME_ROTATION = 1e-4  # radians
@@ -55,8 +56,7 @@ def keys_poses(source: Model, times: np.ndarray) -> tuple[np.ndarray, np.ndarray
         q *= np.where(np.cumsum(flips) % 2 == 1, -1.0, 1.0)[:, None]
         rot[i] = np.stack([np.interp(times, at, q[:, c]) for c in range(4)], -1)
         pos[i] = np.stack([np.interp(times, at, track.pos[:count, c].astype(np.float64)) for c in range(3)], -1)
-    length = np.linalg.norm(rot, axis=-1, keepdims=True)
-    return rot / np.where(length > 0, length, 1), pos
+    return normalized(rot), pos  # an all-zero key shows as no turn, as the import shows it
 
 
 def same_in_blocks(source: Model, poses_at, nodes: np.ndarray, times: np.ndarray, blocks: list[slice],
@@ -75,8 +75,7 @@ def _deviation(data: AnimationData, rot, pos, times, nodes) -> np.ndarray:
     """Per node: the largest position difference from the runtime's, its largest position coordinate, and
     the largest rotation difference (radians)."""
     runtime = sample(data, np.asarray(times, np.float32), nodes)
-    length = np.linalg.norm(runtime.rot.astype(np.float64), axis=-1, keepdims=True)
-    original_rot = runtime.rot / np.where(length > 0, length, 1)
+    original_rot = normalized(runtime.rot)  # an all-zero key shows as no turn, as the import shows it
     return np.stack([np.abs(pos - runtime.pos).max(axis=(1, 2), initial=0),
                      np.abs(runtime.pos).max(axis=(1, 2), initial=0),
                      rotation_error(rot, original_rot).max(axis=1, initial=0)])
