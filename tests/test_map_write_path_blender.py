@@ -102,9 +102,9 @@ def test_an_export_keeps_what_another_program_wrote_to_a_file_it_does_not_change
     areal = bytearray(files[MAP + "Land.map"])
     areal[-2:] = b"\x00\x00" if areal[-2:] != b"\x00\x00" else b"\x01\x00"
     theirs[MAP + "Land.map"] = bytes(areal)
+    theirs[MISSION] = files[MISSION] + b"tail"
     if edit == "untouched":
-        theirs[LAND] = files[LAND][:-4] + b"\x00\x00\x80\x3f"
-        theirs[MISSION] = files[MISSION] + b"tail"
+        theirs[LAND] = theirs_land(files)
     write(root, theirs)
     before = snapshot(root)
     if edit == "heights":
@@ -118,11 +118,13 @@ def test_an_export_keeps_what_another_program_wrote_to_a_file_it_does_not_change
 
 def theirs(files, name: str) -> bytes:
     """The file as another program might write it: the same kind, one value changed."""
-    if name == LAND:
-        mesh = LandMesh.parse(files[LAND])
-        mesh.streams[L.NORMALS][0, 3] ^= 1   # a pad byte
-        return mesh.to_bytes()
-    return files[name] + b"another program"
+    return theirs_land(files) if name == LAND else files[name] + b"another program"
+
+
+def theirs_land(files) -> bytes:
+    mesh = LandMesh.parse(files[LAND])
+    mesh.streams[L.NORMALS][0, 3] ^= 1   # a pad byte
+    return mesh.to_bytes()
 
 
 @pytest.mark.parametrize("changed", [LAND, MISSION])
