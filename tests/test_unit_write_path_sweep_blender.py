@@ -269,18 +269,28 @@ def unit_write_sweep(blender, stats: Counter):
                     states[display] = None
             return states
 
-        def _scene_tree(self) -> bytes:
-            """The .dat with the sockets the scene shows, made from the tree as imported."""
+        def _scene_trees(self) -> set[bytes]:
+            """The .dat with the sockets the scene shows, made from the tree as imported: a part deleted from the
+            scene stays on its socket as imported, or as the file in step has it (whether the tree the scene
+            describes is the one imported or the one an export wrote depends on what Ctrl+Z took back)."""
+            in_step = {c.display: c.attach for c in parse_dat(self.dat_in_step).components}
+            return {self._scene_tree(deleted) for deleted in ({}, in_step)}
+
+        def _scene_tree(self, deleted: dict) -> bytes:
             moved = {}
             for display, host_display in HOSTS.items():
                 root, host = self._root(display), self._root(host_display)
+                component = DISPLAYS.index(display)
+                if root is None and display in deleted and host is not None:
+                    if deleted[display] != self.imported_tree.components[component].attach:
+                        moved[component] = deleted[display]
+                    continue
                 if root is None or host is None or root.parent is None:
                     continue
                 constraint = root.parent.constraints["Mount"]
                 handles = self._handles(host)
                 node = next(n for n, h in handles.items() if (h.name == constraint.subtarget if host.type ==
                                                               "ARMATURE" else h == constraint.target))
-                component = DISPLAYS.index(display)
                 if node != self.imported_tree.components[component].attach:
                     moved[component] = node
             if not moved:
@@ -291,7 +301,7 @@ def unit_write_sweep(blender, stats: Counter):
             return {p: p.read_bytes() for p in sorted(self.folder.rglob("*")) if p.is_file()}
 
         def _export(self):
-            states, tree = self._states(), self._scene_tree()
+            states, trees = self._states(), self._scene_trees()
             before = self._files()
             old = Archive.parse(before[self.parts])
             copies = bool(self._copies())  # a copy in the scene, its original there or deleted
@@ -299,7 +309,7 @@ def unit_write_sweep(blender, stats: Counter):
             self.ever_differed |= len(twins) > 1
             clash = {name for display, name in self.entry.items() if states[display] is not None and
                      states[display] != self.in_step[name] and bytes(old.find(name).data) != self.in_step[name]}
-            dat_clash = tree != self.dat_in_step and before[self.dat] != self.dat_in_step
+            dat_clash = self.dat_in_step not in trees and before[self.dat] != self.dat_in_step
             try:
                 bpy.ops.export_scene.parkan_unit(filepath=str(self.dat))
             except RuntimeError as exc:
@@ -347,10 +357,10 @@ def unit_write_sweep(blender, stats: Counter):
             parse_dat(dat_now)
             if before[self.dat] != self.dat_in_step:
                 assert dat_now == before[self.dat], "another program's .dat was not kept"
-                assert tree in (self.dat_in_step, dat_now), "a socket move was dropped"
+                assert trees & {self.dat_in_step, dat_now}, "a socket move was dropped"
             else:
-                assert dat_now == tree, "the .dat does not hold the sockets the scene shows"
-            if dat_now == tree:  # the scene describes the file (the export keeps that tree as the scene's)
+                assert dat_now in trees, "the .dat does not hold the sockets the scene shows"
+            if dat_now in trees:  # the scene describes the file (the export keeps that tree as the scene's)
                 self.dat_in_step = dat_now
             stats["finished"] += 1
 
