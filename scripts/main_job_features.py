@@ -10,6 +10,9 @@ operators (run by scripts/main_job.py; alone: ``.venv/bin/python scripts/main_jo
   stage (Show Stage and LOD, as the panel's grid does).
 
 Prints one line per step ending in ``ok`` or ``FAILED`` (the summary's lines) and exits 1 on any failure.
+The README's first pictures (docs/pictures/) are thumbnails of this tour: ``--pictures FOLDER`` copies them there
+(``.venv/bin/python scripts/main_job_features.py out/main_job --pictures docs/pictures``), and
+tests/test_samples_pictures.py checks the committed ones are what the tour renders.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 PACKAGE = "io_msh_main_job"
 THUMBNAIL = 256
+README_PICTURES = ("walker_mid_stride", "unit_assembled", "mission_from_above")  # docs/pictures/NAME.png
 
 
 def _extension():
@@ -159,6 +163,10 @@ def mission(bpy, ext, out: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    pictures = None
+    if "--pictures" in argv:
+        at = argv.index("--pictures")
+        pictures, argv = Path(argv[at + 1]), argv[:at] + argv[at + 2:]
     out = Path(argv[0] if argv else ROOT / "out" / "main_job").resolve()
     (out / "thumbnails").mkdir(parents=True, exist_ok=True)
     made = None  # an isolated user folder (as the batch tool's), removed after
@@ -181,6 +189,11 @@ def main(argv: list[str]) -> int:
     for line in lines:
         print(line)
         failed = failed or line.endswith("FAILED")
+    if pictures is not None and not failed:
+        pictures.mkdir(parents=True, exist_ok=True)
+        for name in README_PICTURES:
+            shutil.copyfile(out / "thumbnails" / f"{name}.png", pictures / f"{name}.png")
+        print(f"pictures: {', '.join(README_PICTURES)} copied into {pictures}")
     return 1 if failed else 0
 
 

@@ -1,6 +1,10 @@
 """Write the bundled samples (samples/), made by the project's own generators (core.authoring), so that each
 feature can be tried without the game's files:
 
+Every model wears the robot look (core.authoring.synth.dress: a hull with cut corners, a turret with a hatch, a
+barrel with a muzzle brake, legs with knees and feet) and the textures are painted plates (panel seams, rivets,
+hazard stripes, a number; core.authoring.synth.robot_libraries):
+
 - sample.msh, sample.rlb and the game libraries (Material.lib, Textures.lib, LightMap.lib): a small walker
   with its material list and a texture of its own;
 - walker/: walker.msh with its controller walker.ctl (three clips, a turret and a gun channel, a belt
@@ -10,8 +14,9 @@ feature can be tried without the game's files:
 - unit/: a unit tree (UNITS/SYNTH/synth_unit.dat, a second one synth_fort.dat), its objects.rlb, the parts'
   archive (models, material lists, controllers, control points .cpt, damage tables .ndp) and libraries
   naming its materials;
-- maps/: a 4 x 4 map (DATA/MAPS/...: Land.msh, Land.map, Land1.wea, Land2.wea) and a mission naming it
-  (MISSIONS/.../data.tma), made by core.authoring.maps.
+- maps/: a 4 x 4 map with hills and a lake (DATA/MAPS/...: Land.msh, Land.map, Land1.wea, Land2.wea) and a
+  mission naming it (MISSIONS/.../data.tma), made by core.authoring.maps, in its game folder
+  (core.authoring.map_game): painted ground textures, and the robot, the fort, trees and rocks the mission places.
 
 tests/test_main_job.py checks that samples/ holds exactly what this writes.
 """
@@ -35,8 +40,8 @@ from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID  # noqa: E402
 from core.authoring import units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
-from core.authoring.maps import sample_map_files  # noqa: E402
-from core.authoring.synth import box, box_uvs, sample_archive, sample_libraries, sample_model  # noqa: E402
+from core.authoring.map_game import mission_game_files  # noqa: E402
+from core.authoring.synth import WALKER_SHAPES, box, box_uvs, dress, robot_libraries, sample_archive, sample_model  # noqa: E402
 from core.container.nres import Archive  # noqa: E402
 
 SAMPLES = ROOT / "samples"
@@ -55,7 +60,7 @@ def _wear(names: list[str]) -> bytes:
 
 def walker_files() -> dict[str, bytes]:
     """walker/: the model, its controller beside it (STEM.ctl), its material list and libraries."""
-    libraries = sample_libraries()
+    libraries = robot_libraries()
     materials = libraries["Material.lib"]
     for entry in (
             # the belt: two textures stepping every 100 ms; the belt channel's slider plays it (digest 2.5)
@@ -68,7 +73,7 @@ def walker_files() -> dict[str, bytes]:
                       [(0, 500, 0), (1, 1000, 0)], GLOW_MASK)):
         name, data, type_id, attrs = entry
         materials.add(name, data, type_id, **attrs)
-    spec = walker_model("walker.msh")
+    spec = dress(walker_model("walker.msh"), WALKER_SHAPES)
     for part, row in zip(spec.parts, (3, 1, 1, 2, 1)):  # body: lamp; turret, gun, right leg: metal; left leg: belt
         part.material = row
     controller = walker_controller()
@@ -113,25 +118,25 @@ def tower_archive() -> Archive:
 
 def unit_files() -> dict[str, bytes]:
     """unit/: core.authoring.units' game folder, with libraries that name its materials."""
-    libraries = sample_libraries()
+    libraries = robot_libraries()
     materials = libraries["Material.lib"]
     for name, source in (("SYNTH_HULL", "SAMPLE_BODY"), ("SYNTH_METAL", "SAMPLE_METAL")):
         entry = materials.find(source)
         materials.add(name, bytes(entry.data), MAT0_TYPE_ID, attr1=entry.attr1, attr2=entry.attr2)
-    files = {f"unit/{path}": data for path, data in units.unit_files().items()}
+    files = {f"unit/{path}": data for path, data in units.unit_files(robot=True).items()}
     files.update({f"unit/{name}": archive.to_bytes() for name, archive in libraries.items()})
     return files
 
 
 def sample_files() -> dict[str, bytes]:
     """Every file of samples/, by its path there."""
-    model = build_model(sample_model()).to_bytes()
+    model = build_model(dress(sample_model(), WALKER_SHAPES)).to_bytes()
     files = {"sample.msh": model, "sample.rlb": sample_archive(model).to_bytes()}
-    files.update({name: archive.to_bytes() for name, archive in sample_libraries().items()})
+    files.update({name: archive.to_bytes() for name, archive in robot_libraries().items()})
     files["tower.rlb"] = tower_archive().to_bytes()
     files.update(walker_files())
     files.update(unit_files())
-    files.update({f"maps/{path}": data for path, data in sample_map_files().items()})
+    files.update({f"maps/{path}": data for path, data in mission_game_files(robot=True).items()})
     return files
 
 

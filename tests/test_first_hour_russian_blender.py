@@ -2,9 +2,9 @@
 a Russian line, counts with the Russian plural forms."""
 
 import re
-import shutil
 from pathlib import Path
 
+from map_fixtures import write_sample
 from test_translations import russian  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,7 @@ def english_words(line: str) -> list[str]:
 def test_the_sample_missions_import_reports_come_out_in_russian(blender, russian, tmp_path, capfd):  # noqa: F811
     """The mission without its game (no objects.rlb, no unit files): every line Russian."""
     bpy = blender.bpy
-    game = shutil.copytree(ROOT / "samples" / "maps", tmp_path / "game")
+    game = write_sample(tmp_path / "game")  # the map and mission alone (samples/maps holds their game too)
     capfd.readouterr()
     assert bpy.ops.import_scene.parkan_map(filepath=str(game / "MISSIONS" / "SAMPLE" / "data.tma")) == {"FINISHED"}
     out = capfd.readouterr()

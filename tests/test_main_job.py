@@ -4,11 +4,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 from fixtures import generated
+from PIL import Image
 
+from core.authoring.build import build_model
 from core.container.nres import Archive
 
 ROOT = Path(__file__).resolve().parent.parent
+PICTURE_TOLERANCE = 3.0  # mean difference (of 255) a render may have from the committed picture (Blender versions)
 
 
 def test_main_job_on_a_two_model_archive_samples_each_and_keeps_the_users_files(tmp_path, sample_rlb):
@@ -52,17 +56,24 @@ def _make_sample():
 
 def test_the_bundled_samples_are_what_make_sample_writes(sample_msh, sample_rlb):
     """scripts/make_sample.py is the samples' only source: the files in samples/ must not drift from it (they
-    did once, when the writer's slot volume word changed), and samples/ holds nothing else."""
-    from core.authoring.synth import sample_libraries
+    did once, when the writer's slot volume word changed), and samples/ holds nothing else. The samples wear the
+    robot look: the plain sample's nodes, animation and materials in new shapes, libraries with painted textures."""
+    from core.authoring.synth import WALKER_SHAPES, dress, robot_libraries, sample_model
+    from core.msh.model import Model
 
     samples = ROOT / "samples"
     files = _make_sample().sample_files()
     held = {p.relative_to(samples).as_posix() for p in samples.rglob("*") if p.is_file()}
     assert held == set(files)
     assert [path for path, data in files.items() if (samples / path).read_bytes() != data] == []
-    assert (samples / "sample.msh").read_bytes() == sample_msh
-    assert (samples / "sample.rlb").read_bytes() == sample_rlb
-    for name, archive in sample_libraries().items():
+    assert (samples / "sample.msh").read_bytes() == build_model(dress(sample_model(), WALKER_SHAPES)).to_bytes()
+    shipped, plain = Model.parse((samples / "sample.msh").read_bytes()), Model.parse(sample_msh)
+    names = [plain.node_name(i) for i in range(plain.node_count)]
+    assert [shipped.node_name(i) for i in range(shipped.node_count)] == names == ["body", "turret", "gun", "antenna",
+                                                                               "leg_l", "leg_r"]
+    assert [e.name_str for e in Archive.parse((samples / "sample.rlb").read_bytes())] == \
+        [e.name_str for e in Archive.parse(sample_rlb)]
+    for name, archive in robot_libraries().items():
         assert (samples / name).read_bytes() == archive.to_bytes(), name
     assert {"walker/walker.msh", "walker/walker.ctl", "walker/walker.wea", "tower.rlb",
             "unit/UNITS/SYNTH/synth_unit.dat", "unit/objects.rlb", "unit/synth_parts.rlb"} <= set(files)
@@ -91,5 +102,13 @@ def test_the_feature_tour_imports_pictures_and_exports_back_each_sample(tmp_path
     assert "walker walker.msh: 3 clips made from walker.ctl: run 2 (" in out and "3 channel sliders" in out
     assert "walker walker.msh: exported back over the timeline, walker.msh and walker.ctl byte-identical: ok" in out
     assert "tower tower.rlb: 7 stages and LODs imported" in out and "FAILED" not in out
-    for name in ("unit_assembled", "walker_mid_stride", "tower_stage_0", "tower_stage_1", "tower_stage_2"):
+    assert "mission data.tma: exported back with Export Parkan Map, 13 files byte-identical: ok" in out
+    for name in ("unit_assembled", "walker_mid_stride", "tower_stage_0", "tower_stage_1", "tower_stage_2",
+                 "mission_from_above"):
         assert (tmp_path / "thumbnails" / f"{name}.png").stat().st_size > 1000, name
+    # the README's first pictures (docs/pictures/) are these thumbnails: refreshed with --pictures docs/pictures
+    # whenever a generator changes how a sample looks
+    for name in ("walker_mid_stride", "unit_assembled", "mission_from_above"):
+        made = np.asarray(Image.open(tmp_path / "thumbnails" / f"{name}.png").convert("RGB"), np.float64)
+        kept = np.asarray(Image.open(ROOT / "docs" / "pictures" / f"{name}.png").convert("RGB"), np.float64)
+        assert made.shape == kept.shape and np.abs(made - kept).mean() < PICTURE_TOLERANCE, name

@@ -17,7 +17,7 @@ def test_info_describes_each_map_and_mission_file(capsys):
     code, out, err = run(capsys, "info", SAMPLE / LAND_MSH)
     assert code == 0 and err == ""
     assert out.splitlines()[1:] == [
-        "  grid 4 x 4 cells of 100 units; 256 vertices; extent x 0..400, y 0..400, z 4..36.2247",
+        "  grid 4 x 4 cells of 100 units; 256 vertices; extent x 0..400, y 0..400, z 4..55.5105",
         "  faces: level 0 288, level 1 32; 100 with a second material",
         "  water: 20 faces at z 4"]
     code, out, _ = run(capsys, "info", SAMPLE / LAND_MAP)
@@ -33,9 +33,9 @@ def test_info_describes_each_map_and_mission_file(capsys):
 
 def test_validate_and_roundtrip_take_a_folder_of_maps_and_missions(capsys):
     code, out, _ = run(capsys, "validate", SAMPLE)
-    assert code == 0 and "5 files: 5 valid, 0 invalid, 0 unreadable" in out
+    assert code == 0 and "13 files: 13 valid, 0 invalid, 0 unreadable" in out
     code, out, _ = run(capsys, "roundtrip", SAMPLE)
-    assert code == 0 and "5 files: 5 identical, 0 not" in out
+    assert code == 0 and "13 files: 13 identical, 0 not" in out
     for name, size in [(LAND_MSH, 20928), (MISSION, 2348)]:
         assert f"{SAMPLE / name}: identical ({size} bytes)" in out
 

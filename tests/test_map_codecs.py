@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from map_fixtures import LAND1, LAND2, LAND_MAP, LAND_MSH, MISSION, SAMPLE
 
+from core.authoring.map_game import mission_game_files
 from core.authoring.maps import MapSpec, sample_map_files, synthetic_areal_map, synthetic_land, synthetic_mission
 from core.map import landmsh as L
 from core.map.arealmap import ArealMap
@@ -20,9 +21,12 @@ RETAIL = MapSpec(grid=16, cell=200.0, subdivisions=6, level1_step=2, lake=(3, 4)
 
 
 def test_the_bundled_sample_map_is_what_the_generator_writes():
-    """scripts/make_sample.py writes samples/maps from core.authoring.maps: the files must not drift."""
+    """scripts/make_sample.py writes samples/maps from core.authoring.maps (the map and the mission) in its game
+    folder (core.authoring.map_game: the libraries, units and scenery the mission names): the files must not
+    drift."""
     on_disk = {p.relative_to(SAMPLE).as_posix(): p.read_bytes() for p in SAMPLE.rglob("*") if p.is_file()}
-    assert on_disk == FILES
+    assert {name: on_disk.get(name) for name in FILES} == FILES
+    assert on_disk == mission_game_files(robot=True)
     assert 20_000 < sum(map(len, FILES.values())) < 300_000  # small: tens of KB
 
 

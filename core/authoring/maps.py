@@ -52,6 +52,10 @@ def height(spec: MapSpec, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The ground's height; flat at the water level on the lake cell's closed square, so that its border
     vertices and those of the cells around it meet."""
     z = 20.0 + 8.0 * np.sin(x / 70.0) + 6.0 * np.cos(y / 55.0) + 0.02 * x
+    # relief: two hills, and the ground sloping down to the lake
+    z = z + 34.0 * np.exp(-((x - 320.0) ** 2 + (y - 300.0) ** 2) / 70.0 ** 2) \
+        + 20.0 * np.exp(-((x - 50.0) ** 2 + (y - 340.0) ** 2) / 55.0 ** 2) \
+        - 10.0 * np.exp(-((x - 150.0) ** 2 + (y - 150.0) ** 2) / 90.0 ** 2)
     if spec.lake is not None:
         col, row = spec.lake
         inside = ((x >= col * spec.cell) & (x <= (col + 1) * spec.cell)

@@ -198,3 +198,246 @@ def random_model(seed: int, node_count: int = 12, frame_count: int = 60, animate
         tracks.append(keyed_track(times, pos, axis_quat(axis, angles)))
     anim = Animation(frame_count, tracks)
     return ModelDef(nodes, parts, anim, stream_name=name)
+
+
+# --------------------------------------------------------------------- robot looks: shapes and painted textures
+# The bundled samples (scripts/make_sample.py) wear these instead of plain boxes: each node's part is a few solids
+# (a hull with cut corners, a turret with a hatch, a barrel with a muzzle brake, legs with knees and feet) in the
+# box the plain sample gives it, and the textures are painted plates (panel lines, rivets, hazard stripes, a
+# number). Still generated here, deterministically; the tests' own models keep their boxes.
+
+Mesh = tuple[np.ndarray, np.ndarray, np.ndarray]   # positions (n, 3), triangles (m, 3), uvs (n, 2)
+AXES = {"x": (1, 2, 0), "y": (2, 0, 1), "z": (0, 1, 2)}   # where the outline's (a, b) and the height h go
+
+
+def prism(outline, low: float, high: float, axis: str = "z", offset=(0.0, 0.0, 0.0)) -> Mesh:
+    """A convex ``outline`` (points (a, b), in order) extruded from ``low`` to ``high`` along ``axis``: side quads
+    (u along the outline, v along the height) and two capped fans (mapped over the outline's box), outward."""
+    outline = np.asarray(outline, np.float64)
+    n = len(outline)
+    span = np.ptp(outline, axis=0)
+    span[span == 0] = 1
+    perimeter = np.r_[0, np.cumsum(np.linalg.norm(np.roll(outline, -1, axis=0) - outline, axis=1))]
+    local, uvs, tris = [], [], []
+    for i in range(n):   # each side its own four corners: sharp edges between sides
+        a, b = outline[i], outline[(i + 1) % n]
+        base = len(local)
+        local += [(*a, low), (*b, low), (*b, high), (*a, high)]
+        u0, u1 = perimeter[i] / perimeter[-1], perimeter[i + 1] / perimeter[-1]
+        uvs += [(u0, 1), (u1, 1), (u1, 0), (u0, 0)]
+        tris += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+    for h in (low, high):
+        base = len(local)
+        local += [(*p, h) for p in outline]
+        uvs += [tuple((p - outline.min(axis=0)) / span) for p in outline]
+        tris += [(base, base + k, base + k + 1) for k in range(1, n - 1)]
+    local = np.array(local)
+    pos = np.zeros_like(local)
+    for source, target in enumerate(AXES[axis]):
+        pos[:, target] = local[:, source]
+    pos += np.asarray(offset, np.float64)
+    tris = np.array(tris, np.int64)
+    centre = pos.mean(axis=0)
+    normal = np.cross(pos[tris[:, 1]] - pos[tris[:, 0]], pos[tris[:, 2]] - pos[tris[:, 0]])
+    inward = np.einsum("ij,ij->i", normal, pos[tris].mean(axis=1) - centre) < 0
+    tris[inward] = tris[inward][:, ::-1]
+    return pos.astype(np.float32), tris, np.array(uvs, np.float32)
+
+
+def slab(size, centre=(0.0, 0.0, 0.0), cut: float = 0.0, axis: str = "z") -> Mesh:
+    """A box of ``size`` at ``centre`` whose four edges along ``axis`` are cut off by ``cut`` (0: a plain box)."""
+    size = np.asarray(size, np.float64)
+    a, b, h = (size[AXES[axis].index(k)] / 2 for k in range(3))
+    c = min(cut, a * 0.9, b * 0.9)
+    outline = [(-a, -b), (a, -b), (a, b), (-a, b)] if c <= 0 else [
+        (-a + c, -b), (a - c, -b), (a, -b + c), (a, b - c), (a - c, b), (-a + c, b), (-a, b - c), (-a, -b + c)]
+    return prism(outline, -h, h, axis, centre)
+
+
+def cylinder(radius: float, length: float, centre=(0.0, 0.0, 0.0), axis: str = "z", sides: int = 6) -> Mesh:
+    angles = (np.arange(sides) + 0.5) * 2 * np.pi / sides
+    return prism(np.c_[np.cos(angles), np.sin(angles)] * radius, -length / 2, length / 2, axis, centre)
+
+
+def merge(*meshes: Mesh) -> Mesh:
+    """Several solids as one part's geometry."""
+    offsets = np.cumsum([0] + [len(m[0]) for m in meshes[:-1]])
+    return (np.concatenate([m[0] for m in meshes]), np.concatenate([m[1] + o for m, o in zip(meshes, offsets)]),
+            np.concatenate([m[2] for m in meshes]))
+
+
+def hull(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A robot's body in the box ``size`` at ``centre`` (front: +y): a hull with cut corners, a deck on top, hip
+    housings at the sides and a sensor block at the front."""
+    w, d, h = size
+    x, y, z = centre
+    return merge(slab((w * 0.72, d, h * 0.75), (x, y, z - h * 0.05), cut=min(w, d) * 0.18),
+                 slab((w * 0.55, d * 0.7, h * 0.2), (x, y - d * 0.08, z + h * 0.4)),
+                 *[slab((w * 0.14, d * 0.75, h * 0.6), (x + side * w * 0.43, y, z - h * 0.1)) for side in (-1, 1)],
+                 slab((w * 0.35, d * 0.12, h * 0.3), (x, y + d * 0.52, z + h * 0.1)))
+
+
+def turret(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A turret in the box ``size`` at ``centre``: an eight-sided ring, a hatch on top, a mantlet at the front."""
+    w, d, h = size
+    x, y, z = centre
+    return merge(slab((w, d * 0.85, h * 0.7), (x, y - d * 0.05, z - h * 0.15), cut=min(w, d) * 0.28),
+                 cylinder(min(w, d) * 0.16, h * 0.3, (x - w * 0.18, y - d * 0.15, z + h * 0.35)),
+                 slab((w * 0.4, d * 0.2, h * 0.6), (x, y + d * 0.38, z - h * 0.1)))
+
+
+def barrel(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A gun along +y in the box ``size`` at ``centre``: a breech block, the barrel and a muzzle brake."""
+    w, d, h = size
+    x, y, z = centre
+    r = min(w, h) / 2
+    return merge(slab((w, d * 0.2, h), (x, y - d * 0.4, z)),
+                 cylinder(r * 0.55, d * 0.75, (x, y + d * 0.05, z), "y"),
+                 cylinder(r * 0.85, d * 0.1, (x, y + d * 0.45, z), "y"))
+
+
+def mast(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """An antenna: a foot, a thin mast and a tip."""
+    w, d, h = size
+    x, y, z = centre
+    r = max(min(w, d) / 2, 0.01)
+    return merge(slab((r * 3, r * 3, h * 0.08), (x, y, z - h * 0.46)), slab((r, r, h * 0.9), (x, y, z)),
+                 slab((r * 2, r * 2, r * 2), (x, y, z + h * 0.48)))
+
+
+def leg(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A leg hanging down through the box ``size`` at ``centre``: a hip joint, a thigh, a knee, a shin, a foot."""
+    w, d, h = size
+    x, y, z = centre
+    top = z + h / 2
+    return merge(cylinder(w * 0.55, w * 1.1, (x, y, top - w * 0.2), "x"),
+                 slab((w * 0.8, d * 0.95, h * 0.42), (x, y, top - h * 0.25)),
+                 cylinder(w * 0.45, w * 1.15, (x, y, top - h * 0.5), "x"),
+                 slab((w * 0.7, d * 0.8, h * 0.4), (x, y - d * 0.05, top - h * 0.72)),
+                 slab((w * 1.4, d * 2.0, h * 0.08), (x, y + d * 0.25, top - h * 0.96)))
+
+
+def bunker(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A building in the box ``size`` at ``centre``: sloped walls (a cut slab), a roof deck, a door block."""
+    w, d, h = size
+    x, y, z = centre
+    return merge(slab((w, d, h * 0.7), (x, y, z - h * 0.15), cut=min(w, d) * 0.2),
+                 slab((w * 0.7, d * 0.7, h * 0.3), (x, y, z + h * 0.35)),
+                 slab((w * 0.3, d * 0.1, h * 0.45), (x, y - d * 0.52, z - h * 0.27)))
+
+
+def dress(spec: ModelDef, shapes: dict[str, object]) -> ModelDef:
+    """Each part of a node named in ``shapes`` rebuilt as ``shapes[name](size, centre)`` in its box (the part's
+    node, material and slot kept): the robot look of the bundled samples."""
+    for part in spec.parts:
+        shape = shapes.get(spec.nodes[part.node].name)
+        if shape is None:
+            continue
+        lo, hi = part.positions.min(axis=0), part.positions.max(axis=0)
+        part.positions, part.triangles, part.uvs = shape(tuple(hi - lo), tuple((lo + hi) / 2))
+        part.normals = None
+    return spec
+
+
+WALKER_SHAPES = {"body": hull, "turret": turret, "gun": barrel, "antenna": mast, "leg_l": leg, "leg_r": leg}
+
+
+# 3 x 5 digits for the markings, a row of 3 bits each (bit 2 at the left)
+DIGITS = {"0": "75557", "1": "26227", "2": "71747", "3": "71717", "4": "55711", "5": "74717", "6": "74757",
+          "7": "71111", "8": "75757", "9": "75717"}
+
+
+def _smooth_noise(shape, seed: int, cells: int) -> np.ndarray:
+    """Values 0..1 varying smoothly over about ``cells`` blobs across (bilinear over a random grid)."""
+    rng = np.random.default_rng(seed)
+    height, width = shape
+    grid = rng.random((cells + 1, cells + 1))
+    y = np.linspace(0, cells, height, endpoint=False)
+    x = np.linspace(0, cells, width, endpoint=False)
+    y0, x0 = y.astype(int), x.astype(int)
+    fy, fx = (y - y0)[:, None], (x - x0)[None, :]
+    top = grid[y0][:, x0] * (1 - fx) + grid[y0][:, x0 + 1] * fx
+    bottom = grid[y0 + 1][:, x0] * (1 - fx) + grid[y0 + 1][:, x0 + 1] * fx
+    return top * (1 - fy) + bottom * fy
+
+
+def grain(shape, seed: int) -> np.ndarray:
+    """Noise at three scales, about 0..1: blotches, smudges and fine grain."""
+    rng = np.random.default_rng(seed + 1)
+    return (0.5 * _smooth_noise(shape, seed, 3) + 0.3 * _smooth_noise(shape, seed + 7, 9)
+            + 0.2 * rng.random(shape))
+
+
+def _stamp(rgb: np.ndarray, text: str, top: int, left: int, scale: int, colour) -> None:
+    for n, char in enumerate(text):
+        for row, bits in enumerate(DIGITS[char]):
+            for col in range(3):
+                if int(bits) >> (2 - col) & 1:
+                    y, x = top + row * scale, left + (n * 4 + col) * scale
+                    rgb[y:y + scale, x:x + scale] = colour
+
+
+def plate(width: int, height: int, base, seed: int = 0, panels: int = 2, stripes: bool = False,
+          number: str = "") -> np.ndarray:
+    """A painted armour plate, RGBA8: the ``base`` colour with grime, panel seams (a dark line with a lit edge),
+    rivets along the seams, optionally a band of hazard stripes at the bottom and a stencilled ``number``."""
+    shape = (height, width)
+    rgb = np.asarray(base, np.float64)[None, None, :3] * (0.78 + 0.3 * grain(shape, seed))[..., None]
+    rgb *= np.linspace(1.05, 0.8, height)[:, None, None]           # dirtier towards the bottom
+    step_x, step_y = width // panels, height // panels
+    ys, xs = np.mgrid[0:height, 0:width]
+    seam = (xs % step_x == 0) | (ys % step_y == 0) | (xs == width - 1) | (ys == height - 1)
+    lit = ((xs % step_x == 1) | (ys % step_y == 1)) & ~seam
+    rgb[seam] *= 0.45
+    rgb[lit] = rgb[lit] * 1.25 + 12
+    for y in range(0, height, step_y):
+        for x in range(0, width, step_x):
+            for dy, dx in ((3, 3), (3, step_x - 4), (step_y - 4, 3), (step_y - 4, step_x - 4)):
+                ry, rx = y + dy, x + dx
+                if ry + 1 < height and rx + 1 < width:
+                    rgb[ry + 1, rx + 1] *= 0.5                       # the rivet's shadow
+                    rgb[ry, rx] = rgb[ry, rx] * 1.4 + 30
+    if stripes:
+        band = ys >= height - max(4, height // 6)
+        yellow = ((xs + ys) // max(2, width // 12)) % 2 == 0
+        rgb[band & yellow] = (215, 170, 30)
+        rgb[band & ~yellow] = (30, 28, 25)
+    if number:
+        scale = max(1, width // 32)
+        _stamp(rgb, number, step_y // 2 - 2 * scale, step_x // 2 - 3 * scale, scale, (225, 220, 200))
+    out = np.empty((height, width, 4), np.uint8)
+    out[..., :3] = np.clip(rgb, 0, 255).round()
+    out[..., 3] = 255
+    return out
+
+
+def ground(size: int, base, seed: int, cracks: bool = False) -> np.ndarray:
+    """A ground texture, RGBA8: patches of ``base`` lighter and darker, fine grain, and (``cracks``) dark seams
+    as a rock face has."""
+    shape = (size, size)
+    shade = 0.62 + 0.55 * grain(shape, seed)
+    rgb = np.asarray(base, np.float64)[None, None, :3] * shade[..., None]
+    if cracks:
+        ridge = np.abs(_smooth_noise(shape, seed + 3, 5) - 0.5) < 0.025
+        rgb[ridge] *= 0.5
+    out = np.empty((size, size, 4), np.uint8)
+    out[..., :3] = np.clip(rgb, 0, 255).round()
+    out[..., 3] = 255
+    return out
+
+
+def robot_libraries() -> dict[str, Archive]:
+    """sample_libraries() with painted textures of the same names and formats: BODY.0 a 128 x 64 8888 atlas
+    (no mips) whose second rectangle (the cell SAMPLE_BODY shows) is an olive hull plate with a number and the
+    first a sand-coloured one, METAL.0 a 64 x 64 565 gunmetal plate with hazard stripes."""
+    libraries = sample_libraries()
+    atlas = np.concatenate([plate(64, 64, (170, 150, 105), seed=3, panels=2),
+                            plate(64, 64, (105, 120, 70), seed=5, panels=2, number="07")], axis=1)
+    painted = {"BODY.0": encode_texm(atlas, 8888, mips=False, rects=[(0, 64, 0, 32), (64, 64, 0, 64)]),
+               "METAL.0": encode_texm(plate(64, 64, (120, 124, 132), seed=11, panels=2, stripes=True), 565)}
+    textures = Archive()
+    for entry in libraries["Textures.lib"].entries:
+        data = painted[entry.name_str].to_bytes() if entry.name_str in painted else bytes(entry.data)
+        textures.add(entry.name_str, data, entry.type_id)
+    libraries["Textures.lib"] = textures
+    return libraries

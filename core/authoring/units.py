@@ -22,7 +22,7 @@ from ..unit.ndp import table_of
 from ..unit.objects import SLOT_SIZE, tag_id
 from ..unit.text import BLOCK
 from .build import ModelDef, NodeDef, Part, build_model
-from .synth import axis_quat, box, box_uvs, keyed_track
+from .synth import axis_quat, barrel, box, box_uvs, bunker, cylinder, dress, hull, keyed_track, leg, merge, slab, turret
 
 PARTS = "synth_parts.rlb"
 OBJECTS = "objects.rlb"
@@ -59,16 +59,28 @@ def _quat(axis, degrees: float) -> np.ndarray:
     return S.encode_rotations(axis_quat(axis, np.radians(degrees)))
 
 
-def _model(name: str, nodes: list[NodeDef], tracks: list[Track], boxes: dict[int, tuple]) -> bytes:
+def _legs(size, centre) -> tuple:
+    """The chassis's leg node as a pair of legs, one each side."""
+    x, y, z = centre
+    return merge(*(leg(size, (x + side * size[0] * 2.2, y, z)) for side in (-1, 1)))
+
+
+# the robot look (robot=True, the bundled sample): each model's nodes that get a shape instead of their box
+ROBOT_SHAPES = {"synth_chassis.msh": {"body": hull, "leg": _legs}, "e_tur_lt_01.msh": {"Turn": turret},
+                "e_tur_mt_01.msh": {"Turn": turret, "GP": barrel}, "e_gun_ll_01.msh": {"barrel": barrel},
+                "e_gun_mc_01.msh": {"barrel": barrel}, "synth_fort_base.msh": {"fort": bunker}}
+
+
+def _model(name: str, nodes: list[NodeDef], tracks: list[Track], boxes: dict[int, tuple], robot: bool = False) -> bytes:
     parts = []
     for node, (size, center) in boxes.items():
         pos, tris = box(size, center)
         parts.append(Part(node, pos, tris, uvs=box_uvs(), material=node % 2))
-    anim = Animation(FRAMES, tracks)
-    return build_model(ModelDef(nodes, parts, anim, stream_name=name)).to_bytes()
+    spec = ModelDef(nodes, parts, Animation(FRAMES, tracks), stream_name=name)
+    return build_model(dress(spec, ROBOT_SHAPES.get(name, {})) if robot else spec).to_bytes()
 
 
-def chassis() -> bytes:
+def chassis(robot: bool = False) -> bytes:
     nodes = [NodeDef("body"), NodeDef("Base_TL", 0, label="e_tur_lt"), NodeDef("Base_TM", 0, label="e_tur_mt"),
              NodeDef("leg", 0)]
     t = _times()
@@ -76,43 +88,73 @@ def chassis() -> bytes:
     tracks = [body, _static((-0.6, 0.2, 0.5), (0, 0, 1), 10.0), _spin((0, 0, 1), _wave(30.0), (0.6, 0.0, 0.5)),
               _spin((1, 0, 0), _wave(25.0), (0.0, 0.0, -0.4))]
     return _model("synth_chassis.msh", nodes, tracks, {0: ((2.0, 1.4, 0.6), (0, 0, 0)),
-                                                        3: ((0.3, 0.3, 0.8), (0, 0, -0.4))})
+                                                        3: ((0.3, 0.3, 0.8), (0, 0, -0.4))}, robot)
 
 
-def turret_a() -> bytes:
+def turret_a(robot: bool = False) -> bytes:
     """Its root turned 40 degrees: the mount ignores it (the socket wins, openparkan docs/28-chassis.md)."""
     nodes = [NodeDef("tur_root"), NodeDef("Turn", 0), NodeDef("Base_LU_01", 1, label="universal_ll"),
              NodeDef("Base_RU_01", 1, label="universal_lr")]
     tracks = [_static((0, 0, 0), (0, 0, 1), 40.0), _spin((0, 0, 1), np.linspace(0, 90, len(_times())), (0, 0, 0.2)),
               _static((-0.3, 0.4, 0.2)), _static((0.3, 0.4, 0.2), (0, 1, 0), 15.0)]
-    return _model("e_tur_lt_01.msh", nodes, tracks, {1: ((0.9, 0.9, 0.4), (0, 0, 0))})
+    return _model("e_tur_lt_01.msh", nodes, tracks, {1: ((0.9, 0.9, 0.4), (0, 0, 0))}, robot)
 
 
-def turret_b() -> bytes:
+def turret_b(robot: bool = False) -> bytes:
     nodes = [NodeDef("tur_root"), NodeDef("Turn", 0), NodeDef("GP", 1), NodeDef("Base_C", 2, label="central_mc")]
     tracks = [_static((0, 0, 0), (1, 0, 0), 180.0), _spin((0, 0, 1), _wave(60.0), (0, 0, 0.25)),
               _spin((1, 0, 0), _wave(20.0), (0, 0.1, 0.2)), _static((0, 0.5, 0))]
     return _model("e_tur_mt_01.msh", nodes, tracks, {1: ((1.0, 1.0, 0.4), (0, 0, 0)),
-                                                      2: ((0.3, 0.6, 0.3), (0, 0.2, 0))})
+                                                      2: ((0.3, 0.6, 0.3), (0, 0.2, 0))}, robot)
 
 
-def gun(name: str, length: float) -> bytes:
+def gun(name: str, length: float, robot: bool = False) -> bytes:
     nodes = [NodeDef("gun_root"), NodeDef("barrel", 0), NodeDef("muzzle", 1)]
     t = _times()
     barrel = keyed_track(t, np.c_[np.zeros(len(t)), 0.1 + np.abs(_wave(0.1)), np.zeros(len(t))],
                          axis_quat((0, 1, 0), _wave(45.0 * np.pi / 180)))
     tracks = [_static((0, 0, 0), (0, 0, 1), 90.0), barrel, _static((0, length, 0))]
-    return _model(name, nodes, tracks, {1: ((0.12, length, 0.12), (0, length / 2, 0))})
+    return _model(name, nodes, tracks, {1: ((0.12, length, 0.12), (0, length / 2, 0))}, robot)
+
+
+def tree(size, centre) -> tuple:
+    """A stylised tree: a trunk under three stacked eight-sided crowns."""
+    w, d, h = size
+    x, y, z = centre
+    base = z - h / 2
+    return merge(cylinder(w * 0.08, h * 0.45, (x, y, base + h * 0.22)),
+                 *(slab((w * k, d * k, h * 0.2), (x, y, base + h * (0.5 + 0.17 * n)), cut=w * k * 0.3)
+                   for n, k in enumerate((1.0, 0.7, 0.4))))
+
+
+def rock(size, centre) -> tuple:
+    """A boulder: two cut blocks, the smaller leaning on the larger."""
+    w, d, h = size
+    x, y, z = centre
+    return merge(slab((w, d * 0.8, h * 0.6), (x, y, z - h * 0.2), cut=min(w, d) * 0.3),
+                 slab((w * 0.55, d * 0.55, h * 0.45), (x + w * 0.15, y + d * 0.1, z + h * 0.25), cut=w * 0.18))
+
+
+SCENERY_SHAPES = {"synth_tree": (tree, (2.0, 2.0, 3.0)), "synth_rock": (rock, (2.0, 1.6, 1.2))}
+
+
+def scenery(stem: str) -> bytes:
+    """A tree's or a rock's model (one node standing on its origin), for the sample map's scenery."""
+    shape, size = SCENERY_SHAPES[stem]
+    pos, tris, uvs = shape(size, (0.0, 0.0, size[2] / 2))
+    spec = ModelDef([NodeDef("part")], [Part(0, pos, tris, uvs=uvs, material=0 if stem == "synth_tree" else 1)],
+                    Animation(FRAMES, [_static()]), stream_name=f"{stem}.msh")
+    return build_model(spec).to_bytes()
 
 
 def single(name: str, size=(0.3, 0.3, 0.3)) -> bytes:
     return _model(name, [NodeDef("part")], [_static()], {0: (size, (0, 0, 0))})
 
 
-def fort_base() -> bytes:
+def fort_base(robot: bool = False) -> bytes:
     nodes = [NodeDef("fort"), NodeDef("Base_TM", 0, label="e_bnt_mt")]
     return _model("synth_fort_base.msh", nodes, [_static(), _static((0, 0, 2.0), (0, 0, 1), 45.0)],
-                  {0: ((3.0, 3.0, 2.0), (0, 0, 1.0))})
+                  {0: ((3.0, 3.0, 2.0), (0, 0, 1.0))}, robot)
 
 
 WEAR = b"2\r\n0 SYNTH_HULL\r\n1 SYNTH_METAL\r\n"
@@ -120,12 +162,14 @@ MEMBERS = ("synth_chassis", "e_tur_lt_01", "e_tur_mt_01", "e_gun_ll_01", "e_gun_
            "i_c01_clip", "synth_round", "synth_weapon", "synth_fort_base")
 
 
-def _models() -> dict[str, bytes]:
-    return {"synth_chassis": chassis(), "e_tur_lt_01": turret_a(), "e_tur_mt_01": turret_b(),
-            "e_gun_ll_01": gun("e_gun_ll_01.msh", 0.8), "e_gun_mc_01": gun("e_gun_mc_01.msh", 1.2),
+def _models(robot: bool = False) -> dict[str, bytes]:
+    scenery_models = {stem: scenery(stem) for stem in SCENERY_SHAPES} if robot else {}
+    return {"synth_chassis": chassis(robot), "e_tur_lt_01": turret_a(robot), "e_tur_mt_01": turret_b(robot),
+            "e_gun_ll_01": gun("e_gun_ll_01.msh", 0.8, robot), "e_gun_mc_01": gun("e_gun_mc_01.msh", 1.2, robot),
             "i_eng_m_df": single("i_eng_m_df.msh"), "i_c01_clip": single("i_c01_clip.msh", (0.1, 0.2, 0.1)),
             "synth_round": single("synth_round.msh", (0.05, 0.2, 0.05)),
-            "synth_weapon": single("synth_weapon.msh", (0.1, 0.5, 0.1)), "synth_fort_base": fort_base()}
+            "synth_weapon": single("synth_weapon.msh", (0.1, 0.5, 0.1)), "synth_fort_base": fort_base(robot),
+            **scenery_models}
 
 
 def _points(stem: str) -> bytes:
@@ -146,9 +190,10 @@ def _damage(stem: str, node_count: int) -> bytes:
     return table_of(rows).to_bytes()
 
 
-def parts_archive() -> Archive:
+def parts_archive(robot: bool = False) -> Archive:
+    """The parts' archive; ``robot``: the models in the robot look (core.authoring.synth.dress), as bundled."""
     archive = Archive()
-    for stem, data in _models().items():
+    for stem, data in _models(robot).items():
         archive.add(f"{stem}.msh", data)
         archive.add(f"{stem}.wea", WEAR, WEAR_TYPE_ID, **WEAR_ATTRS)
         archive.add(f"{stem}.cpt", _points(stem), tag_id("CTPT"))
@@ -218,9 +263,10 @@ def fort_tree() -> UnitTree:
     ])
 
 
-def unit_files() -> dict[str, bytes]:
-    """The game-folder files of the synthetic units, by path relative to the game folder."""
-    return {OBJECTS: objects_archive().to_bytes(), PARTS: parts_archive().to_bytes(),
+def unit_files(robot: bool = False) -> dict[str, bytes]:
+    """The game-folder files of the synthetic units, by path relative to the game folder (``robot``: the parts in
+    the robot look, as samples/unit holds them)."""
+    return {OBJECTS: objects_archive().to_bytes(), PARTS: parts_archive(robot).to_bytes(),
             UNIT_DAT: unit_tree().to_bytes(), FORT_DAT: fort_tree().to_bytes()}
 
 

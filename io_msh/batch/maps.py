@@ -49,10 +49,26 @@ def load_map(worker, item) -> None:
     import_map(worker.bpy.context, plan)
 
 
-def render_map_thumbnail(bpy, target: Path, size: int) -> None:
-    """The ground seen from straight above (orthographic, north up), the objects shown as they stand and each
-    marked by a disc in its clan's colour (a unit is a few units wide on a map hundreds across)."""
+OBJECT_SHARE = 8  # in the thumbnail the largest placed object is shown 1/8 of the map across
+TILT = 0.5        # radians the map camera leans back from straight down, so that objects show their sides
+
+
+def _size_of(collection) -> float:
+    """The widest extent of a kind's meshes (world space, as imported), 0 when it has none."""
     import numpy as np
+    from mathutils import Vector
+
+    corners = [np.array(o.matrix_world @ Vector(c)) for o in collection.all_objects if o.type == "MESH"
+               for c in o.bound_box] if collection is not None else []
+    return float(np.ptp(np.array(corners), axis=0).max()) if corners else 0.0
+
+
+def render_map_thumbnail(bpy, target: Path, size: int) -> None:
+    """The ground seen from above (orthographic, north up, leaning back by TILT), each placed object shown as it
+    stands but enlarged (a unit is a few units wide on a map hundreds across: the largest kind is drawn
+    1/OBJECT_SHARE of the map across) on a disc in its clan's colour. What the picture adds is removed after."""
+    import numpy as np
+    from mathutils import Matrix, Vector
 
     from .pictures import _render
 
@@ -64,26 +80,42 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
     corners = np.array([ground.matrix_world @ v.co for v in ground.data.vertices])
     lo, hi = corners.min(axis=0), corners.max(axis=0)
     extent = float(max(hi[0] - lo[0], hi[1] - lo[1], 1e-3))
-    materials = {}
-    for obj in [o for o in scene.objects if "msh_map_record" in o]:
+    placed = [o for o in scene.objects if "msh_map_record" in o]
+    sizes = {o.instance_collection.name: _size_of(o.instance_collection) for o in placed if o.instance_collection}
+    largest = max(sizes.values(), default=0.0)
+    enlarge = extent / OBJECT_SHARE / largest if largest > 0 else 1.0
+    added, materials = [], {}
+    for obj in placed:
         clan = next((int(c["msh_map_clan"]) for c in obj.users_collection if "msh_map_clan" in c), -1)
         if clan not in materials:
             material = bpy.data.materials.new(f"clan {clan}")
             material.diffuse_color = CLAN_COLOURS[clan % len(CLAN_COLOURS)] if clan >= 0 else (1, 1, 1, 1)
             materials[clan] = material
+        where = obj.matrix_world.translation
+        shown = obj.instance_collection
+        radius = max(sizes.get(shown.name, 0.0) * enlarge * 0.6, extent / 40) if shown else extent / 40
         mesh = bpy.data.meshes.new(f"marker {obj.name}")
-        ring = [(np.cos(a) * extent / 40, np.sin(a) * extent / 40, 0.0) for a in np.linspace(0, 2 * np.pi, 12,
-                                                                                              endpoint=False)]
-        mesh.from_pydata(ring, [], [list(range(12))])
+        ring = [(np.cos(a) * radius, np.sin(a) * radius, 0.0) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+        mesh.from_pydata(ring, [], [list(range(24))])
         mesh.materials.append(materials[clan])
         marker = bpy.data.objects.new(f"marker {obj.name}", mesh)
-        marker.location = (obj.matrix_world.translation.x, obj.matrix_world.translation.y, hi[2] + 1.0)
-        scene.collection.objects.link(marker)
+        marker.location = (where.x, where.y, where.z + extent / 200)
+        added.append(marker)
+        if shown is not None:  # the object itself, enlarged: an instance of its kind's collection
+            model = bpy.data.objects.new(f"enlarged {obj.name}", None)
+            model.instance_type, model.instance_collection = "COLLECTION", shown
+            model.matrix_world = Matrix.Translation(where) @ Matrix.Scale(enlarge, 4) @ \
+                Matrix.Translation(-where) @ obj.matrix_world
+            added.append(model)
+    for made in added:
+        scene.collection.objects.link(made)
     camera = bpy.data.objects.new("map camera", bpy.data.cameras.new("map camera"))
     camera.data.type = "ORTHO"
-    camera.data.ortho_scale = extent * 1.02
-    camera.data.clip_end = (hi[2] - lo[2]) + extent * 4
-    camera.location = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2] + extent * 2)
+    camera.data.ortho_scale = extent * 0.9
+    camera.data.clip_end = (hi[2] - lo[2]) + extent * 6
+    centre = Vector(((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2))
+    camera.rotation_euler = (TILT, 0.0, 0.0)
+    camera.location = centre + Vector((0.0, -np.sin(TILT), np.cos(TILT))) * extent * 2
     scene.collection.objects.link(camera)
     scene.camera = camera
     sun = bpy.data.objects.new("map sun", bpy.data.lights.new("map sun", "SUN"))
@@ -92,6 +124,13 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
     scene.render.resolution_percentage = 100
     scene.world = scene.world or bpy.data.worlds.new("thumbnail world")
     scene.world.color = (0.02, 0.02, 0.025)
-    scene.display.shading.light = "FLAT"
+    scene.display.shading.light = "STUDIO"   # the relief shaded
     scene.display.shading.color_type = "TEXTURE"
-    _render(bpy, scene, target)
+    try:
+        _render(bpy, scene, target)
+    finally:
+        for made in added:
+            data = made.data
+            bpy.data.objects.remove(made)
+            if data is not None:
+                bpy.data.meshes.remove(data)
