@@ -90,7 +90,7 @@ def write(targets: list[Target], force: bool = False, replace_changed: bool = Fa
             continue
         if current is not None:
             _check_kind(target, current[0])
-            if target.read is UNREAD and not target.owned and not replace_unread:
+            if target.read is UNREAD and not target.owned and not replace_unread and not ours:  # ours: written here
                 raise InputError(errno.EEXIST, "the file exists and is not one the export read or names: it was "
                                                "not replaced (nothing was written)", target.path)
         if not ours and not replace_changed and target.read is not UNREAD and \

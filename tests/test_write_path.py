@@ -116,6 +116,7 @@ def test_an_existing_file_neither_read_nor_owned_is_left_alone(tmp_path):
         write([Target(str(other), b"ours")])
     assert other.read_bytes() == b"another tree's map"
     assert write([Target(str(other), b"ours")], replace_unread=True).written == [str(other)]
+    assert write([Target(str(other), b"ours again")]).written == [str(other)]  # this process's own file now
     fresh = tmp_path / "new.wea"
     assert write([Target(str(fresh), b"new", read=UNREAD)]).written == [str(fresh)]
 
