@@ -108,8 +108,19 @@ def engine_write_sweep(blender, stats: Counter):
                 path.write_text("notes, not a model\n")
             return path
 
+        @rule()
+        def rename_the_armature(self):
+            """A change every file shows (the armature's node name)."""
+            self.fresh += 1
+            root = self.root
+            root.name = f"walker {self.fresh}"
+            self.root_name = root.name
+            stats["renamed"] += 1
+
         def _files(self) -> dict:
-            return {p.name: (p.read_bytes(), os.access(p, os.W_OK)) for p in sorted(self.folder.iterdir())}
+            """Each file's bytes and whether its mode lets it be written (by the mode bits: the sweep may run as
+            root, whom os.access never refuses)."""
+            return {p.name: (p.read_bytes(), bool(p.stat().st_mode & 0o222)) for p in sorted(self.folder.iterdir())}
 
         def _export(self, path: Path, file_format: str, force: bool, target: str) -> None:
             before = self._files()
@@ -129,8 +140,9 @@ def engine_write_sweep(blender, stats: Counter):
             else:
                 assert result == {"FINISHED"}
                 assert kind in (None, file_format, "text", "empty"), f"{kind} replaced by {file_format}"
-                assert not read_only or force, "a read-only file replaced without Replace Read-Only Files"
                 after = self._files()
+                assert not read_only or force or after[path.name][0] == existing[0], \
+                    "a read-only file replaced without Replace Read-Only Files"
                 assert set(after) == set(before) | {path.name}, "files appeared or went away beside the target"
                 for name, content in before.items():
                     if name != path.name:
@@ -140,7 +152,9 @@ def engine_write_sweep(blender, stats: Counter):
                 if file_format == "GLB":
                     assert {a["name"] for a in _glb_json(path)["animations"]} >= CLIPS
                 self.written[file_format] = path
-                stats[f"finished {file_format} onto {target if existing else 'new'}"] += 1
+                kept = existing is not None and after[path.name][0] == existing[0]
+                onto = target if existing else "new"
+                stats[f"finished {file_format} onto {onto}{' (same bytes)' if kept else ''}"] += 1
             assert bpy.context.view_layer.objects.active == self.root and self.root.mode == mode, \
                 f"the armature was in {mode}, is in {self.root.mode}"
 
