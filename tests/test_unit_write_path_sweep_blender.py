@@ -41,8 +41,8 @@ from core.container.nres import Archive
 from core.unit.dat import parse_dat
 from core.unit.edit import with_attach
 
-EXAMPLES = int(os.environ.get("UNIT_WRITE_SWEEP_EXAMPLES", "6"))
-STEPS = int(os.environ.get("UNIT_WRITE_SWEEP_STEPS", "10"))
+EXAMPLES = int(os.environ.get("UNIT_WRITE_SWEEP_EXAMPLES", "10"))
+STEPS = int(os.environ.get("UNIT_WRITE_SWEEP_STEPS", "12"))
 RANDOM = os.environ.get("UNIT_WRITE_SWEEP_RANDOM") == "1"
 
 DISPLAYS = ["Шасси (sh01)", "Двигатель (en01)", "Turret L (tl01)", "Gun LL (gl01)", "Gun LL (gl02)",
