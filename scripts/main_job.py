@@ -16,7 +16,8 @@ samples/maps): the core library reads, validates and round-trips each and lists 
 (scripts/main_job_features.py), the unit is imported, pictured assembled and exported back byte for byte, the
 walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller),
 each damage stage of the tower pictured, and the sample mission imported with its map, pictured from above and
-exported back byte for byte.
+exported back byte for byte. The tour's thumbnails of the walker, the unit and the mission are the README's first
+pictures (docs/pictures/: ``scripts/main_job_features.py OUT --pictures docs/pictures`` refreshes them).
 """
 
 from __future__ import annotations

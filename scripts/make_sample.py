@@ -37,7 +37,7 @@ from core.animation.tracks import Animation, Track  # noqa: E402
 from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, OPAQUE, AnimBlock, Material, blend_attr1, phase  # noqa: E402
 from core.appearance.material_tracks import LOOP  # noqa: E402
 from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID  # noqa: E402
-from core.authoring import units  # noqa: E402
+from core.authoring import synth, units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
 from core.authoring.map_game import mission_game_files  # noqa: E402
@@ -106,7 +106,11 @@ def tower_model() -> ModelDef:
     add(2, 0, 0, (0.08, 0.08, 1.2), (0, 0, 0.6), 1)
     add(1, 0, 4, (1.1, 1.1, 0.7), (0, 0, 0.4), 1, inside_out=True)
     tracks = [Track.static((0, 0, 0)), Track.static((0, 0, 3.0)), Track.static((0.3, 0.3, 0.8))]
-    return ModelDef(nodes, parts, Animation(1, tracks), stream_name="tower.msh")
+    spec = dress(ModelDef(nodes, parts, Animation(1, tracks), stream_name="tower.msh"), synth.TOWER_SHAPES)
+    for part in spec.parts:
+        if part.slot == 4:  # the First-Person shell stays seen from inside
+            part.triangles = part.triangles[:, ::-1].copy()
+    return spec
 
 
 def tower_archive() -> Archive:

@@ -267,14 +267,19 @@ def merge(*meshes: Mesh) -> Mesh:
 
 
 def hull(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
-    """A robot's body in the box ``size`` at ``centre`` (front: +y): a hull with cut corners, a deck on top, hip
-    housings at the sides and a sensor block at the front."""
+    """A robot's body in the box ``size`` at ``centre`` (front: +y): an armoured hull with a sloped nose (its side
+    profile extruded across), a deck on top, an engine block at the back, hip joints at the sides and a sensor
+    block at the front."""
     w, d, h = size
     x, y, z = centre
-    return merge(slab((w * 0.72, d, h * 0.75), (x, y, z - h * 0.05), cut=min(w, d) * 0.18),
-                 slab((w * 0.55, d * 0.7, h * 0.2), (x, y - d * 0.08, z + h * 0.4)),
-                 *[slab((w * 0.14, d * 0.75, h * 0.6), (x + side * w * 0.43, y, z - h * 0.1)) for side in (-1, 1)],
-                 slab((w * 0.35, d * 0.12, h * 0.3), (x, y + d * 0.52, z + h * 0.1)))
+    profile = [(-d / 2, -h * 0.3), (d * 0.3, -h / 2), (d / 2, -h * 0.1), (d * 0.3, h * 0.3), (-d * 0.4, h * 0.3),
+               (-d / 2, h * 0.1)]
+    return merge(prism(profile, -w * 0.36, w * 0.36, "x", centre),
+                 slab((w * 0.5, d * 0.5, h * 0.15), (x, y - d * 0.05, z + h * 0.37), cut=w * 0.08),
+                 slab((w * 0.55, d * 0.18, h * 0.35), (x, y - d * 0.5, z + h * 0.05)),
+                 *[cylinder(h * 0.28, w * 0.12, (x + side * w * 0.42, y, z - h * 0.1), "x", sides=8)
+                   for side in (-1, 1)],
+                 slab((w * 0.3, d * 0.08, h * 0.2), (x, y + d * 0.46, z + h * 0.1)))
 
 
 def turret(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
@@ -310,11 +315,11 @@ def leg(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
     w, d, h = size
     x, y, z = centre
     top = z + h / 2
-    return merge(cylinder(w * 0.55, w * 1.1, (x, y, top - w * 0.2), "x"),
-                 slab((w * 0.8, d * 0.95, h * 0.42), (x, y, top - h * 0.25)),
-                 cylinder(w * 0.45, w * 1.15, (x, y, top - h * 0.5), "x"),
-                 slab((w * 0.7, d * 0.8, h * 0.4), (x, y - d * 0.05, top - h * 0.72)),
-                 slab((w * 1.4, d * 2.0, h * 0.08), (x, y + d * 0.25, top - h * 0.96)))
+    return merge(cylinder(w * 0.7, w * 1.3, (x, y, top - w * 0.2), "x"),
+                 slab((w * 1.1, d * 1.2, h * 0.42), (x, y, top - h * 0.25), cut=w * 0.2, axis="x"),
+                 cylinder(w * 0.55, w * 1.4, (x, y, top - h * 0.5), "x"),
+                 slab((w * 0.9, d * 1.0, h * 0.4), (x, y - d * 0.1, top - h * 0.72)),
+                 slab((w * 1.6, d * 2.2, h * 0.1), (x, y + d * 0.25, top - h * 0.95), cut=w * 0.3))
 
 
 def bunker(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
@@ -340,6 +345,17 @@ def dress(spec: ModelDef, shapes: dict[str, object]) -> ModelDef:
 
 
 WALKER_SHAPES = {"body": hull, "turret": turret, "gun": barrel, "antenna": mast, "leg_l": leg, "leg_r": leg}
+
+
+def tower_block(size, centre=(0.0, 0.0, 0.0)) -> Mesh:
+    """A tower's storey: walls with cut corners and a band round the top."""
+    w, d, h = size
+    x, y, z = centre
+    return merge(slab((w, d, h * 0.9), (x, y, z - h * 0.05), cut=min(w, d) * 0.22),
+                 slab((w * 1.06, d * 1.06, h * 0.1), (x, y, z + h * 0.45), cut=min(w, d) * 0.25))
+
+
+TOWER_SHAPES = {"base": tower_block, "top": turret, "antenna": mast}
 
 
 # 3 x 5 digits for the markings, a row of 3 bits each (bit 2 at the left)
@@ -418,7 +434,7 @@ def ground(size: int, base, seed: int, cracks: bool = False) -> np.ndarray:
     shade = 0.62 + 0.55 * grain(shape, seed)
     rgb = np.asarray(base, np.float64)[None, None, :3] * shade[..., None]
     if cracks:
-        ridge = np.abs(_smooth_noise(shape, seed + 3, 5) - 0.5) < 0.025
+        ridge = np.abs(_smooth_noise(shape, seed + 3, 4) - 0.5) < 0.012
         rgb[ridge] *= 0.5
     out = np.empty((size, size, 4), np.uint8)
     out[..., :3] = np.clip(rgb, 0, 255).round()

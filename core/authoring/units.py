@@ -65,8 +65,14 @@ def _legs(size, centre) -> tuple:
     return merge(*(leg(size, (x + side * size[0] * 2.2, y, z)) for side in (-1, 1)))
 
 
+def _chassis_hull(size, centre) -> tuple:
+    """The chassis's hull with a turret ring under each turret socket (Base_TL, Base_TM)."""
+    return merge(hull(size, centre), cylinder(0.38, 0.24, (-0.6, 0.2, 0.4), sides=8),
+                 cylinder(0.38, 0.24, (0.6, 0.0, 0.4), sides=8))
+
+
 # the robot look (robot=True, the bundled sample): each model's nodes that get a shape instead of their box
-ROBOT_SHAPES = {"synth_chassis.msh": {"body": hull, "leg": _legs}, "e_tur_lt_01.msh": {"Turn": turret},
+ROBOT_SHAPES = {"synth_chassis.msh": {"body": _chassis_hull, "leg": _legs}, "e_tur_lt_01.msh": {"Turn": turret},
                 "e_tur_mt_01.msh": {"Turn": turret, "GP": barrel}, "e_gun_ll_01.msh": {"barrel": barrel},
                 "e_gun_mc_01.msh": {"barrel": barrel}, "synth_fort_base.msh": {"fort": bunker}}
 

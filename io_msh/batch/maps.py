@@ -1,6 +1,6 @@
 """Maps and missions in the batch's ``convert`` and ``thumbnails`` (issue 31 item 5): a ``Land.msh`` or a
 mission's ``data.tma`` is one item, imported as File > Import > Parkan Map imports it (io_msh.imp.map); its
-thumbnail is a top-down picture of the ground with a marker on each placed object, coloured by its clan."""
+thumbnail is the ground seen from above with each placed object drawn enlarged on a disc coloured by its clan."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
             materials[clan] = material
         where = obj.matrix_world.translation
         shown = obj.instance_collection
-        radius = max(sizes.get(shown.name, 0.0) * enlarge * 0.6, extent / 40) if shown else extent / 40
+        radius = max(sizes.get(shown.name, 0.0) * enlarge * 0.55, extent / 40) if shown else extent / 40
         mesh = bpy.data.meshes.new(f"marker {obj.name}")
         ring = [(np.cos(a) * radius, np.sin(a) * radius, 0.0) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
         mesh.from_pydata(ring, [], [list(range(24))])

@@ -37,6 +37,8 @@ def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 3.3):
 def _render(bpy, scene, target: Path) -> None:
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGB"   # the background is opaque: no alpha to store
+    scene.render.image_settings.compression = 90
     scene.render.filepath = str(target)
     bpy.ops.render.render(write_still=True)
 
