@@ -182,8 +182,8 @@ def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> set[in
     holds on the root (or the armature) may move every node."""
     everything = set(range(len(nodes)))
     if mode == "ARMATURE":
-        if _moved_by_animation(root) or _moved_by_animation(root.data):
-            return everything
+        if _moved_by_animation(root) or _moved_by_animation(root.data) or root.data.pose_position != "POSE":
+            return everything  # (the rest position shows every bone at rest, whatever its curves say)
         bones, pose_bones = root.data.bones, root.pose.bones
         odd = {b.name for b in bones if not b.use_inherit_rotation or b.inherit_scale != "FULL"
                or not b.use_local_location or b.use_relative_parent or b.use_connect}
@@ -197,9 +197,16 @@ def moved_by_more_than_curves(root, nodes: list[SceneNode], mode: str) -> set[in
         # An Empty turned in Euler or axis-angle mode (a new Empty's default) is read as it stands while nothing
         # animates it; keyed, its curves are not the quaternion curves io_msh.exp.fcurves evaluates.
         if obj.constraints or (obj.rotation_mode != "QUATERNION" and obj.animation_data is not None) \
-                or _moved_by_animation(obj):
+                or _moved_by_animation(obj) or _has_delta(obj):
             moved.add(i)
     return moved
+
+
+def _has_delta(obj) -> bool:
+    """Delta transforms: an offset the curves know nothing of."""
+    return any(abs(v) > 0 for v in obj.delta_location) or any(abs(v) > 0 for v in obj.delta_rotation_euler) \
+        or any(abs(v - w) > 0 for v, w in zip(obj.delta_rotation_quaternion, (1, 0, 0, 0), strict=True)) \
+        or any(abs(v - 1) > 0 for v in obj.delta_scale)
 
 
 def _moved_by_animation(holder) -> bool:
