@@ -35,13 +35,10 @@ from ...core.unit.resolve import GUN, TURRET
 from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
 from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, TREE, UNIT, node_handles
+from . import entries_written
 from .export import _entry_named, _existing_archive, _ImportedEntry, model_of
 from .plan import ExportOptions
 from .state_edits import ControllerWrite, controller_write
-
-# (archive's real path, entry name) -> digests of the bytes this process wrote into that entry: what an export
-# wrote must be known after Ctrl+Z takes the parts' own record of it (P.WRITTEN) back.
-_ENTRIES_WRITTEN: dict[tuple[str, str], list[str]] = {}
 
 
 @dataclass
@@ -312,7 +309,7 @@ def _piece(component: int, root, real: str, entry: Entry, data: bytes, written: 
     """The piece, and whether its entry holds what an export wrote there: this process's record of the entry (not
     of the archive: an archive written carries other programs' entries as they were), or the root's."""
     now = _digest(bytes(entry.data))
-    session = _ENTRIES_WRITTEN.get((real, entry.name_str), [])
+    session = entries_written.written(real, entry.name_str)  # this process's exports', the model export's too
     ours = now in session or now == root.get(written)
     raw = root.get(imported)
     first = _digest(bytes(raw)) if raw is not None else ""
@@ -385,8 +382,8 @@ def _written_states(parts: list[_PartWrite], roots: dict, source: str) -> list[_
 
 
 def _remember(written: dict[tuple[str, str], tuple[bytes, list[_Piece]]]) -> None:
-    for key, (data, _pieces) in written.items():
-        _ENTRIES_WRITTEN.setdefault(key, []).append(_digest(data))
+    for (real, name), (data, _pieces) in written.items():
+        entries_written.remember(real, name, data)
 
 
 def _state_values(states: ControllerWrite | None) -> list | None:
