@@ -277,3 +277,25 @@ def test_an_export_undone_back_to_what_it_wrote_keeps_another_programs_later_cha
     assert parts.read_bytes() == theirs.to_bytes()
     move_vertex(roots_now(bpy)[TURRET], -0.25)  # back to the import: an edit of what the entry last held
     refused(bpy, tmp_path / units.UNIT_DAT, "changed since the import", tmp_path)
+
+
+def test_a_part_written_by_the_model_export_then_undone_is_taken_back_by_export_unit(blender, tmp_path):
+    """Export Parkan MSH into the part's own archive, Ctrl+Z, Export Unit: the entry holds what an export of this
+    process wrote (the record both exports keep), so the undo is written back."""
+    bpy = blender.bpy
+    write_game(tmp_path)
+    parts = tmp_path / units.PARTS
+    before = files_of(tmp_path)
+    import_unit(bpy, tmp_path / units.UNIT_DAT)
+    push_undo(bpy, "import")
+    turret = roots_now(bpy)[TURRET]
+    move_vertex(turret, 0.3)
+    push_undo(bpy, "move a vertex")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj == turret)
+    bpy.context.view_layer.objects.active = turret
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(parts)) == {"FINISHED"}
+    assert files_of(tmp_path) != before
+    undo(bpy)
+    export_unit(bpy, tmp_path / units.UNIT_DAT)
+    assert files_of(tmp_path) == before
