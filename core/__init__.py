@@ -11,11 +11,14 @@ import sys as _sys
 
 # The command line (``python -m core``): Ctrl-C while its modules load ends as main() ends it (core/__main__.py).
 if getattr(_sys, "orig_argv", [])[1:3] == ["-m", "core"]:
+    import os as _os
     import signal as _signal
 
     def _interrupted_while_loading(_signum, _frame) -> None:
-        _sys.stderr.write("interrupted\n")
-        raise SystemExit(130)
+        # Nothing is written yet, so the process ends on the spot: an exception raised here would surface inside
+        # whatever C extension is loading (numpy turns it into an ImportError and its traceback).
+        _os.write(2, b"interrupted\n")
+        _os._exit(130)
 
     _signal.signal(_signal.SIGINT, _interrupted_while_loading)
 
