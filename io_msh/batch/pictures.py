@@ -22,7 +22,7 @@ def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 3.3):
     radius = max(radius, 1e-3)
     camera = bpy.data.objects.new("thumbnail camera", bpy.data.cameras.new("thumbnail camera"))
     scene.collection.objects.link(camera)
-    direction = Vector((1.0, -1.6, 0.55)).normalized()
+    direction = Vector((-1.0, 1.6, 0.55)).normalized()  # from the front (+y: where the models face), left
     camera.location = Vector(center.tolist()) + direction * radius * distance_factor
     camera.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
     camera.data.clip_end = radius * 20
