@@ -15,6 +15,7 @@ import signal
 import socket
 import stat
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -117,88 +118,134 @@ def write_files(files: list[tuple[str | Path, bytes]], force: bool = False,
     Every target is checked first (a regular file or none, not read-only unless ``force``, no two paths
     naming one file), then every file is written to a temporary beside its target; only when all are written
     do they replace their targets, one after the other, and when a replacement fails the targets already
-    replaced get their old contents back (new ones are removed). While they are replaced a journal beside each
-    target names the set and the old contents' backups, so that a writer killed between two replacements
-    leaves a set the next read or write of any of its files puts back whole. Each target is written as
+    replaced get their old contents back (new ones are removed), before the targets' locks are let go. While
+    they are replaced a journal beside each target names the set and the old contents' backups, so that a
+    writer killed between two replacements leaves a set the next read or write of any of its files puts back
+    whole. SIGTERM and Ctrl-C wait for the step under way: the write is then undone (or, past its last
+    replacement, finished) and tidied, and Terminated or KeyboardInterrupt raised. Each target is written as
     ``write_atomic`` writes it. Errors (OSError) name the path of the file that failed, as given.
     """
-    planned = []
-    seen: dict[Path, str] = {}
+    planned = _planned(files, force)
+    with _signals_deferred():
+        return _transaction(planned, read_as)
+
+
+@dataclass
+class _Planned:
+    path: str                         # as the caller gave it
+    target: Path                      # the file it names (symbolic links followed)
+    existing: os.stat_result | None   # None: it does not exist
+    data: bytes
+
+
+def _planned(files: list[tuple[str | Path, bytes]], force: bool) -> list[_Planned]:
+    planned: list[_Planned] = []
+    names: dict[Path, str] = {}
+    identities: dict[tuple[int, int], str] = {}
     for path, data in files:
         target = Path(os.path.realpath(path))
-        if target in seen:
-            raise InputError(errno.EINVAL, f"the same file as {printable(seen[target])}", str(path))
-        seen[target] = str(path)
-        planned.append((str(path), target, _checked_target(target, str(path), force), data))
-    temporaries: list[str] = []
-    backups: dict[int, str] = {}
+        if target in names:
+            raise InputError(errno.EINVAL, f"the same file as {printable(names[target])}", str(path))
+        names[target] = str(path)
+        existing = _checked_target(target, str(path), force)
+        if existing is not None:  # a hard link, or a name differing only in case where case is ignored
+            identity = (existing.st_dev, existing.st_ino)
+            if identity in identities:
+                raise InputError(errno.EINVAL, f"the same file as {printable(identities[identity])} (another "
+                                               "name of it)", str(path))
+            identities[identity] = str(path)
+        planned.append(_Planned(str(path), target, existing, data))
+    return planned
+
+
+def _transaction(planned: list[_Planned], read_as: dict[str, FileState | None] | None) -> list[str]:
+    temporaries: list[str] = []   # each name listed as its file is made
+    backups: dict[int, str] = {}  # by target index, likewise
     replaced: list[int] = []
-    journal: list[Path] = []
+    journals: list[Path] = []
     notes: list[str] = []
+    unrestored: list[str] = []
     current = ""
+    targets = [item.target for item in planned]
     try:
-        with _terminate_raises():
-            for path, target, existing, data in planned:
-                current = path
-                mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
-                temporaries.append(_written_temporary(target, data, mode))
-            with _locked_recovered([target for _path, target, _existing, _data in planned], notes):
-                for i, (path, target, _existing, _data) in enumerate(planned):
-                    current = path
-                    if read_as is not None and path in read_as and changed_since(target, read_as[path]):
+        for item in planned:
+            current = item.path
+            _checkpoint()
+            mode = stat.S_IMODE(item.existing.st_mode) if item.existing is not None else 0o666 & ~_umask()
+            _written_temporary(item.target, item.data, mode, into=temporaries)
+        with _locked_recovered(targets, notes):
+            try:
+                for i, item in enumerate(planned):
+                    current = item.path
+                    if read_as is not None and item.path in read_as and changed_since(item.target,
+                                                                                      read_as[item.path]):
                         raise ChangedError(errno.EAGAIN, "it changed on disk after the export read it (another "
                                                          "program or export wrote it meanwhile); nothing was "
-                                                         "written: export again", path)
-                    if os.path.lexists(target):  # its state now: another writer may have made it meanwhile
-                        backups[i] = _backup(target)
+                                                         "written: export again", item.path)
+                    if os.path.lexists(item.target):  # its state now: another writer may have made it meanwhile
+                        _backup(item.target, backups, i)
+                _checkpoint()
                 if len(planned) > 1:
-                    journal = _write_journal([t for _p, t, _e, _d in planned], temporaries, backups)
-                for i, (path, target, _existing, _data) in enumerate(planned):
-                    current = path
+                    _write_journal(targets, temporaries, backups, journals)
+                for i, item in enumerate(planned):
+                    current = item.path
+                    _checkpoint()
                     try:
-                        os.replace(temporaries[i], target)
-                    finally:  # SIGTERM or Ctrl-C raising as os.replace returns: the target was replaced
+                        os.replace(temporaries[i], item.target)
+                    finally:  # an error raised as os.replace returns: the target was replaced all the same
                         if not os.path.lexists(temporaries[i]):
                             replaced.append(i)
-                _remove_all(journal)
+                # every target replaced: what follows only tidies (no checkpoint: the write is done)
+                _remove_all(journals)
+                _remove_all([Path(b) for b in backups.values()])
+                backups.clear()
+                _remove_orphans(targets)
+            except BaseException:
+                if len(replaced) < len(planned):
+                    unrestored += _put_back(planned, replaced, backups)
+                if not unrestored:  # else they say where the old contents are, for the next read or write
+                    _remove_all(journals)
+                raise
     except BaseException as exc:
-        unrestored = []
-        for i in reversed(replaced):  # the earlier targets get their old contents back
-            backup = backups.pop(i, None)
-            try:
-                if backup is not None:
-                    os.replace(backup, planned[i][1])
-                else:
-                    os.unlink(planned[i][1])
-            except OSError:  # the old contents stay in the backup, which is named in the error
-                unrestored.append(f"{printable(planned[i][0])} could not be put back"
-                                  + (f" (its old contents are in {printable(backup)})" if backup else ""))
-        if not unrestored:
-            _remove_all(journal)
-        for leftover in [*temporaries[len(replaced):], *backups.values()]:
-            with contextlib.suppress(OSError):
-                os.unlink(leftover)
+        _remove_all([Path(t) for i, t in enumerate(temporaries) if i not in replaced])
+        _remove_all([Path(b) for b in backups.values()])
         if isinstance(exc, OSError) and not isinstance(exc, InputError) and (exc.filename != current or unrestored):
             # A failed write ("File too large", "No space left on device") carries no file name, mkstemp's the
             # temporary's: the error names the file the caller gave, and what could not be put back.
             message = "; ".join([exc.strerror or os.strerror(exc.errno or errno.EIO), *unrestored])
             raise type(exc)(exc.errno or errno.EIO, message, current) from None
         raise
-    for backup in backups.values():
-        with contextlib.suppress(OSError):
-            os.unlink(backup)
-    for _path, target, _existing, _data in planned:
-        _remove_orphans(target)
     return notes
+
+
+def _put_back(planned: list[_Planned], replaced: list[int], backups: dict[int, str]) -> list[str]:
+    """The targets already replaced get their old contents back (a new one is removed); what could not be put
+    back, in words (its backup is then kept, and named)."""
+    unrestored = []
+    for i in reversed(replaced):
+        backup = backups.pop(i, None)
+        try:
+            if backup is not None:
+                os.replace(backup, planned[i].target)
+            else:
+                os.unlink(planned[i].target)
+        except OSError:  # the old contents stay in the backup, which is named in the error
+            unrestored.append(f"{printable(planned[i].path)} could not be put back"
+                              + (f" (its old contents are in {printable(backup)})" if backup else ""))
+    return unrestored
 
 
 # ------------------------------------------------------------------ a set killed half-way, and its recovery
 JOURNAL_SUFFIX = ".io_msh-journal"  # beside each target of a set while its files are replaced
+JOURNAL_VERSION = 2
+_JOURNAL_MAX_BYTES = 1 << 20   # far above any set's (a few hundred bytes a file)
+_JOURNAL_MAX_FILES = 4096
 
 
 class InterruptedSetError(InputError):
     """A set of files a killed writer left half replaced, one of which something else has changed since: which
-    to keep is the user's choice (the error says where the old contents are)."""
+    to keep is the user's choice (the error says where the old contents are). Also a journal beside a file that
+    is not one of ours, or is damaged: nothing is changed, and the error names it."""
 
 
 def journal_of(target: str | Path) -> Path:
@@ -206,26 +253,32 @@ def journal_of(target: str | Path) -> Path:
     return target.with_name(f".{target.name}{JOURNAL_SUFFIX}")
 
 
-def _write_journal(targets: list[Path], temporaries: list[str], backups: dict[int, str]) -> list[Path]:
+def _identity(info: os.stat_result) -> list[int]:
+    return [info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+def _write_journal(targets: list[Path], temporaries: list[str], backups: dict[int, str],
+                   written: list[Path]) -> None:
     """The set's journal, written (flushed) beside each target before the first replacement: each target with
-    its backup (None: it did not exist) and the identity of its new file (the temporary, which keeps its inode
-    when renamed onto the target)."""
+    its backup (None: it did not exist) and the identities of its old file (the backup's: a hard link keeps the
+    inode, and putting a copy back moves the copy's in) and of its new one (the temporary, which keeps its inode
+    when renamed onto the target). Each journal is listed in ``written`` before it is made."""
     entries = []
     for i, target in enumerate(targets):
-        new = os.stat(temporaries[i])
-        entries.append({"target": str(target), "backup": backups.get(i), "temporary": temporaries[i],
-                        "new": [new.st_ino, new.st_size, new.st_mtime_ns]})
-    text = json.dumps({"version": 1, "pid": os.getpid(), "files": entries}).encode("utf-8")
-    written = []
-    try:
-        for target in targets:
-            journal = journal_of(target)
-            written.append(journal)  # first: a signal raising as os.replace returns leaves it listed
-            os.replace(_written_temporary(target, text, 0o644, ".journal.tmp"), journal)
-    except BaseException:
-        _remove_all(written)
-        raise
-    return written
+        backup = backups.get(i)
+        entries.append({"target": str(target), "backup": backup, "temporary": temporaries[i],
+                        "new": _identity(os.stat(temporaries[i])),
+                        "old": _identity(os.stat(backup)) if backup is not None else None})
+    text = json.dumps({"version": JOURNAL_VERSION, "set": uuid.uuid4().hex, "pid": os.getpid(),
+                       "files": entries}).encode("utf-8")
+    for target in targets:
+        journal = journal_of(target)
+        written.append(journal)
+        made: list[str] = []
+        try:
+            os.replace(_written_temporary(target, text, 0o644, ".journal.tmp", into=made), journal)
+        finally:
+            _remove_all([Path(m) for m in made])
 
 
 def _remove_all(paths: list[Path]) -> None:
@@ -248,40 +301,146 @@ def recover_beside(path: str | Path) -> list[str]:
     """Put back the set of files a writer was killed while replacing, when ``path`` is one of them (a journal
     beside it): every file of the set gets its contents from before that write, or, when the writer had replaced
     them all, keeps the new ones. What was done, in words; InterruptedSetError when a file of the set changed
-    since, naming it and where its old contents are."""
+    since, naming it and where its old contents are, or when the journal is not one this module wrote."""
     journal = journal_of(os.path.realpath(path))
     if not os.path.lexists(journal):
         return []
-    try:
-        files = [Path(e["target"]) for e in json.loads(journal.read_bytes())["files"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        files = [Path(os.path.realpath(path))]
-    held = _acquire(files)
-    try:
-        notes = _recover(journal)
-    finally:
-        _release_all(held)
+    with _signals_deferred():
+        notes = _recover_alone(journal)
     _RECOVERED.extend(notes)
     return notes
 
 
-def _recover(journal: Path) -> list[str]:
-    """``recover_beside`` with the set's locks held."""
+def _recover_alone(journal: Path) -> list[str]:
+    """``_recover`` with the locks of the set's files taken here (and the journal read again under them)."""
+    for _attempt in range(8):
+        found = _journal(journal)
+        if found is None:
+            return []
+        members = _members(found)
+        held = _acquire([Path(e["target"]) for e in members])
+        try:
+            again = _journal(journal)
+            if again is None:
+                return []
+            if again.raw == found.raw and _members(again) == members:
+                return _recover(again, members)
+        finally:
+            _release_all(held)
+    raise InputError(errno.EAGAIN, "other exports keep changing the half-written set beside it",
+                     str(_journal_target(journal)))
+
+
+@dataclass
+class _Journal:
+    path: Path
+    raw: bytes
+    files: list[dict]
+
+
+def _journal_target(journal: Path) -> Path:
+    return journal.with_name(journal.name[1:-len(JOURNAL_SUFFIX)])
+
+
+def _journal(journal: Path) -> _Journal | None:
+    """The journal at ``journal``, checked; None when it is gone. InterruptedSetError (nothing is touched) when it
+    is not a journal this module wrote: not a regular file, empty, cut short, not JSON of our layout, not naming
+    the file it is beside, or naming a backup or temporary that is not one of ours beside its target."""
+    target = _journal_target(journal)
     try:
-        record = json.loads(journal.read_bytes())
-        entries = record["files"]
+        info = os.lstat(journal)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("it is not a regular file")
+        if info.st_size > _JOURNAL_MAX_BYTES:
+            raise ValueError(f"{info.st_size} bytes, more than a journal holds")
+        fd = os.open(journal, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(_JOURNAL_MAX_BYTES + 1)
+        files = _journal_files(json.loads(raw), target)
     except FileNotFoundError:  # recovered meanwhile
+        return None
+    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        raise InterruptedSetError(errno.EINVAL, f"{printable(journal.name)} beside it is not a journal of a set of "
+                                                f"files an export left half written, or it is damaged ({why}): "
+                                                "nothing was changed; check the file, then remove "
+                                                f"{printable(journal.name)}", str(target)) from None
+    return _Journal(journal, raw, files)
+
+
+def _journal_files(record: object, target: Path) -> list[dict]:
+    if not isinstance(record, dict) or not isinstance(record.get("files"), list):
+        raise ValueError("no list of files")
+    files = record["files"]
+    if not 0 < len(files) <= _JOURNAL_MAX_FILES:
+        raise ValueError(f"{len(files)} files")
+    seen = set()
+    for entry in files:
+        if not isinstance(entry, dict):
+            raise ValueError("a file that is not a record")
+        name = entry.get("target")
+        if not isinstance(name, str) or "\0" in name or not os.path.isabs(name) or os.path.normpath(name) != name \
+                or name in seen:
+            raise ValueError(f"a file named {printable(str(name))}")
+        seen.add(name)
+        for key, suffix, optional in (("backup", ".old.tmp", True), ("temporary", ".tmp", False)):
+            value = entry.get(key)
+            if value is None and optional:
+                continue
+            if not isinstance(value, str) or not _is_ours_beside(value, Path(name), suffix):
+                raise ValueError(f"the {key} {printable(str(value))} of {printable(name)}")
+        for key in ("new", "old"):
+            value = entry.get(key)
+            if value is None and key == "old":
+                continue
+            if not (isinstance(value, list) and len(value) == 3 and all(type(v) is int for v in value)):
+                raise ValueError(f"the {key} file of {printable(name)}")
+        if (entry.get("old") is None) != (entry.get("backup") is None) and "old" in entry:
+            raise ValueError(f"the backup of {printable(name)}")
+    if str(target) not in seen:
+        raise ValueError(f"it does not name {printable(target.name)}")
+    return files
+
+
+def _is_ours_beside(name: str, target: Path, suffix: str) -> bool:
+    """Whether ``name`` is a temporary (or backup) of ours beside ``target``: ``.NAME.xxxxxxxx<suffix>``."""
+    path = Path(name)
+    prefix = f".{target.name}."
+    return path.parent == target.parent and path.name.startswith(prefix) and \
+        re.fullmatch(r"[a-z0-9_]{8}" + re.escape(suffix), path.name[len(prefix):]) is not None
+
+
+def _members(found: _Journal) -> list[dict]:
+    """The files of the set whose journal beside them is this one. All of them, unless the set is settled: its
+    writer was killed while it wrote the journals (none replaced yet) or removed them (all replaced), or a
+    recovery was killed as it removed them; a journal beside another file is another set's, or not ours."""
+    members = []
+    for entry in found.files:
+        journal = journal_of(entry["target"])
+        if journal == found.path:
+            members.append(entry)
+            continue
+        try:
+            if os.path.isfile(journal) and not os.path.islink(journal) and \
+                    os.path.getsize(journal) == len(found.raw) and Path(journal).read_bytes() == found.raw:
+                members.append(entry)
+        except OSError:
+            pass
+    return members
+
+
+def _recover(found: _Journal, members: list[dict]) -> list[str]:
+    """``recover_beside`` with the locks of the set's files held."""
+    entries = found.files
+    if len(members) < len(entries):  # settled: only its own journals and leftovers are left to remove
+        _tidy(found, members)
         return []
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InterruptedSetError(errno.EINVAL, f"{journal.name} beside it, left by an export that was stopped, "
-                                                f"cannot be read ({exc}): check the files that export wrote, "
-                                                "then remove it", str(journal.with_name(journal.name[1:-len(
-                                                    JOURNAL_SUFFIX)]))) from None
     states = [_state_in_set(e) for e in entries]
     names = [printable(e["target"]) for e in entries]
+    kept = [f"{printable(e['target'])}: {printable(e['backup'])}" for e in entries
+            if e.get("backup") and os.path.lexists(e["backup"])]
     if "other" in states:
         changed = [n for n, s in zip(names, states, strict=True) if s == "other"]
-        kept = [f"{printable(e['target'])}: {printable(e['backup'])}" for e in entries if e.get("backup")]
         raise InterruptedSetError(errno.EAGAIN, f"an export was stopped while it replaced {', '.join(names)}, "
                                                 f"and {', '.join(changed)} changed since; nothing was written. "
                                                 "The files as they were before that export are kept in "
@@ -293,41 +452,79 @@ def _recover(journal: Path) -> list[str]:
     elif all(s == "old" for s in states):
         note = ""
     else:
+        lost = [printable(e["target"]) for e, s in zip(entries, states, strict=True)
+                if s == "new" and e.get("backup") is not None and not _is_backup_of(e)]
+        if lost:
+            raise InterruptedSetError(errno.EAGAIN, f"an export was stopped while it replaced {', '.join(names)}, "
+                                                    f"and the backup holding the old contents of {', '.join(lost)} "
+                                                    "is missing or changed; nothing was written. Choose which "
+                                                    "files to keep, then remove every "
+                                                    f"{JOURNAL_SUFFIX} file beside them", entries[0]["target"])
         for entry, state in zip(entries, states, strict=True):
             if state == "new":
-                if entry.get("backup"):
+                if entry.get("backup") is not None:
                     os.replace(entry["backup"], entry["target"])
                 else:
                     os.unlink(entry["target"])
         note = (f"an export was stopped while it replaced {', '.join(names)}: all of them were put back as they "
                 "were before it")
-    for entry in entries:
-        for leftover in (entry.get("backup"), entry.get("temporary")):
-            if leftover:
-                with contextlib.suppress(OSError):
-                    os.unlink(leftover)
-    _remove_all([journal_of(e["target"]) for e in entries])
+    _tidy(found, members)
     return [note] if note else []
 
 
-def _state_in_set(entry: dict) -> str:
-    """"new" (the target is the file the writer wrote), "old" (as before it), or "other" (changed since)."""
-    target, backup = entry["target"], entry.get("backup")
+def _tidy(found: _Journal, members: list[dict]) -> None:
+    """Remove the set's leftovers beside its files (backups, temporaries), then its journals."""
+    for entry in members:
+        for leftover in (entry.get("backup"), entry.get("temporary")):
+            if leftover:
+                with contextlib.suppress(OSError):
+                    if not os.path.isdir(leftover):
+                        os.unlink(leftover)
+    for entry in members:
+        journal = journal_of(entry["target"])
+        with contextlib.suppress(OSError):
+            if journal == found.path or Path(journal).read_bytes() == found.raw:
+                os.unlink(journal)
+
+
+def _is_backup_of(entry: dict) -> bool:
+    """Whether the entry's backup still holds the old file, to be put back."""
     try:
-        now = os.stat(target)
+        kept = os.lstat(entry["backup"])
+    except OSError:
+        return False
+    if not stat.S_ISREG(kept.st_mode):
+        return False
+    return entry.get("old") is None or _identity(kept) == list(entry["old"])
+
+
+def _state_in_set(entry: dict) -> str:
+    """"new" (the target is the file the writer wrote), "old" (as before it), or "other" (changed since, or no
+    longer a regular file)."""
+    target, backup, old = entry["target"], entry.get("backup"), entry.get("old")
+    try:
+        now = os.lstat(target)
     except FileNotFoundError:
         return "old" if backup is None else "other"
-    if [now.st_ino, now.st_size, now.st_mtime_ns] == list(entry["new"]):
+    except OSError:
+        return "other"
+    if not stat.S_ISREG(now.st_mode):
+        return "other"
+    if _identity(now) == list(entry["new"]):
         return "new"
     if backup is None:
         return "other"
-    try:
-        kept = os.stat(backup)
-    except FileNotFoundError:
-        return "other"
-    if (kept.st_ino, kept.st_dev) == (now.st_ino, now.st_dev):  # the backup is a hard link to it
+    if old is not None and _identity(now) == list(old):  # put back (or never replaced), its backup gone or not
         return "old"
-    return "old" if Path(backup).read_bytes() == Path(target).read_bytes() else "other"
+    try:
+        kept = os.lstat(backup)
+        if not stat.S_ISREG(kept.st_mode):
+            return "other"
+        if (kept.st_ino, kept.st_dev) == (now.st_ino, now.st_dev):  # the backup is a hard link to it
+            return "old"
+        return "old" if Path(backup).read_bytes() == Path(target).read_bytes() else "other"
+    except OSError:
+        return "other"
 
 
 LOCK_SUFFIX = ".io_msh-lock"  # a folder beside a file while one of our writers checks and replaces it
@@ -335,16 +532,24 @@ LOCK_STALE = 30.0  # seconds: a lock that old was left by a writer that died (ch
 LOCK_WAIT = 60.0   # seconds a writer waits for another's lock before it gives up
 
 
+def _lock_of(target: Path) -> Path:
+    return target.with_name(f".{target.name}{LOCK_SUFFIX}")
+
+
 def _acquire(targets: list[Path]) -> list[tuple[Path, str]]:
     """Hold every target's lock (``_take``), so that checking a file is as read and replacing it is one step
     against our other writers: two exports into one archive (the batch tool's workers) would otherwise both
     find it unchanged, and the second would replace the first's edit. Locks are taken in one order, so that
-    writers of several files do not wait on each other for ever."""
+    writers of several files do not wait on each other for ever. Each lock is listed before it is taken, so that
+    whatever interrupts leaves none held."""
     held: list[tuple[Path, str]] = []
+    ours: dict[str, Path] = {}
     try:
         for target in sorted(set(targets)):
-            lock = target.with_name(f".{target.name}{LOCK_SUFFIX}")
-            held.append((lock, _take(lock, target)))
+            lock, token = _lock_of(target), _new_token()
+            held.append((lock, token))
+            _take(lock, target, token, ours)
+            ours[token] = target
     except BaseException:
         _release_all(held)
         raise
@@ -361,43 +566,48 @@ def _locked_recovered(targets: list[Path], notes: list[str]):
     """The targets' locks held, once every set a killed writer left half replaced among them is put back
     (``_recover``; a set reaching past the targets is recovered under its own locks, then these are taken again).
     What was recovered is added to ``notes``."""
-    for _attempt in range(4):
+    for _attempt in range(8):
         held = _acquire(targets)
-        journals = [journal_of(t) for t in sorted(set(targets)) if os.path.lexists(journal_of(t))]
-        outside = [j for j in journals if not _set_within(j, targets)]
+        try:
+            found = [_journal(journal_of(t)) for t in sorted(set(targets)) if os.path.lexists(journal_of(t))]
+            sets = [(f, _members(f)) for f in found if f is not None]
+        except BaseException:
+            _release_all(held)
+            raise
+        outside = [f for f, members in sets if not {Path(e["target"]) for e in members} <= set(targets)]
         if not outside:
             try:
-                for journal in journals:
-                    notes += _recover(journal)
+                for journal, members in sets:
+                    if os.path.lexists(journal.path):  # not removed with an earlier set's
+                        notes += _recover(journal, members)
                 yield
             finally:
                 _release_all(held)
             return
         _release_all(held)
         for journal in outside:
-            notes += recover_beside(journal.with_name(journal.name[1:-len(JOURNAL_SUFFIX)]))
+            notes += recover_beside(_journal_target(journal.path))
     raise InputError(errno.EAGAIN, "other exports keep leaving half-written sets beside it", str(targets[0]))
 
 
-def _set_within(journal: Path, targets: list[Path]) -> bool:
-    try:
-        files = {Path(e["target"]) for e in json.loads(journal.read_bytes())["files"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return True  # unreadable: _recover names it
-    return files <= set(targets)
+def _new_token() -> str:
+    """A lock file's name: ``owner.`` and 32 hex digits, the first 8 the writer's process id, so that the folder a
+    writer killed at once after making it (``_take``: empty) tells whose it was."""
+    return f"owner.{os.getpid() & 0xFFFFFFFF:08x}{uuid.uuid4().hex[:24]}"
 
 
-def _take(lock: Path, target: Path) -> str:
-    """Take ``lock``; the name of the file in it that says it is ours. A lock is a folder holding one file,
-    moved into place whole: renaming a folder onto one that holds a file fails everywhere (onto an empty one,
-    which no holder leaves, it succeeds on POSIX), so a held lock is never seen empty and only its own file
-    ever names it. The file's age is the lock's: a lock held longer than LOCK_STALE was left by a writer that
-    died, and ``_break_if_stale`` removes it."""
-    token = f"owner.{uuid.uuid4().hex}"
+def _take(lock: Path, target: Path, token: str | None = None, ours: dict[str, Path] | None = None) -> str:
+    """Take ``lock``; the name of the file in it that says it is ours (``token``, or a new one). A lock is a
+    folder holding one file, moved into place whole: renaming a folder onto one that holds a file fails
+    everywhere (onto an empty one, which no holder leaves, it succeeds on POSIX), so a held lock is never seen
+    empty and only its own file ever names it. The file's age is the lock's: a lock held longer than LOCK_STALE
+    was left by a writer that died, and ``_break_if_stale`` removes it. A lock found holding one of ``ours``
+    (the tokens of the locks this writer took for other names) is the same file under another name."""
+    token = token or _new_token()
     mine = lock.with_name(f"{lock.name}.{token}")
     os.mkdir(mine)
     try:
-        (mine / token).write_text(_OWNER)
+        (mine / token).write_text(_owner())
         deadline = time.monotonic() + LOCK_WAIT
         while True:
             os.utime(mine / token)  # the lock's age counts from the moment it is taken
@@ -407,10 +617,15 @@ def _take(lock: Path, target: Path) -> str:
             except OSError as exc:
                 if not isinstance(exc, FileExistsError) and exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
                     raise
+            same = _same_file(lock, ours or {})
+            if same is not None:
+                raise InputError(errno.EINVAL, f"the same file as {printable(str(same))} (a name differing in "
+                                               "case only, on a disk that ignores case)", str(target))
             if time.monotonic() > deadline:
                 raise InputError(errno.EAGAIN, f"another export has been writing it for over {LOCK_WAIT:.0f} s "
                                                f"(or left {lock.name} beside it: remove that folder)", str(target))
             time.sleep(0.001 if _break_if_stale(lock) else 0.005)
+            _checkpoint()
     finally:  # taken: ``mine`` is the lock now, and nothing is left under its own name
         with contextlib.suppress(OSError):
             os.unlink(mine / token)
@@ -418,7 +633,18 @@ def _take(lock: Path, target: Path) -> str:
             os.rmdir(mine)
 
 
-_OWNER = f"{socket.gethostname()} {os.getpid()}"  # who holds a lock, written in its file
+def _same_file(lock: Path, ours: dict[str, Path]) -> Path | None:
+    """The target whose lock this writer holds that ``lock`` is (its file one of ``ours``), if any."""
+    try:
+        return next((ours[name] for name in os.listdir(lock) if name in ours), None)
+    except OSError:
+        return None
+
+
+def _owner() -> str:
+    """Who holds a lock, written in its file: this machine and process (asked each time: a forked child is
+    another process)."""
+    return f"{socket.gethostname()} {os.getpid()}"
 
 
 def _owner_gone(owner: Path) -> bool:
@@ -428,13 +654,20 @@ def _owner_gone(owner: Path) -> bool:
         host, pid = owner.read_text().rsplit(" ", 1)
     except (OSError, ValueError):
         return False
-    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    return _pid_gone(int(pid))
+
+
+def _pid_gone(pid: int) -> bool:
+    """Whether no process ``pid`` runs on this machine (never this process)."""
+    if pid == os.getpid() or pid <= 0:
         return False
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except OSError:  # alive, another user's
+    except (OSError, OverflowError):  # alive, another user's
         return False
     return False
 
@@ -504,26 +737,59 @@ def _checked_target(target: Path, path: str, force: bool) -> os.stat_result | No
     return existing
 
 
-ORPHAN_AGE = 600.0  # seconds: a temporary or backup of ours that old beside its target was left by a writer
-#                    that was killed (a live one's is at most LOCK_WAIT old, written just before its lock)
+ORPHAN_AGE = 600.0  # seconds: a temporary of ours that old beside its target was left by a writer that was killed
+#                    (a live one's is at most LOCK_WAIT old: written just before its lock)
 _ORPHAN = re.compile(r"[a-z0-9_]{8}(\.old|\.journal)?\.tmp")  # after ".NAME.": tempfile.mkstemp's 8 letters
+_OWN_LOCK = re.compile(r"owner\.[0-9a-f]{32}")  # after ".NAME.io_msh-lock.": a writer's own lock folder
 
 
-def _remove_orphans(target: Path) -> None:
-    """Remove the temporaries and backups (``_written_temporary``, ``_backup``) that writers killed before
-    their clean-up left beside ``target``, once they are ORPHAN_AGE old."""
-    prefix, now = f".{target.name}.", time.time()
-    with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
-        for entry in entries:
-            if entry.name.startswith(prefix) and _ORPHAN.fullmatch(entry.name[len(prefix):]):
+def _remove_orphans(targets: list[Path]) -> None:
+    """With the targets' locks held, remove what writers killed before their clean-up left beside them: backups
+    and journals' temporaries at once (they are made only under the lock, so none is a live writer's), the new
+    files' temporaries once ORPHAN_AGE old (a live writer writes them before it takes the lock), and the folders
+    writers make to take a lock (``_take``) once their writer is gone."""
+    now = time.time()
+    for target in targets:
+        prefix = f".{target.name}."
+        with contextlib.suppress(OSError), os.scandir(target.parent) as entries:
+            for entry in entries:
+                if not entry.name.startswith(prefix):
+                    continue
+                rest = entry.name[len(prefix):]
                 with contextlib.suppress(OSError):
-                    if entry.is_file(follow_symlinks=False) and now - entry.stat().st_mtime > ORPHAN_AGE:
-                        os.unlink(entry.path)
+                    match = _ORPHAN.fullmatch(rest)
+                    if match and entry.is_file(follow_symlinks=False):
+                        if match.group(1) or now - entry.stat(follow_symlinks=False).st_mtime > ORPHAN_AGE:
+                            os.unlink(entry.path)
+                    elif rest.startswith(LOCK_SUFFIX[1:] + ".") and _OWN_LOCK.fullmatch(rest[len(LOCK_SUFFIX):]) \
+                            and entry.is_dir(follow_symlinks=False):
+                        _remove_own_lock(Path(entry.path), now)
 
 
-def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp") -> str:
-    """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``."""
+def _remove_own_lock(folder: Path, now: float) -> None:
+    """A folder a writer made to take a lock with and was killed before it moved it into place: removed when its
+    writer is gone or it is older than a lock can be, or it is empty (made and never filled) and older than
+    LOCK_STALE."""
+    names = os.listdir(folder)
+    if names and names != [folder.name[folder.name.rindex(".owner.") + 1:]]:
+        return  # not as our writers leave it
+    if names:
+        owner = folder / names[0]
+        if not (_owner_gone(owner) or now - owner.stat().st_mtime > ORPHAN_AGE):
+            return
+        os.unlink(owner)
+    elif not (_pid_gone(int(folder.name[-32:-24], 16)) or now - folder.stat().st_mtime > ORPHAN_AGE):
+        return
+    os.rmdir(folder)
+
+
+def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp",
+                       into: list[str] | None = None) -> str:
+    """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``; its name is added to
+    ``into`` as soon as it exists (for the caller to remove whatever stops it)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    if into is not None:
+        into.append(tmp)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -537,21 +803,17 @@ def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp
     return tmp
 
 
-def _backup(target: Path) -> str:
+def _backup(target: Path, backups: dict[int, str], index: int) -> str:
     """A second name for the target's current file (a hard link; a copy where links are not supported), to
-    put it back if a later replacement of the transaction fails."""
+    put it back if a later replacement of the transaction fails; listed in ``backups`` as it is made."""
     fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent)
     os.close(fd)
+    backups[index] = backup
+    os.unlink(backup)
     try:
-        os.unlink(backup)
         os.link(target, backup)
     except OSError:
-        try:
-            shutil.copy2(target, backup)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(backup)
-            raise
+        shutil.copy2(target, backup)
     return backup
 
 
@@ -568,23 +830,58 @@ def _umask() -> int:
     return mask
 
 
+# ------------------------------------------------------------------ SIGTERM and Ctrl-C while files are written
 class Terminated(SystemExit):
     """SIGTERM arrived while a file was being written (the write was undone)."""
 
 
-@contextlib.contextmanager
-def _terminate_raises():
-    """While writing, SIGTERM raises Terminated (so the temporary file is removed) instead of ending the
-    process on the spot. Only the main thread can set handlers; elsewhere nothing changes."""
-    def handler(signum, frame):
-        raise Terminated(128 + signum)
+class _Deferred:
+    depth = 0
+    pending: int | None = None
 
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
+
+def _defer(signum, _frame) -> None:
+    if _Deferred.pending is None:
+        _Deferred.pending = signum
+
+
+def _interruption(signum: int) -> BaseException:
+    return Terminated(128 + signum) if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """While files are written or recovered, SIGTERM and Ctrl-C (SIGINT at Python's own handler) wait for the
+    step under way: they are raised at the next ``_checkpoint``, where nothing is half done, or, once the
+    outermost such block ends (the write undone or finished, everything tidied), there. Only the main thread
+    can set handlers, and only there do signals raise; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    outermost = _Deferred.depth == 0
+    previous = {}
+    if outermost:
+        _Deferred.pending = None
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            if signum == signal.SIGINT and signal.getsignal(signum) is not signal.default_int_handler:
+                continue  # a program's own SIGINT handling (Blender's) is left as it is
+            previous[signum] = signal.signal(signum, _defer)
+    _Deferred.depth += 1
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        _Deferred.depth -= 1
+        if outermost:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            pending, _Deferred.pending = _Deferred.pending, None
+            if pending is not None:
+                raise _interruption(pending)
+
+
+def _checkpoint() -> None:
+    """Raise the SIGTERM or Ctrl-C that arrived meanwhile (``_signals_deferred``), at a point where the write
+    can be undone whole."""
+    if _Deferred.pending is not None and threading.current_thread() is threading.main_thread():
+        pending, _Deferred.pending = _Deferred.pending, None
+        raise _interruption(pending)

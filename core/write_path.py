@@ -31,6 +31,9 @@ class _Unread:
     def __repr__(self) -> str:
         return "UNREAD"
 
+    def __reduce__(self) -> str:  # pickled or copied (a Target sent to a worker), it is still the one UNREAD
+        return "UNREAD"
+
 
 UNREAD = _Unread()  # a target its writer never read
 
