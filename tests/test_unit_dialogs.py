@@ -50,7 +50,8 @@ def test_the_unit_dialogs_draw_the_model_dialogs_panels(blender):
     dialog.draw(bpy.context)
     assert _panels(dialog.layout.drawn) == {
         "PARKAN_UNIT_export_keys": ["keys", "position_tolerance", "rotation_tolerance"],
-        "PARKAN_UNIT_export_frame_range": ["frame_range", "end_frame"], "PARKAN_UNIT_export_files": ["force", "replace_changed"]}
+        "PARKAN_UNIT_export_frame_range": ["frame_range", "end_frame"],
+        "PARKAN_UNIT_export_files": ["force", "replace_changed"]}
 
 
 # A controller with no states, channels or groups whose group table names no group (units.CONTROLLER's table
