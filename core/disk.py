@@ -656,10 +656,10 @@ def _owner_gone(owner: Path) -> bool:
         return False
     if host != socket.gethostname() or not pid.isdigit():
         return False
-    return _pid_gone(int(pid))
+    return process_gone(int(pid))
 
 
-def _pid_gone(pid: int) -> bool:
+def process_gone(pid: int) -> bool:
     """Whether no process ``pid`` runs on this machine (never this process)."""
     if pid == os.getpid() or pid <= 0:
         return False
@@ -778,7 +778,7 @@ def _remove_own_lock(folder: Path, now: float) -> None:
         if not (_owner_gone(owner) or now - owner.stat().st_mtime > ORPHAN_AGE):
             return
         os.unlink(owner)
-    elif not (_pid_gone(int(folder.name[-32:-24], 16)) or now - folder.stat().st_mtime > ORPHAN_AGE):
+    elif not (process_gone(int(folder.name[-32:-24], 16)) or now - folder.stat().st_mtime > ORPHAN_AGE):
         return
     os.rmdir(folder)
 

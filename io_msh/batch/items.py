@@ -64,21 +64,16 @@ def remove_dead_stages(out: Path) -> None:
     takes their files for inputs (``_files``)."""
     import shutil
 
+    from ...core.disk import process_gone
+
     if os.name != "posix":
         return
     for stage in out.glob(f"{STAGE_PREFIX}*"):
         pid = stage.name[len(STAGE_PREFIX):].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)):
+        if pid.isdigit() and process_gone(int(pid)):
             shutil.rmtree(stage, ignore_errors=True)
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's: running
-        return True
     return True
 
 

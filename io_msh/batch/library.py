@@ -261,13 +261,15 @@ def remove_dead_staging(folder: Path) -> None:
     """Remove the folders that runs killed before their clean-up left beside the library (their PID after
     STAGING_PREFIX), once that process is gone; one named without a PID once LEGACY_AGE old. On systems without
     a harmless liveness test (Windows) only the latter."""
+    from ...core.disk import process_gone
+
     for staging in folder.glob(f"{STAGING_PREFIX}*"):
         pid = staging.name[len(STAGING_PREFIX):].split("_", 1)[0]
         try:
             if not staging.is_dir() or staging.is_symlink():
                 continue
             if pid.isdigit() and "_" in staging.name[len(STAGING_PREFIX):]:
-                dead = os.name == "posix" and int(pid) != os.getpid() and not _running(int(pid))
+                dead = os.name == "posix" and process_gone(int(pid))
             else:
                 dead = time.time() - staging.stat().st_mtime > LEGACY_AGE
         except OSError:
@@ -276,11 +278,4 @@ def remove_dead_staging(folder: Path) -> None:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's: running
-        return True
     return True
