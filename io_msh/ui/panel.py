@@ -27,6 +27,7 @@ from ..exp.plan import ExportOptions
 from ..exp.readback import EVALUATION_SCENE
 from ..imp.unit import UNIT
 from ..imp.unit_clips import part_label, unit_clip_labels, unit_parts
+from . import registration
 from .dialog import export_options
 from .operators import EXPORT_SCENE_OT_parkan_msh
 from .translations import report, report_text
@@ -611,8 +612,7 @@ CLASSES = (PARKAN_OT_check_export, PARKAN_OT_select_named, PARKAN_OT_show_slot, 
 
 
 def register() -> None:
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
+    registration.register(CLASSES)
     setattr(bpy.types.WindowManager, LIVE, BoolProperty(
         name="Live Export Check", default=True,
         description="Check the export again shortly after every change to the scene"))
@@ -635,5 +635,4 @@ def unregister() -> None:
         bpy.app.timers.unregister(_live_check)
     _LIVE[0] = None
     delattr(bpy.types.WindowManager, LIVE)
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+    registration.unregister(CLASSES)
