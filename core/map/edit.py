@@ -21,7 +21,7 @@ import numpy as np
 from ..container.nres import Archive
 from ..errors import FormatError
 from . import landmsh as L
-from .tma import NOT_INSIDE, Mission, PlacedObject, _read_object, _Reader, _write_object, _Writer
+from .tma import NOT_INSIDE, Mission, PlacedObject, RecordReader, RecordWriter, read_object, write_object
 
 
 @dataclass
@@ -190,16 +190,16 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) ->
 # --------------------------------------------------------------------- placed objects
 def object_bytes(obj: PlacedObject, version: int) -> bytes:
     """One placed object's record as data.tma holds it."""
-    w = _Writer()
-    _write_object(w, obj, version)
+    w = RecordWriter()
+    write_object(w, obj, version)
     return bytes(w.out)
 
 
 def parse_object(data: bytes, version: int, source: str = "", index: int | None = None) -> PlacedObject:
     """A placed object from its record (``object_bytes``); FormatError when it does not read to its end."""
-    r = _Reader(bytes(data), source)
+    r = RecordReader(bytes(data), source)
     r.stream, r.index = "objects", index
-    obj = _read_object(r, version)
+    obj = read_object(r, version)
     if r.at != len(r.data):
         raise r.fail(f"{len(r.data) - r.at} byte(s) after the object's record")
     return obj

@@ -112,7 +112,7 @@ class Mission:
 
     # ----------------------------------------------------------------- writing
     def to_bytes(self) -> bytes:
-        w = _Writer()
+        w = RecordWriter()
         w.u32(self.version)
         w.u32(len(self.routes))
         for route in self.routes:
@@ -126,7 +126,7 @@ class Mission:
         w.u32(self.object_version)
         w.u32(len(self.objects))
         for obj in self.objects:
-            _write_object(w, obj, self.object_version)
+            write_object(w, obj, self.object_version)
         if self.object_version > 1:
             w.string(self.map_path or b"")
             w.u32(self.map_word or 0)
@@ -140,7 +140,10 @@ class Mission:
         return bytes(w.out)
 
 
-class _Writer:
+class RecordWriter:
+    """The bytes of a data.tma (or one of its records) as they are written: little-endian words, strings
+    after their length, float32 runs."""
+
     def __init__(self) -> None:
         self.out = bytearray()
 
@@ -158,7 +161,7 @@ class _Writer:
         self.out += np.asarray(values, "<f4").tobytes()
 
 
-def _write_clan(w: _Writer, clan: Clan, version: int) -> None:
+def _write_clan(w: RecordWriter, clan: Clan, version: int) -> None:
     w.string(clan.name)
     w.u32(clan.parent)
     w.floats(clan.base)
@@ -180,7 +183,8 @@ def _write_clan(w: _Writer, clan: Clan, version: int) -> None:
             w.u32(relation)
 
 
-def _write_object(w: _Writer, obj: PlacedObject, version: int) -> None:
+def write_object(w: RecordWriter, obj: PlacedObject, version: int) -> None:
+    """One placed object's record, as a mission of object version ``version`` holds it."""
     w.u32(obj.kind)
     w.u32(obj.marker)
     w.string(obj.path)
@@ -208,7 +212,10 @@ def _write_object(w: _Writer, obj: PlacedObject, version: int) -> None:
 
 
 # --------------------------------------------------------------------- reading
-class _Reader:
+class RecordReader:
+    """A cursor over a data.tma's bytes (or one record's): each read names what it reads, and a read past the
+    end is a FormatError naming ``stream``, ``index`` and the byte."""
+
     def __init__(self, data: bytes, source: str) -> None:
         self.data, self.source, self.at = data, source, 0
         self.stream, self.index = "header", None
@@ -248,7 +255,7 @@ class _Reader:
 def parse_tma(data: bytes | memoryview, source: str = "") -> Mission:
     """Read a data.tma; FormatError naming the part (routes, clans, objects, trailer, lodes), the record's index
     and the byte where it breaks."""
-    r = _Reader(bytes(data), source)
+    r = RecordReader(bytes(data), source)
     version = r.u32("version")
     r.stream = "routes"
     routes = []
@@ -268,7 +275,7 @@ def parse_tma(data: bytes | memoryview, source: str = "") -> Mission:
     objects = []
     for i in range(r.count("object", 36)):
         r.index = i
-        objects.append(_read_object(r, object_version))
+        objects.append(read_object(r, object_version))
     mission = Mission(version, routes, clan_version, clans, object_version, objects, source=source)
     r.stream, r.index = "trailer", None
     if object_version > 1:
@@ -283,7 +290,7 @@ def parse_tma(data: bytes | memoryview, source: str = "") -> Mission:
     return mission
 
 
-def _read_clan(r: _Reader, version: int) -> Clan:
+def _read_clan(r: RecordReader, version: int) -> Clan:
     clan = Clan(r.string("name"), r.u32("parent word"), r.floats(2, "base"), r.u32("type"))
     if version > 1:
         clan.script = r.string("AI script")
@@ -301,7 +308,8 @@ def _read_clan(r: _Reader, version: int) -> Clan:
     return clan
 
 
-def _read_object(r: _Reader, version: int) -> PlacedObject:
+def read_object(r: RecordReader, version: int) -> PlacedObject:
+    """One placed object's record at the cursor (object version ``version``)."""
     kind, marker = r.u32("kind"), r.u32("marker")
     path = r.string("path")
     clan = r.u32("clan index") if version >= 3 else None
