@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.animation.controller.clips import plan_cycles, plan_path, plan_paths
+from core.animation.controller.graph import plan_cycles, plan_path, plan_paths
 
 F32 = np.float32
 

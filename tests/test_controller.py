@@ -19,7 +19,7 @@ from core.animation.controller import (
     step_at,
     validate_controller,
 )
-from core.animation.controller.clips import channel_frame, reachable_from_anchors
+from core.animation.controller.clips import channel_frame
 from core.animation.controller.codec import (
     ANCHOR,
     BY_VELOCITY,
@@ -30,6 +30,7 @@ from core.animation.controller.codec import (
     STATE,
     Controller,
 )
+from core.animation.controller.graph import reachable_from_anchors
 from core.animation.pose import pose_matrix
 from core.animation.sampler import AnimationData, blend
 from core.authoring.build import build_model

@@ -205,7 +205,7 @@ def test_the_strict_profile_still_refuses_and_names_itself(capsys, game):
 
 def test_limits_admit_the_retail_extremes():
     """Every limit constant lies above the largest retail value it bounds (retail-envelope 15)."""
-    from core.animation.controller.clips import PLAN_LIMIT
+    from core.animation.controller.graph import PLAN_LIMIT
     from core.animation.tracks import MAX_FRAMES, MAX_KEYS
     from core.appearance.mat0 import MAX_ANIMATIONS
     from core.unit.objects import MAX_HOPS

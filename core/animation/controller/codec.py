@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import Finding, FormatError, error, has_errors, warning
+from .graph import NO_EDGE as NO_EDGE  # the cost table's no-edge value, where the planner stops
+from .graph import PLAN_LIMIT, live_costs, plan_cycles, reachable_from_anchors
 
 CTLD_TYPE_ID = int.from_bytes(b"CTLD", "little")
 COUNT_NAMES = "ABCDE"
@@ -69,7 +71,6 @@ JITTER = 0x1000000
 # Channel flag (section 2, +0x20): the channel drives its node's material track by fraction (a belt;
 # openparkan docs/28-chassis.md).
 MATERIAL_CHANNEL = 0x10
-NO_EDGE = np.float32(1_000_000)
 
 
 @dataclass
@@ -226,8 +227,6 @@ def validate_controller(controller: Controller, node_count: int | None = None,
     anchors with no way back. Every record is kept as read whatever its finding: an index that cannot be
     resolved names nothing (no group runs, the channel poses no node, the channel entry drives nothing).
     With a model's ``node_count`` and ``frame_count``, channel nodes and frames are checked too."""
-    from .clips import PLAN_LIMIT, load_costs, plan_cycles, reachable_from_anchors  # the graph lives there
-
     out: list[Finding] = []
     c = controller
     a = len(c.states)
@@ -313,7 +312,7 @@ def validate_controller(controller: Controller, node_count: int | None = None,
         anchors = c.anchors
         if not anchors:
             out.append(warning("state", None, "no state is an anchor: nothing plans, no clip plays"))
-        live = load_costs(c)
+        live = live_costs(c.states, c.costs)
         for anchor, cycle in zip(anchors, plan_cycles(live, anchors)):
             if cycle is None:
                 out.append(warning("state", anchor, "anchor has no way back to itself: it forms no clip"))
