@@ -16,7 +16,9 @@ hazard stripes, a number; core.authoring.synth.robot_libraries):
   naming its materials;
 - maps/: a 4 x 4 map with hills and a lake (DATA/MAPS/...: Land.msh, Land.map, Land1.wea, Land2.wea) and a
   mission naming it (MISSIONS/.../data.tma), made by core.authoring.maps, in its game folder
-  (core.authoring.map_game): painted ground textures, and the robot, the fort, trees and rocks the mission places.
+  (core.authoring.map_game): painted ground textures, and the robot, the fort, trees and rocks the mission places;
+- effects/: an effect library (effects.rlb: every emitter type, each shipped time mode, the retail extremes) and
+  explosions naming its effects (weapon.rlb), made by core.authoring.effects.
 
 tests/test_main_job.py checks that samples/ holds exactly what this writes.
 """
@@ -37,7 +39,7 @@ from core.animation.tracks import Animation, Track  # noqa: E402
 from core.appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, OPAQUE, AnimBlock, Material, blend_attr1, phase  # noqa: E402
 from core.appearance.material_tracks import LOOP  # noqa: E402
 from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID  # noqa: E402
-from core.authoring import synth, units  # noqa: E402
+from core.authoring import effects, synth, units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
 from core.authoring.map_game import mission_game_files  # noqa: E402
@@ -141,6 +143,7 @@ def sample_files() -> dict[str, bytes]:
     files.update(walker_files())
     files.update(unit_files())
     files.update({f"maps/{path}": data for path, data in mission_game_files(robot=True).items()})
+    files.update({f"effects/{path}": data for path, data in effects.sample_files().items()})
     return files
 
 
