@@ -1,4 +1,4 @@
-"""The invariants that hold on every retail map (docs/format-notes.md, "Maps and missions", the checks), for a
+"""The invariants that hold on every retail map (docs/formats/maps.md, "The checks"), for a
 Land.msh, a Land.map, a data.tma and a map's files together. Each failed invariant is one finding naming the stream, the
 first record that breaks it and how many do."""
 
@@ -13,6 +13,13 @@ from .tma import KIND_NAMES, OBJECT_MARKER, Mission, text
 
 EDGE_SHIFTS = np.array([0, 2, 4])
 NO_EDGE = 3
+# The tolerances of the retail checks (docs/refusing-checks.md, "Tolerances"): a refusal of the same fact allows
+# them, since exactness was never measured (spec/retail-envelope.md 17).
+BOX_SLACK = 0.001        # of cell 0's width: op verify.py check_grid, slack = (max - min) * 0.001
+ALPHA_SLACK = 1e-6       # op verify.py check_layers, abs(blend - 1.0) < 1e-6
+# op's flat-water test does not publish its tolerance (it printed SC_3's spread as 0.000000); a thousandth of a
+# unit admits that, and a float32 height's rounding anywhere below 8192 units.
+WATER_SPREAD = 1e-3
 
 
 def _first(findings: list[Finding], stream: str, bad: np.ndarray, what: str, severity=error) -> bool:
@@ -130,9 +137,12 @@ def _cell_boxes(mesh: L.LandMesh, out: list[Finding]) -> None:
     cells = mesh.cells
     cell = _cell_of_faces(mesh)
     corners = mesh.positions[mesh.faces["verts"].astype(np.int64)]       # (F, 3, 3)
-    lo, hi = cells["box_min"][cell][:, None, :], cells["box_max"][cell][:, None, :]
+    slack = box_slack(mesh)
+    lo = cells["box_min"][cell][:, None, :].astype(np.float64) - slack
+    hi = cells["box_max"][cell][:, None, :].astype(np.float64) + slack
     outside = ((corners < lo) | (corners > hi)).any(axis=(1, 2))
-    _first(out, "Res21", outside, "face has a vertex outside its cell's box (faces must not cross grid lines)")
+    _first(out, "Res21", outside, f"face has a vertex outside its cell's box by more than {slack:g} (0.1 % of cell "
+                                  "0's width; faces must not cross grid lines)")
     squares = mesh.squares
     twin = (cells["box_min"][:squares] != cells["box_min"][squares:]).any(axis=1) | \
            (cells["box_max"][:squares] != cells["box_max"][squares:]).any(axis=1)
@@ -143,6 +153,12 @@ def _cell_boxes(mesh: L.LandMesh, out: list[Finding]) -> None:
         on_box = ((mesh.cell_header["corners"] == box[0]) | (mesh.cell_header["corners"] == box[1])).all()
         if not on_box:
             out.append(warning("Res2", None, "header corners are not the corners of the mesh's bounding box"))
+
+
+def box_slack(mesh: L.LandMesh) -> float:
+    """How far a face's vertex may lie outside its cell's box: 0.1 % of cell 0's width, as the retail check."""
+    cell0 = mesh.cells[0]
+    return (float(cell0["box_max"][0]) - float(cell0["box_min"][0])) * BOX_SLACK
 
 
 def _levels(mesh: L.LandMesh, out: list[Finding]) -> None:
@@ -190,7 +206,8 @@ def _adjacency(mesh: L.LandMesh, out: list[Finding], indices_ok: bool, runs_ok: 
     has = n != L.NONE
     if _first(out, "Res21", (has & (n >= count)).any(axis=1), f"neighbour out of range ({count} faces)"):
         return
-    _first(out, "Res21", (n == ids[:, None]).any(axis=1), "face is its own neighbour")
+    # no source measured whether a retail face names itself: a warning, the link kept
+    _first(out, "Res21", (n == ids[:, None]).any(axis=1), "face is its own neighbour", warning)
     _first(out, "Res21", ((codes == NO_EDGE) != ~has).any(axis=1),
            "edge code (word 13) says 'none' where a neighbour is named, or the reverse")
     f, e = np.nonzero(has & (codes != NO_EDGE) & (n != ids[:, None]))
@@ -228,15 +245,18 @@ def _face_words(mesh: L.LandMesh, out: list[Finding], indices_ok: bool) -> None:
            "water flag 0x008 and water surface 0x02 disagree")
     _first(out, "Res21", water & (faces["flags"] != L.WATER_FLAGS), "water face's flags are not 0x608")
     if indices_ok and water.any():
-        heights = np.unique(mesh.positions[faces["verts"][water].astype(np.int64)][:, :, 2])
-        if len(heights) > 1:
+        heights = np.unique(mesh.positions[faces["verts"][water].astype(np.int64)][:, :, 2]).astype(np.float64)
+        if heights[-1] - heights[0] > WATER_SPREAD:
             out.append(error("Res3", None, f"water vertices lie at {len(heights)} heights ({heights[0]:g} to "
-                                           f"{heights[-1]:g}); the engine keeps one water level"))
+                                           f"{heights[-1]:g}, more than {WATER_SPREAD:g} apart); the engine keeps "
+                                           "one water level"))
     alpha = mesh.streams.get(L.ALPHA)
     if alpha is not None and indices_ok and len(alpha) == len(mesh.positions):
         touched = np.zeros(len(alpha), bool)
         touched[faces["verts"][two].astype(np.int64).ravel()] = True
-        _first(out, "Res14", ~touched & (alpha != 1.0), "alpha is not 1.0 on a vertex no two-material face uses")
+        off = ~(np.abs(alpha.astype(np.float64) - 1.0) < ALPHA_SLACK)    # NaN is off too
+        _first(out, "Res14", ~touched & off, f"alpha is not 1.0 (within {ALPHA_SLACK:g}) on a vertex no "
+                                             "two-material face uses")
 
 
 # --------------------------------------------------------------------- Land.map
@@ -245,7 +265,9 @@ def validate_areal_map(areal_map: ArealMap) -> list[Finding]:
     areals = areal_map.areals
     count = len(areals)
     stream = "ArealMap"
-    _first(out, stream, np.array([len(a.polygon) < 3 for a in areals]), "areal has fewer than 3 vertices")
+    # no source measured the fewest vertices of a retail areal (SC_3 has triangles): a warning, the areal kept
+    _first(out, stream, np.array([len(a.polygon) < 3 for a in areals]), "areal has fewer than 3 vertices",
+           warning)
     if count:
         owner = np.concatenate([np.full(len(a.links), i) for i, a in enumerate(areals)])
         edge = np.concatenate([np.arange(len(a.links)) for a in areals])
@@ -261,7 +283,7 @@ def validate_areal_map(areal_map: ArealMap) -> list[Finding]:
         _first(out, stream, bad, "edge link names no areal or no edge of it (-1/-1 on the boundary)")
         bad = np.zeros(count, bool)
         bad[owner[ok & (nb == owner)]] = True
-        _first(out, stream, bad, "areal is its own neighbour")
+        _first(out, stream, bad, "areal is its own neighbour", warning)  # no source measured it
         back = offsets[nb[ok]] + twin[ok]
         mutual = (links[back, 0] == owner[ok]) & (links[back, 1] == edge[ok])
         bad = np.zeros(count, bool)

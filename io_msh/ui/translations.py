@@ -1292,8 +1292,10 @@ REPORTS = {
     "run does not start where the previous cell's ends": "участок не начинается там, где кончается предыдущий",
     "runs cover {total} faces, the mesh has {count}": "участки покрывают {total:грань|грани|граней}, в сетке их "
         "{count}",
-    "face has a vertex outside its cell's box (faces must not cross grid lines)":
-        "у грани вершина вне рамки её ячейки (грани не должны пересекать линии сетки)",
+    "face has a vertex outside its cell's box by more than {slack} (0.1 % of cell 0's width; faces must not cross "
+    "grid lines)":
+        "у грани вершина вне рамки её ячейки больше чем на {slack} (0,1 % ширины ячейки 0; грани не должны "
+        "пересекать линии сетки)",
     "level-0 cell and its level-1 twin have different boxes":
         "у ячейки уровня 0 и её двойника уровня 1 разные рамки",
     "header corners are not the corners of the mesh's bounding box":
@@ -1323,9 +1325,11 @@ REPORTS = {
         "грань носит слот 0 Land1 — материал фундамента, который движок кладёт под здания",
     "water flag 0x008 and water surface 0x02 disagree": "флаг воды 0x008 и поверхность воды 0x02 расходятся",
     "water face's flags are not 0x608": "флаги грани воды не 0x608",
-    "water vertices lie at {count} heights ({low} to {high}); the engine keeps one water level":
-        "вершины воды лежат на {count:высоте|высотах|высотах} (от {low} до {high}); движок хранит один уровень воды",
-    "alpha is not 1.0 on a vertex no two-material face uses":
+    "water vertices lie at {count} heights ({low} to {high}, more than {spread} apart); the engine keeps one water "
+    "level":
+        "вершины воды лежат на {count:высоте|высотах|высотах} (от {low} до {high}, разброс больше {spread}); движок "
+        "хранит один уровень воды",
+    "alpha is not 1.0 (within {slack}) on a vertex no two-material face uses":
         "альфа не 1.0 у вершины, которой не пользуется ни одна грань с двумя материалами",
     "areal has fewer than 3 vertices": "у ареала меньше 3 вершин",
     "edge link names no areal or no edge of it (-1/-1 on the boundary)":
