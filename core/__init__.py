@@ -3,7 +3,7 @@
 Subpackages, each a concern: ``container`` (NRes), ``msh`` (model streams), ``animation`` (tracks,
 sampler, key authoring, controllers), ``appearance`` (materials and textures), ``unit`` (units and their
 parts), ``authoring`` (new files), ``cli`` (``python -m core``). ``errors``, ``disk`` (files on disk)
-and ``files`` (opening and checking game files) serve them all; the README's Layout section gives the
+and ``files`` (opening and checking game files) serve them all; docs/layout.md gives the
 import rule.
 """
 

@@ -190,5 +190,5 @@ _LIBRARY_CHECKS = {
     TEXM_TYPE_ID: lambda entry, runs: validate_texm(entry.data),
     MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
     WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
-    CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/format-notes.md)
+    CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
 }

@@ -1,6 +1,6 @@
 """A model's controller: where it is found (beside a model file, or a CTLD entry of its archive) and the check of
 it against the model. ``python -m core clips`` / ``sample --clip`` and the Blender import both use these, so
-they take the same controller and say the same words about it (docs/format-notes.md "Controllers").
+they take the same controller and say the same words about it (docs/formats/controller.md).
 """
 
 from __future__ import annotations

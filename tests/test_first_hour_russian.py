@@ -1,5 +1,5 @@
 """The Russian a modder reads: the panel's labels, file names kept in tooltips, one quote style per text, and
-README.ru naming each thing of the interface with the word the interface uses."""
+README.ru and the Russian manual naming each thing of the interface with the word the interface uses."""
 
 import re
 from pathlib import Path
@@ -8,13 +8,18 @@ from test_translations import ours
 
 ROOT = Path(__file__).resolve().parent.parent
 README_RU = ROOT / "README.ru.md"
+RUSSIAN_DOCS = [README_RU, *sorted((ROOT / "docs" / "manual" / "ru").glob("*.md"))]
 FILE_NAME = re.compile(r"[\w.<>-]*\w\.(?:blend|lib|msh|rlb|dat|ctl|wea|tma|map|png|glb|fbx)\b")
 CYRILLIC = re.compile("[а-яА-ЯёЁ]")
 
 
+def russian_docs() -> str:
+    return "\n\n".join(path.read_text(encoding="utf-8") for path in RUSSIAN_DOCS)
+
+
 def readme_text() -> str:
-    """README.ru as one line per paragraph (a name may be wrapped), code spans left out."""
-    text = README_RU.read_text(encoding="utf-8")
+    """README.ru and the Russian manual as one line per paragraph (a name may be wrapped), code spans left out."""
+    text = russian_docs()
     text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
     return re.sub(r"`[^`\n]*`", "`…`", re.sub(r"[ \t]*\n[ \t]*(?=\S)(?![-|#*\d])", " ", text))
 
@@ -66,7 +71,7 @@ def test_readme_ru_names_each_option_as_the_interface_does(blender):
                 if prop.type == "ENUM":
                     for item in prop.enum_items:
                         items.setdefault(item.identifier, set()).add(item.name)
-    enums = re.findall(r"«([^»]+)» \(`([A-Z_]+)`", README_RU.read_text(encoding="utf-8"))
+    enums = re.findall(r"«([^»]+)» \(`([A-Z_]+)`", russian_docs())
     assert len(enums) > 8
     wrong = [(russian, identifier) for russian, identifier in enums
              if identifier in items and russian.lower() not in {ui.get(n, n).lower() for n in items[identifier]}]
@@ -85,7 +90,7 @@ def test_readme_ru_keeps_to_the_glossary(blender):
     """The variants the glossary sets aside (Russian ones: «шкала времени», «лента», «фонарь», «Преобразование»)
     appear nowhere in README.ru either."""
     glossary = blender.ext.io_msh.ui.translations.GLOSSARY
-    text = README_RU.read_text(encoding="utf-8")
+    text = russian_docs()
     found = [(pattern, m.group(0)) for _en, _ru, avoided in glossary for pattern in avoided
              if CYRILLIC.search(pattern) for m in re.finditer(pattern, text)]
     assert not found, found

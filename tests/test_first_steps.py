@@ -28,9 +28,9 @@ def test_the_export_report_names_every_file_written_with_the_controller(blender,
 
 
 def test_the_identifiers_scripts_set_are_documented(blender):
-    """LOD '0' to '4' (First-Person '4') and the export's key modes, as README.md gives them."""
+    """LOD '0' to '4' (First-Person '4') and the export's key modes, as the manual gives them."""
     bpy = blender.bpy
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs" / "manual").glob("*.md")))
     lod = bpy.ops.import_scene.parkan_msh.get_rna_type().properties["lod"]
     assert [(i.identifier, i.name) for i in lod.enum_items][-1] == ("4", "First-Person")
     assert "First-Person\n  `'4'`" in readme or "First-Person `'4'`" in readme

@@ -1,4 +1,4 @@
-"""The import rule of the package layout (README "Layout"): each package imports only from the layers below
+"""The import rule of the package layout (docs/layout.md): each package imports only from the layers below
 it and from itself; core never imports Blender or io_msh."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def unit_of(module: str) -> str:
     for size in (2, 1):
         if ".".join(parts[:size]) in LAYER_OF:
             return ".".join(parts[:size])
-    raise AssertionError(f"{module} is in no layer of the layout: add it to LAYERS and the README")
+    raise AssertionError(f"{module} is in no layer of the layout: add it to LAYERS and docs/layout.md")
 
 
 def modules() -> dict[str, Path]:

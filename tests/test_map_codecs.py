@@ -64,7 +64,7 @@ def test_a_retail_size_map_meets_every_invariant_and_round_trips():
 
 
 def test_unresolved_words_of_land_msh_are_carried_byte_for_byte():
-    """format-notes, Maps: stream 2's 44-byte block and zero words, stream 4's pad byte, stream 11's byte 3 and bit 7,
+    """docs/formats/maps.md: stream 2's 44-byte block and zero words, stream 4's pad byte, stream 11's byte 3 and bit 7,
     face word 3 and an attr2 no source describes are kept as read, and no check refuses them."""
     mesh = L.LandMesh.parse(FILES[LAND_MSH])
     mesh.cell_header["rest"][:] = np.arange(44)

@@ -93,7 +93,7 @@ def test_the_issue_track_shows_the_game_colour_at_every_frame_of_every_loop(blen
 
 def test_below_ten_frames_per_second_the_first_loop_is_exact(blender, tmp_path):
     """At 8 fps whole ms lie 0.008 frame apart, closer than Blender keeps keys: the track keeps its frame keys
-    (docs/format-notes.md "Material animation"), exact over its first loop."""
+    (docs/formats/material-animation.md), exact over its first loop."""
     keys = [(0, 100), (1, 260), (2, 400), (1, 497)]
     worst = check_every_integer_frame(blender, tmp_path, 8.0, LOOP, 0x1f, keys, loops=1)
     assert max(worst.values()) < 1e-6, worst

@@ -193,7 +193,7 @@ def part_faces(model: Model, node: int, slot: int) -> tuple[list, list, np.ndarr
 
 def node_flags(item) -> int:
     """The Res1 flag word a bone or Empty asks for: its msh_node_flags word with its named bits as its boolean
-    properties say (docs/format-notes.md, "Face and node flags"); 0 for a node made in Blender."""
+    properties say (docs/formats/msh.md, "MSH fields the game reads"); 0 for a node made in Blender."""
     word = int(item.get("msh_node_flags", 0)) & 0xFFFF
     for name, bit in (("msh_interior", 0x0001), ("msh_cockpit", 0x0020)):
         if name in item:
@@ -874,7 +874,7 @@ def model_sweep(blender, base: Path, capfd=None):
         def _keeping(self, expect: dict) -> set[str]:
             """The bones or Empties whose nodes keep their source tracks: each imported node nothing moved (no edit
             reached it, its own curves the import's: a copy made with Shift+D too, with its curves) under the node
-            its source parent is; in a model rebuilt for a changed structure too (README, "Geometry on export";
+            its source parent is; in a model rebuilt for a changed structure too (docs/manual/export.md;
             io_msh/exp/plan.py _kept_tracks)."""
             nodes = expect["nodes"]
             if expect["same_structure"]:

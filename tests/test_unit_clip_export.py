@@ -133,7 +133,7 @@ def test_glb_read_back_by_blender_poses_chassis_and_mounted_parts_as_the_core(bl
     """Each chassis animation at every frame it samples: the chassis's nodes as core's clip pose (a channel node,
     a socket here, at its rest: the timeline's first pose), every mounted part's node n at
     socket_world @ root_local^-1 @ own(n) (core.unit.mount.part_placement), each part playing its own timeline
-    over the animation's frames (as Show Unit Clip shows it, docs/format-notes.md "Units")."""
+    over the animation's frames (as Show Unit Clip shows it, docs/formats/units.md)."""
     import addon_utils
 
     bpy = blender.bpy

@@ -86,7 +86,7 @@ def test_at_mid_stride_every_mounted_part_is_where_the_mounting_rule_puts_it_on_
     """The chassis at the middle step of its walk, as core poses it (pose_at_step: the sockets Base_TL and
     Base_TM are channel nodes, at their sliders' initial values), carries every turret and gun where
     core.unit.mount's rule puts them: node n = socket_world @ root_local^-1 @ own(n), each part on its own
-    timeline at that frame (a mounted part plays no chassis state: docs/format-notes.md "Units")."""
+    timeline at that frame (a mounted part plays no chassis state: docs/formats/units.md)."""
     bpy = blender.bpy
     dat = clip_unit(tmp_path)
     unit, roots = import_clip_unit(bpy, dat, node_mode=node_mode)

@@ -8,7 +8,7 @@ for the colours the mask names; every other field (texture, cell, power, the oth
 entry unchanged. So colours glide, texture and cell step.
 
 Everything here works on arrays of times at once and returns plain numpy arrays. Decisions the sources leave
-open are marked "Decision" and listed in docs/format-notes.md "Material animation".
+open are marked "Decision" and listed in docs/formats/material-animation.md.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ class Texture:
     def cell(self, index: int) -> tuple[float, float, float, float]:
         """The UV box a material phase's atlas cell (p[17]) shows.
 
-        Decision (materials-texm.md 6.3, 10.4; docs/format-notes.md): the cell
+        Decision (materials-texm.md 6.3, 10.4; docs/formats/materials.md): the cell
         indexes the runtime's rectangle list, entry 0 being the whole texture;
         a negative cell (-1, "no atlas") or one past the list shows the whole texture.
         """

@@ -187,7 +187,7 @@ SLOT_AREA, SLOT_VOLUME = 0, 1
 def slot_volume_word(slot: np.void) -> int:
     """The slot's volume (Res2 +0x34) as the u32 bits of an f32: the product of its bounding box's sides
     (openparkan: the AABB volume on every player-chassis slot; times the .ndp density it is the node's mass).
-    The area at +0x30 has no established formula: new slots get 0 there (docs/format-notes.md, "Slot area
+    The area at +0x30 has no established formula: new slots get 0 there (docs/formats/msh.md, "Slot area
     and volume")."""
     sides = slot["aabb_max"].astype(np.float32) - slot["aabb_min"].astype(np.float32)
     volume = np.float32(np.prod(np.maximum(sides, 0), dtype=np.float32))

@@ -1,5 +1,5 @@
 """Synthetic maps and missions that meet every invariant ``core.map.validate`` checks, written from the public
-sources docs/format-notes.md ("Maps and missions") names: openparkan docs/03-terrain.md, 08-arealmap.md and
+sources docs/formats/maps.md names: openparkan docs/03-terrain.md, 08-arealmap.md and
 04-missions.md; for the tests, the benchmarks and the bundled sample under samples/maps/.
 
 The ground is a height field over a ``grid`` x ``grid`` square grid. Each cell has its own

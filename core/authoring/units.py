@@ -30,7 +30,7 @@ UNIT_DAT = "UNITS/SYNTH/synth_unit.dat"
 FORT_DAT = "UNITS/SYNTH/synth_fort.dat"
 FRAMES = 41
 # An empty controller (2.1): zero counts and parameter block, and a group table of -1 (no group), as the validator
-# reads it (with no section-5 group, an index 0 would name a group that is not there; docs/format-notes.md).
+# reads it (with no section-5 group, an index 0 would name a group that is not there; docs/formats/controller.md).
 CONTROLLER = bytes(20 + 108) + b"\xff" * 84
 UNIT_TYPE = 0x01008000            # battle robot (openparkan docs/30-turrets.md)
 BRIDGE_TYPE = 0x80001000

@@ -1,1 +1,1 @@
-"""Maps and missions (docs/format-notes.md, "Maps and missions"): Land.msh, Land.map, Land1/Land2.wea, data.tma."""
+"""Maps and missions (docs/formats/maps.md): Land.msh, Land.map, Land1/Land2.wea, data.tma."""

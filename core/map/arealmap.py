@@ -3,7 +3,7 @@
 Payload: ``attr1`` areals (56-byte header, polygon, per-edge links, sub-blocks), then u32 across, u32 down and,
 for x (outer) and y (inner), a u16 count and that many u16 areal indices. The loader refuses a payload the
 cursor does not end exactly on (08-arealmap.md [R]); so does this reader. No source says how the map was built
-(format-notes, Maps), so a writer keeps it: every word is read into a field and written back as it was.
+(docs/formats/maps.md), so a writer keeps it: every word is read into a field and written back as it was.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Edits of a map and a mission that a writer can make from the public sources (terrain-missions digest
-section 3 and 8; docs/format-notes.md, "Maps and missions", "Editing"):
+section 3 and 8; docs/formats/maps.md, "Editing"):
 
 - a **height edit** of ``Land.msh``: vertices moved along z, no topology change. What section 3 calls derived
   from the geometry is recomputed where the moved vertices reach it (face normals of the faces using them,

@@ -2,7 +2,7 @@
 ``Land``, told apart by type id.
 
 Every stream is decoded into a numpy record array over a copy of its bytes; a word whose meaning is unknown
-(format-notes, Maps) is a field of the record and goes back as it was read, so that an unedited mesh writes
+(docs/formats/maps.md) is a field of the record and goes back as it was read, so that an unedited mesh writes
 its own bytes. Only the container's checks and what decoding needs (a whole number of records, the required
 streams) are made here; the invariants are ``core.map.validate``'s.
 """
@@ -30,7 +30,7 @@ CELL = np.dtype([("first", "<u2"), ("count", "<u2"), ("zero", "<u4"), ("box_min"
                  ("box_max", "<f4", (3,)), ("centre", "<f4", (3,)), ("radius", "<f4"), ("tail", "u1", (20,))])
 POSITION = np.dtype(("<f4", (3,)))                                                      # 03-terrain.md
 NORMAL = np.dtype(("i1", (4,)))        # nx, ny, nz / 127 and a pad byte carried
-UV16 = np.dtype(("<u2", (2,)))         # 1024 = one turn (format-notes, Maps); stored raw
+UV16 = np.dtype(("<u2", (2,)))         # 1024 = one turn (docs/formats/maps.md); stored raw
 ALPHA_F = np.dtype("<f4")
 DRAW = np.dtype([("face", "<u2"), ("flags", "u1"), ("extra", "u1")])                     # 03-terrain.md
 FACE = np.dtype([("flags", "<u2"), ("surface", "<u2"), ("material", "<u2"), ("word3", "<u2"),

@@ -1,7 +1,7 @@
 """A mission's placement file ``data.tma`` (openparkan docs/04-missions.md).
 
 Layout (little-endian): version; routes; clan-table version, clans; object-record version, objects; then,
-by the object version (format-notes, Maps), the map path, the map word and the description (above 1) and the lode
+by the object version (docs/formats/maps.md), the map path, the map word and the description (above 1) and the lode
 table (above 4). Fields are read by the version that introduced them (op/pp: clan fields from 2..6, object
 fields from 3..10). Strings are a u32 byte length and that many bytes, kept as raw bytes (the description's
 length is a buffer capacity: what follows its NUL is garbage, kept too). Floats are float32 arrays, so their

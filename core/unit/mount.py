@@ -18,7 +18,7 @@ The rule, as the public sources describe it (dragonee/openparkan docs/28-chassis
   ``attach`` is a component index there, the part keeps that device's node and adds no nodes of its own
   (docs/28-chassis.md). It is listed, not merged.
 
-Decisions the sources leave to us (docs/format-notes.md, "Units"): a part whose tag is neither EXTO nor
+Decisions the sources leave to us (docs/formats/units.md): a part whose tag is neither EXTO nor
 INTO is external when its class is turret (1) or gun (4); the chassis root's translation is kept as the
 model animates it (the runtime's root-motion clearing belongs to the moving body, not to the assembly).
 """

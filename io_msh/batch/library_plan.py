@@ -2,7 +2,7 @@
 model and per unit tree, each with its key (where it comes from), the fingerprint of the bytes it is made of,
 its description, tags and catalogue; and the catalogue file Blender reads beside the library.
 
-Catalogues (README "Asset library"): units by what their tree's type word says (robots by type, buildings),
+Catalogues (docs/manual/batch.md): units by what their tree's type word says (robots by type, buildings),
 models by the class the game gives them: the class a unit's component gives the record that names the model
 (turret, gun, chassis...), else the objects.rlb tag of that record, else the archive the model is in.
 """

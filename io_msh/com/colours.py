@@ -1,7 +1,7 @@
 """The game's colours in Blender's terms (no bpy).
 
 The game multiplies a texel by the material's diffuse colour as stored, both
-display (sRGB) values, and shows the product (docs/format-notes.md,
+display (sRGB) values, and shows the product (docs/formats/materials.md,
 "Colours"). Blender keeps colours linear and decodes sRGB textures to
 linear before its shader multiplies them; so a diffuse colour is given to
 Blender as the linear value of its sRGB bytes, and read back through the

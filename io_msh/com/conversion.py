@@ -1,4 +1,4 @@
-"""The one place where MSH values become Blender values (docs/format-notes.md: rotations, axes, UVs).
+"""The one place where MSH values become Blender values (docs/formats/: rotations, axes, UVs).
 
 Pure numpy: no bpy, so the mapping is testable anywhere.
 

@@ -1,5 +1,5 @@
 """The flag bits of faces (Res7 +0) and nodes (Res1 +0) the game reads, and the Blender names they get
-(openparkan docs/07-objects.md; docs/format-notes.md, "Face and node flags").
+(openparkan docs/07-objects.md; docs/formats/msh.md, "MSH fields the game reads").
 
 Faces: one boolean face attribute per named bit, and the whole word in an integer attribute when it holds
 bits without a name (kept as they are on export). Nodes: the whole word as a custom property on the bone or

@@ -10,7 +10,7 @@ timeline, would be sampled with the chassis anywhere but in the clip. So every a
   meanwhile: the keys hold where the socket put it), and as its own pose its world with the unit at rest
   (no clip playing, every part at its first key), where glTF's static bones put its socket;
 - each part without clips (a turret or gun with no controller) plays its own timeline over the animation's
-  frames (what the scene shows while the chassis plays a clip; docs/format-notes.md "Units"), baked as an
+  frames (what the scene shows while the chassis plays a clip; docs/formats/units.md), baked as an
   action of its bones;
 - a part with clips that lacks the animation sits at its rest pose (the exporter resets every bone), as a
   model's node a track does not key.

@@ -74,7 +74,7 @@ def write_flags(model: Model, scene: SceneModel, rebuilt: set[tuple[int, int]]) 
 
 def area_warnings(scene: SceneModel, new_slots: list[tuple[int, int]]) -> list[str]:
     """A warning naming the new slots (node position, slot position) whose area (Res2 +0x30) is written as 0:
-    the game's formula for it is not known (docs/format-notes.md, "Slot area and
+    the game's formula for it is not known (docs/formats/msh.md, "Slot area and
     volume"). Their volume (+0x34) is computed."""
     if not new_slots:
         return []

@@ -537,7 +537,7 @@ def _carry_maps(model: Model, kept: dict[int, KeptTrack]) -> None:
 
 def _carried_labels(scene: SceneModel, source: Model) -> list[bytes | None]:
     """The Res10 labels of a model rebuilt from the scene: each imported node keeps its source label (a
-    socket's label says which parts it takes: docs/format-notes.md, Node names), a renamed node whose name was its
+    socket's label says which parts it takes: docs/formats/animation.md, Node names), a renamed node whose name was its
     label takes the new name as _rename_nodes does, a new node has none. A source Res10 that does not parse
     gives none (validate reports it on the source)."""
     try:

@@ -1,4 +1,4 @@
-"""Edited controller states written back into the ``.ctl`` (docs/format-notes.md "Controllers"): a played
+"""Edited controller states written back into the ``.ctl`` (docs/formats/controller.md): a played
 state's frame pairs and step length, as the model root's ``msh_state`` properties hold them.
 
 A field is edited when its value, as float32, differs from the value read at import (``P.STATES_IMPORTED``);

@@ -461,4 +461,4 @@ def _kind_warning(roots, component: int, parent: int, old: int, new: int) -> lis
         return []
     shown = [(label or b"").decode("cp1251", "replace") for label in (old_label, new_label)]
     return [f"{roots[component].name}: moved from socket {old} (label {shown[0]!r}) to socket {new} (label "
-            f"{shown[1]!r}): check that the new socket takes this part (docs/format-notes.md, units)"]
+            f"{shown[1]!r}): check that the new socket takes this part (docs/formats/units.md)"]

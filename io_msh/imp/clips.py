@@ -1,4 +1,4 @@
-"""Import planning of a model's controller (``.ctl``; docs/format-notes.md): one set of keys per clip, the game's
+"""Import planning of a model's controller (``.ctl``; docs/formats/controller.md): one set of keys per clip, the game's
 blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
 
 The controller is found and checked against the model by core (``core.model_controller``: ``STEM.ctl``

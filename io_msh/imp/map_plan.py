@@ -2,7 +2,7 @@
 its map), in plain Python: the ground's two levels as arrays, the look of each face material word, the water
 plane, and each placed object's kind (planned once, by the unit or model importer) and matrix.
 
-How the scene shows a map (README "Import Parkan Map"; terrain-missions digest sections 2, 6.4):
+How the scene shows a map (docs/manual/maps.md; terrain-missions digest sections 2, 6.4):
 - level 0 is the ground; level 1 (the far-away simplification) sits in a hidden collection. Both keep every
   Land.msh vertex in file order and their faces in file order, so the export reads heights back by index;
 - a face's material is its word 2: Land1[lo] on UV5 (1024 = one turn) times the microtexture of Land2[lo]

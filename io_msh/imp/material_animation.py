@@ -1,5 +1,5 @@
 """Animated materials in Blender (the plan of io_msh.imp.material_keys), in an action on the material's node tree,
-repeated by a Cycles modifier unless the track plays once (docs/format-notes.md "Material animation"):
+repeated by a Cycles modifier unless the track plays once (docs/formats/material-animation.md):
 
 - an RGB node ``msh diffuse`` holding the diffuse colour, keyed linear (gliding, MAT0 mask 0x02) or constant;
 - the atlas cell's Mapping node keyed constant, the box of the texture shown at that time;

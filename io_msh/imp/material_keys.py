@@ -1,4 +1,4 @@
-"""Import planning of animated materials (MAT0 tracks, docs/format-notes.md "Material animation"): the keys of the
+"""Import planning of animated materials (MAT0 tracks, docs/formats/material-animation.md): the keys of the
 colours, the alpha, the texture and the atlas cell over one cycle of a material's track 0 (the track an object mesh
 draws, 3.3).
 

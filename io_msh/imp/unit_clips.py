@@ -3,7 +3,7 @@ name (the chassis's clips move the mounted parts through their sockets: each han
 Child Of constraint on its socket's bone or Empty), the timeline back, and each part's channel sliders.
 
 A mounted part is not driven by the chassis's states: a channel plays its node's own segment whatever state
-the body is in (docs/format-notes.md "Units", clips of a unit), so a turret or gun shows its own clip of the
+the body is in (docs/formats/units.md, a unit's clips), so a turret or gun shows its own clip of the
 same name when it has one, and otherwise keeps what it shows."""
 
 from __future__ import annotations

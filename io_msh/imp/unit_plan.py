@@ -2,7 +2,7 @@
 importer (io_msh.imp.plan, with the dialog's options), and what mounting it needs (core.unit.mount): the
 socket it hangs on, its root pose to undo, its control points and damage rows on the nodes they land on.
 
-How the scene shows a unit (README "Import Unit"): every part is its own model (its own armature or Empties,
+How the scene shows a unit (docs/manual/units.md): every part is its own model (its own armature or Empties,
 so that it exports alone, losslessly, as today); an external part's root object follows its socket's bone or
 Empty through a Child Of constraint, and carries the inverse of the part's node-0 pose, so that each node n >= 1
 lands on ``socket_world @ local(n)`` (the mounting rule; the root's pose never applies).

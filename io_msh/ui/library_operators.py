@@ -1,6 +1,6 @@
 """File > Import > Parkan Game as Asset Library: the batch tool's ``library`` command (io_msh/batch/library.py) run
-on a chosen game folder, as a process of its own (the batch tool sits above the interface in the layers, README
-"Layout"), the library then added to the Asset Browser's libraries. Every file is written by that process, through
+on a chosen game folder, as a process of its own (the batch tool sits above the interface in the layers,
+docs/layout.md), the library then added to the Asset Browser's libraries. Every file is written by that process, through
 the one write path (core.write_path): the library named here is the user's choice, replaced only when it is a
 library the command wrote and still the file the run read; this operator writes nothing itself."""
 

@@ -636,9 +636,9 @@ REPORTS = {
     "components {components} use the same model and change with it":
         "компоненты {components} используют ту же модель и меняются вместе с ней",
     "moved from socket {old} (label {old_label}) to socket {new} (label {new_label}): check that the new socket "
-    "takes this part (docs/format-notes.md, units)":
+    "takes this part (docs/formats/units.md)":
         "перенесена с гнезда {old} (метка {old_label}) на гнездо {new} (метка {new_label}): проверьте, что новое "
-        "гнездо принимает эту часть (docs/format-notes.md, юниты)",
+        "гнездо принимает эту часть (docs/formats/units.md)",
     "{name} was not imported with clips and their states": "{name} импортирована без клипов и их состояний",
     "node {node} has no {holder} in {name}: the clips cannot be made again":
         "у узла {node} нет {holder} в {name}: клипы нельзя построить заново",

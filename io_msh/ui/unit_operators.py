@@ -44,7 +44,7 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
     files: D.files()
     directory: D.directory()
 
-    # The model import's options, each part imported with them (README "Import Unit").
+    # The model import's options, each part imported with them (docs/manual/units.md).
     node_mode: D.node_mode("What each node of each part becomes in Blender", "One armature per part, a bone per node")
     animation: D.animation()
     slots: D.slots()

@@ -2,7 +2,7 @@
 transition graph, the clips (the cycle each anchor plans back to itself), step timing and strides, and the
 pose the game draws at a step.
 
-Decisions the sources leave open are marked "Decision" and listed in docs/format-notes.md "Controllers".
+Decisions the sources leave open are marked "Decision" and listed in docs/formats/controller.md.
 """
 
 from __future__ import annotations
