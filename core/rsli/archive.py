@@ -60,8 +60,8 @@ def most_unpacked(method: int, packed_size: int) -> int:
 
 def name_field(name: str | bytes) -> bytes:
     """A member name as its 12-byte field: uppercase ASCII (the loader uppercases what it looks up: W8)."""
-    raw = name.encode("ascii", "replace") if isinstance(name, str) else bytes(name)
-    shown = printable(raw.decode("latin-1"))
+    raw = name.encode("utf-8") if isinstance(name, str) else bytes(name)
+    shown = printable(name if isinstance(name, str) else raw.decode("latin-1"))
     if not raw or len(raw) > NAME_SIZE or any(b < 0x21 or b > 0x7E for b in raw):
         raise FormatError.single(STREAM, None, f"member name {shown!r}: 1 to {NAME_SIZE} printable ASCII characters, "
                                                "no spaces")
@@ -331,5 +331,8 @@ class Archive:
                                   offset + len(body), declared)
             body += packed
         total = sum(m.size for m in self.members)
+        if count > 0x7FFF or total > 0xFFFFFFFF:
+            raise FormatError.single(STREAM, None, f"{count} members of {total} unpacked bytes in all; an archive "
+                                                   "holds at most 32767 members and 4 GiB")
         header = _HEADER.pack(MAGIC, count, count, self.reserved, self.sorted_mark, total, self.seed, self.tail)
         return header + keystream_xor(table, self.seed) + bytes(body)
