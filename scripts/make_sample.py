@@ -18,7 +18,9 @@ hazard stripes, a number; core.authoring.synth.robot_libraries):
   mission naming it (MISSIONS/.../data.tma), made by core.authoring.maps, in its game folder
   (core.authoring.map_game): painted ground textures, and the robot, the fort, trees and rocks the mission places;
 - effects/: an effect library (effects.rlb: every emitter type, each shipped time mode, the retail extremes) and
-  explosions naming its effects (weapon.rlb), made by core.authoring.effects.
+  explosions naming its effects (weapon.rlb), made by core.authoring.effects;
+- rsli/: RsLi archives shaped as the two the game ships (gamefont.rlb: PAL.PAL and a Tfnt font, LZSS;
+  sprites.lib: ARGB4444 pictures, Deflate), made by core.authoring.rsli.
 
 tests/test_main_job.py checks that samples/ holds exactly what this writes.
 """
@@ -43,6 +45,7 @@ from core.authoring import effects, synth, units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
 from core.authoring.map_game import mission_game_files  # noqa: E402
+from core.authoring.rsli import rsli_files  # noqa: E402
 from core.authoring.synth import WALKER_SHAPES, box, box_uvs, dress, robot_libraries, sample_archive, sample_model  # noqa: E402
 from core.container.nres import Archive  # noqa: E402
 
@@ -144,6 +147,7 @@ def sample_files() -> dict[str, bytes]:
     files.update(unit_files())
     files.update({f"maps/{path}": data for path, data in mission_game_files(robot=True).items()})
     files.update({f"effects/{path}": data for path, data in effects.sample_files().items()})
+    files.update({f"rsli/{path}": data for path, data in rsli_files().items()})
     return files
 
 
