@@ -1,4 +1,4 @@
-"""The asset library's figures (issue 30, item 5): ``batch library`` of a synthetic game folder (100 models, 20
+"""The asset library's figures: ``batch library`` of a synthetic game folder (100 models, 20
 units by default: core.authoring.game) at --jobs 1 and --jobs 2, a second run with nothing changed, a run after
 one model changed, and the time to drag one unit in (what the Asset Browser's Append does: the unit's collection
 appended from the library into an empty scene and linked to it).

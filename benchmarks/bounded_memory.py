@@ -1,4 +1,4 @@
-"""Peak memory and time of the hostile inputs of issues 10 and 19: huge frame counts (import and export) and
+"""Peak memory and time of the hostile inputs: huge frame counts (import and export) and
 aliasing directories.
 
 Each case runs in a process of its own; the figure is the rise of its peak resident memory (VmHWM,
@@ -35,11 +35,11 @@ CASES = {
     "import-unmapped-4G": ("import", "unmapped_4294967295.msh", "Blender import, no map, frame count 0xFFFFFFFF"),
     "import-300x65535": ("import", "long_300.msh", "Blender import, 300 nodes x 65,535 frames"),
     "import-shared-map": ("import", "shared_300.msh", "Blender import, 300 nodes all reading one map"),
-    # Issue 28, item 9: every node moving at every frame: refused once the keys pass KEY_LIMIT
+    # every node moving at every frame: refused once the keys pass KEY_LIMIT
     "import-dense-shared-map": ("import", "dense_300.msh", "Blender import, 300 nodes, one map of dense motion"),
     "import-aliasing-1k": ("import", "alias_1000.rlb", "Blender import, 1,000 entries sharing one payload"),
     "info-aliasing-20k": ("info", "alias_20000.rlb", "CLI info, 20,000 entries sharing one payload"),
-    # Issue 19, item 17: imported with the defaults (Armature, Faithful), one bone keyed, exported (timed alone).
+    # imported with the defaults (Armature, Faithful), one bone keyed, exported (timed alone).
     "export-unmapped-4G": ("export", "unmapped_4294967295.msh", "export, one bone keyed, frame count 0xFFFFFFFF"),
     "export-300x65535": ("export", "long_300.msh", "export, one bone keyed, 300 nodes x 65,535 frames"),
 }

@@ -1,4 +1,4 @@
-"""Soak of the careless clip edit sweep (issue 27; tests/clip_sweep.py, run in the suite with a small fixed
+"""Soak of the careless clip edit sweep (tests/clip_sweep.py, run in the suite with a small fixed
 budget by tests/test_clip_edit_sweep.py): many more random sequences of clips shown, nodes renamed, keys edited
 and taken back, clips written, actions deleted and exports made twice, each export checked against what Blender
 shows (or refused leaving the file as it was).

@@ -1,4 +1,4 @@
-"""Clip import speed (issue 32 item 2): a walker of N nodes x F frames whose controller has C clips, imported
+"""Clip import speed: a walker of N nodes x F frames whose controller has C clips, imported
 with Clips: Actions, against the timeline import (Clips: None) of the same model, in one process.
 
 Each clip is a cycle of fixed-step states (pair A unused on the first, blended on the others) playing parts of
@@ -47,7 +47,7 @@ def walker_controller(clips: int, steps: int, frames: int, step_ms: float) -> Co
 
 
 def per_key_step_poses(module):
-    """The planner's sampling before issue 32: one ``blend_pose`` per node per key."""
+    """The planner's sampling before it took a whole clip in one call: one ``blend_pose`` per node per key."""
     unit = module._unit
 
     def step_poses(anim, frame_a, frame_b, weight, ids):

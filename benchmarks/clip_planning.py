@@ -1,4 +1,4 @@
-"""Clip planning time against the number of states, with every state an anchor (issue 32, item 3).
+"""Clip planning time against the number of states, with every state an anchor.
 
 A controller of N fixed-step states whose transition table is dense with random costs (30% no-edge):
 ``clips_of`` (the planner behind ``core clips`` and the import's Clips) and ``validate_controller`` (which

@@ -1,4 +1,4 @@
-"""A longer soak of the issue 28 sweeps of clips and material animation (items 6 and 7): the suite runs each with
+"""A longer soak of the sweeps of clips and material animation (glide loops, step starts): the suite runs each with
 a fixed seed and a small budget; this runs them with ``--examples N`` each (drawn afresh unless ``--seed`` is
 given) and prints pytest's result and the wall time.
 

@@ -1,4 +1,4 @@
-"""Import at the key-writing floor (issue 32 item 1): a FAITHFUL import of a 60-node x 1000-frame dense model (every
+"""Import at the key-writing floor: a FAITHFUL import of a 60-node x 1000-frame dense model (every
 node keyed at every frame, as the issue's and benchmarks/edit_cycle.py's) against writing the same F-curves alone,
 and against Blender's glTF importer on the same animation, in one process (``--sparse``: 60% of the nodes animated,
 keys at random frames).

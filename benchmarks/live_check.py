@@ -1,4 +1,4 @@
-"""The panel's live export check (issue 32 item 5) on an imported N-node x F-frame model: after each of a few
+"""The panel's live export check on an imported N-node x F-frame model: after each of a few
 edits (a key moved, a vertex moved, a bone renamed), the live check driven as its timer drives it, step by step.
 
 Prints, per edit, the longest single step (the longest Blender is held), the number of steps and the total until

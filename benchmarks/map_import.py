@@ -1,4 +1,4 @@
-"""Map import and export (issue 31 item 6): a synthetic map of retail size (16 x 16 grid, 12,800 faces on each
+"""Map import and export: a synthetic map of retail size (16 x 16 grid, 12,800 faces on each
 level) with a mission of 100 placed objects of 20 kinds, in one process:
 
 - import time of File > Import > Parkan Map against Blender's glTF importer on the same geometry and objects

@@ -1,4 +1,4 @@
-"""Animated material import speed (issue 32 item 4): a model wearing M materials whose track 0 animates (every
+"""Animated material import speed: a model wearing M materials whose track 0 animates (every
 mode, gliding colours and stepping cells, periods of seconds) against the same model whose materials are static
 (the same phases, one key), in one process. Prints both imports, their ratio, and the material planner alone
 (``plan_material_keys``) in both cases.

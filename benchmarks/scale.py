@@ -1,4 +1,4 @@
-"""Speed at scale (issue 13), every figure a ratio measured in this one process.
+"""Speed at scale, every figure a ratio measured in this one process.
 
 - scene: the Nth import of a 40-node model into a scene already holding N - 1 models, against the first
   (gltf_scene: the same for Blender's glTF importer and that model as a .glb, for comparison);

@@ -1,4 +1,4 @@
-"""Time and peak memory of ``core unit`` and of Blender's Import Unit on big units (issue 27, item 11).
+"""Time and peak memory of ``core unit`` and of Blender's Import Unit on big units.
 
 The units are the project's synthetic ones (core.authoring.units): a chassis carrying a chain of guns, each on
 the muzzle of the one before (a tree as deep as it is big), and a chassis carrying every gun side by side on

@@ -1,5 +1,5 @@
-"""Time of ``python -m core validate`` on archives whose directory records partly overlap one payload (issue 19,
-item 16): 8,000 records over one 2 MB payload, record i starting 8 x i bytes in and running to its end (or, for
+"""Time of ``python -m core validate`` on archives whose directory records partly overlap one payload:
+8,000 records over one 2 MB payload, record i starting 8 x i bytes in and running to its end (or, for
 the blank-tail case, all starting at the payload and record i ending 8 x i bytes short), so that no two records
 are the same bytes (not aliases) and each is checked on its own.
 

@@ -1,4 +1,4 @@
-"""A longer run of the hostile-controller sweep (tests/controller_hostile.py; issue 27 item 10).
+"""A longer run of the hostile-controller sweep (tests/controller_hostile.py).
 
     .venv/bin/python scripts/soak_controller.py --examples 20000
 

@@ -1,4 +1,4 @@
-"""A stateful sweep of careless clip edits (issue 27), for the suite (test_clip_edit_sweep.py, a small fixed
+"""A stateful sweep of careless clip edits, for the suite (test_clip_edit_sweep.py, a small fixed
 budget) and the soak (scripts/clip_edit_soak.py --examples N): clips shown, bones or Empties renamed, keys
 edited and taken back, clips written to the timeline, actions deleted, exports made twice. Every export either
 writes what Blender shows on the timeline once every clip edit is written (read back with core, within the key

@@ -1,4 +1,4 @@
-"""Hostile controllers (issue 27 item 10): the walker's ``.ctl`` with counts that lie (a little, hugely, negative,
+"""Hostile controllers: the walker's ``.ctl`` with counts that lie (a little, hugely, negative,
 2^27 contacts over no states), truncated or extended, with NaN, infinite and huge floats and random bytes written
 over it, or a header of any counts over random bytes. ``check_hostile`` holds the codec's contract: a result that
 writes back byte for byte, or a FormatError; everything built on a result (the check against a model, the clips,

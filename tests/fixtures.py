@@ -46,7 +46,7 @@ def nres(entries, *, magic=b"NRes", version=0x100, count=None, total_size=None, 
 
 
 def aliasing_archive(payload: bytes, count: int) -> bytes:
-    """An archive of ``count`` directory records that all point at one model payload (issue 10, item 6)."""
+    """An archive of ``count`` directory records that all point at one model payload."""
     return nres([(MODEL_TYPE_ID, f"m{i}.msh", payload if i == 0 else b"", 0, 0, 0) for i in range(count)],
                 offsets=[16] * count, sizes=[len(payload)] * count)
 
@@ -55,7 +55,7 @@ def shared_map_model(node_count: int, frame_count: int, dense: bool = False) -> 
     """A valid model whose nodes all read node 0's map block: every node moves at every frame (the
     sampler takes any word below the node's fallback key, section 3.2), with one block of map words.
     ``dense``: node 0 is keyed at every frame with random motion, so every node's pose changes at every
-    frame and no key can be left out (issue 28, item 9)."""
+    frame and no key can be left out."""
     spec = random_model(11, node_count=node_count, frame_count=frame_count, animated=0.0)
     if dense:
         from core.authoring.synth import axis_quat, keyed_track

@@ -1,4 +1,4 @@
-"""Pose sweeps (issue 28): models drawn from the whole value space, imported in every node and animation mode,
+"""Pose sweeps: models drawn from the whole value space, imported in every node and animation mode,
 compared with the core sampler at every integer frame and exported untouched.
 
 Shared by tests/test_pose_sweep.py (a fixed seed, a small budget) and benchmarks/pose_soak.py (the long soak).

@@ -1,4 +1,4 @@
-"""Issue 30, item 4: the game as an asset library. ``batch library GAME_FOLDER -o Parkan.blend`` (and File > Import >
+"""The game as an asset library. ``batch library GAME_FOLDER -o Parkan.blend`` (and File > Import >
 Parkan Game as Asset Library) writes one .blend where every model and every unit is a collection asset with its
 rendered preview, description, tags and catalogue, and blender_assets.cats.txt beside it; a second run re-does
 only what changed; an asset appended into a scene exports back as the model (or unit) it was made of."""

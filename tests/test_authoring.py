@@ -1,4 +1,4 @@
-"""Issue 11: what the artist sees in Blender is what gets exported (import, edit, export, re-import)."""
+"""What the artist sees in Blender is what gets exported (import, edit, export, re-import)."""
 
 import numpy as np
 import pytest
@@ -67,7 +67,7 @@ def animated(tmp_path):
     return data, write(tmp_path, "in.msh", data)
 
 
-# --------------------------------------------------------------------- Edit Mode (item 1)
+# --------------------------------------------------------------------- Edit Mode
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_export_from_edit_mode_uses_the_edits_and_restores_the_mode(blender, tmp_path, animated, node_mode):
     import bmesh
@@ -104,7 +104,7 @@ def test_export_with_the_armature_in_edit_mode_keeps_the_animation(blender, tmp_
     assert out.read_bytes() == data  # before: every node frozen at one pose (frame count 1)
 
 
-# --------------------------------------------------------------------- object transforms (item 2)
+# --------------------------------------------------------------------- object transforms
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_a_moved_part_object_is_exported_where_it_is_shown(blender, tmp_path, animated, node_mode):
     bpy = blender.bpy
@@ -151,7 +151,7 @@ def test_a_modifier_is_exported_as_shown(blender, tmp_path, animated):
     assert_same_view(before, after)
 
 
-# --------------------------------------------------------------------- frame ranges (item 4)
+# --------------------------------------------------------------------- frame ranges
 def new_rig_view(bpy, blender, node_mode, frames):
     root = build_rig(bpy, node_mode)
     root["msh_model"] = "rig.msh"  # so the helpers find the root; a new model all the same (no msh_source)
@@ -195,7 +195,7 @@ def test_an_unedited_import_ignores_a_range_and_says_so(blender, tmp_path, capfd
     assert "the animation is as imported and is written unchanged (frame count 20)" in capfd.readouterr().out
 
 
-# --------------------------------------------------------------------- editing a game animation (item 5)
+# --------------------------------------------------------------------- editing a game animation
 def key_count(bpy, root) -> int:
     import blender_env
 
@@ -250,7 +250,7 @@ def test_editing_one_node_of_an_editing_import_rewrites_that_node_only(blender, 
     assert changed == [2]
 
 
-# --------------------------------------------------------------------- renames and structure (item 3)
+# --------------------------------------------------------------------- renames and structure
 def node_item(root, index):
     if root.type == "ARMATURE":
         return next(b for b in root.data.bones if b["msh_node_index"] == index)
@@ -314,7 +314,7 @@ def test_a_second_mesh_on_a_used_node_is_refused_not_dropped(blender, tmp_path, 
         export_file(bpy, target)
 
 
-# --------------------------------------------------------------------- skinned meshes (item 6)
+# --------------------------------------------------------------------- skinned meshes
 def skinned_rig(bpy, weights_for):
     """build_rig's armature with its hip and spine boxes replaced by one mesh skinned to both bones."""
     import bmesh
@@ -368,7 +368,7 @@ def test_a_skinned_mesh_with_unweighted_vertices_names_its_groups(blender, tmp_p
         export_file(bpy, tmp_path / "bad.msh")
 
 
-# --------------------------------------------------------------------- smaller items (item 7)
+# --------------------------------------------------------------------- smaller items
 def test_the_vertex_limit_error_counts_the_vertices_the_artist_sees(blender, tmp_path):
     import bmesh
 
@@ -424,4 +424,4 @@ def test_dropped_slots_are_reported_only_when_there_are_any(blender, tmp_path, c
     export_file(bpy, tmp_path / "out.msh")
     output = capfd.readouterr().out
     assert "geometry changed" in output
-    assert "are dropped" not in output and "Res15" not in output  # issue 19: other slots are kept, not dropped
+    assert "are dropped" not in output and "Res15" not in output  # other slots are kept, not dropped

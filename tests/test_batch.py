@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BATCH = ROOT / "io_msh" / "batch" / "__main__.py"
 VALIDATOR = ROOT / "scripts" / "gltf" / "validate.js"
 GOOD = {"a.msh", "sub/b.msh", "units.rlb:tank.msh", "units.rlb:tower.msh", "looks/green.rlb:green.msh"}
-BAD = {"garbage.msh", "truncated.msh", "invalid.msh"}  # empty.rlb holds no model: skipped (issue 27 item 17)
+BAD = {"garbage.msh", "truncated.msh", "invalid.msh"}  # empty.rlb holds no model: skipped
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def game_folder(tmp_path_factory):
     archive.add("tank.msh", generated(61, node_count=4, frame_count=10), MODEL_TYPE_ID)
     archive.add("tower.msh", static_model(3), MODEL_TYPE_ID)
     archive.add("tank.wea", b"3\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n2 GREEN\r\n", int.from_bytes(b"WEAR", "little"))
-    # Each model its own list: tank.wea is tank.msh's, never tower.msh's (issue 19).
+    # Each model its own list: tank.wea is tank.msh's, never tower.msh's.
     archive.add("tower.wea", b"2\r\n0 SAMPLE_BODY\r\n1 SAMPLE_METAL\r\n", int.from_bytes(b"WEAR", "little"))
     (folder / "units.rlb").write_bytes(archive.to_bytes())
     libraries = sample_libraries()  # the game's libraries at the top of the folder, as in a game install

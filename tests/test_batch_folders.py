@@ -1,4 +1,4 @@
-"""The batch tool on whole folders (issue 22, item 5): --skip-existing, --models, export back into the .rlb a
+"""The batch tool on whole folders: --skip-existing, --models, export back into the .rlb a
 model came from (--into-source), and the export's key, tolerance and frame-range options."""
 
 import shutil
@@ -140,7 +140,7 @@ def test_export_options_reach_the_exporter(edited, tmp_path):
         model = Model.parse((out / "units_tank.msh").read_bytes())
         counts[name] = (len(model.keys), model.frame_count)
     # Frames 0..5 of the edited nodes are written; nodes left unchanged keep their tracks, so the frame count
-    # stays (issue 27 item 7) and the short export has fewer keys.
+    # stays and the short export has fewer keys.
     assert counts["short"][1] == counts["default"][1] == 10 and counts["short"][0] < counts["default"][0]
     # The zig-zag needs a key per frame within 0.1 mm; a 10 m tolerance drops them.
     assert counts["coarse"][0] < counts["default"][0]

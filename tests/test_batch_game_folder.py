@@ -1,4 +1,4 @@
-"""Issue 27 item 17: the batch tool on a game folder: archives that hold no model (the game's objects.rlb) are
+"""The batch tool on a game folder: archives that hold no model (the game's objects.rlb) are
 skipped with a line, as ``textures`` skips libraries without textures; named on the command line, such an
 archive is still a failed item."""
 

@@ -1,4 +1,4 @@
-"""io_msh/batch under hostile and careless use (issue 19 items 4, 5, 6, 8, 13, 15-19 and item 2's batch part).
+"""io_msh/batch under hostile and careless use: names, result lines, warnings, textures, jobs, exports, Ctrl-C.
 
 Every test here starts real Blender workers; several checks share one run where they can.
 """
@@ -48,7 +48,7 @@ def progress_lines(result) -> list[str]:
     return [line for line in result.stdout.splitlines() if line.startswith("[")]
 
 
-# --------------------------------------------------------------------- item 4: names that are not UTF-8
+# --------------------------------------------------------------------- names that are not UTF-8
 def test_names_that_are_not_utf8_work_in_every_command(tmp_path):
     game = named(tmp_path, b"\xe8\xe3\xf0\xe0")  # "igra"
     game.mkdir()
@@ -89,7 +89,7 @@ def test_names_that_are_not_utf8_work_in_every_command(tmp_path):
     assert not leftovers
 
 
-# --------------------------------------------------------------------- item 16: result lines
+# --------------------------------------------------------------------- result lines
 def test_a_message_without_a_final_newline_does_not_hide_the_result(tmp_path):
     """Whatever a worker prints may leave a line unfinished (the glTF exporter's messages, Blender's buffered C
     output): here every line a worker's Python prints is preceded by such a message."""
@@ -117,7 +117,7 @@ def test_a_message_without_a_final_newline_does_not_hide_the_result(tmp_path):
     assert time.perf_counter() - start < 30 and (tmp_path / "out" / "a.blend").is_file()
 
 
-# --------------------------------------------------------------------- items 5 and 8: warnings, findings
+# --------------------------------------------------------------------- warnings, findings
 def test_warnings_are_printed_and_counted_and_findings_come_one_per_line(tmp_path):
     loose = tmp_path / "loose"  # no game libraries here or above: the import warns
     loose.mkdir()
@@ -154,7 +154,7 @@ def test_warnings_are_printed_and_counted_and_findings_come_one_per_line(tmp_pat
     assert not (tmp_path / "strict" / "alone.blend").exists()
 
 
-# --------------------------------------------------------------------- items 6 and 15: textures
+# --------------------------------------------------------------------- textures
 def test_textures_skip_libraries_without_textures_and_take_entries_by_index(tmp_path):
     game = tmp_path / "game"
     game.mkdir()
@@ -188,7 +188,7 @@ def test_textures_skip_libraries_without_textures_and_take_entries_by_index(tmp_
         assert "0 of 0" not in result.stdout and not (tmp_path / "nothing").exists()
 
 
-# --------------------------------------------------------------------- items 18 and 19: names, usage, jobs
+# --------------------------------------------------------------------- names, usage, jobs
 def test_odd_entry_names_usage_errors_and_no_more_workers_than_items(tmp_path):
     entries = [(MODEL_TYPE_ID, name, generated(80 + n, node_count=2), 0, 0, 0)
                for n, name in enumerate(("", ".", "/", "a.msh"))]
@@ -216,7 +216,7 @@ def test_odd_entry_names_usage_errors_and_no_more_workers_than_items(tmp_path):
     assert not (tmp_path / "big").exists()
 
 
-# --------------------------------------------------------------------- items 15 and 2: export names, transactions
+# --------------------------------------------------------------------- export names, transactions
 def test_export_names_are_unique_and_each_item_is_written_whole_or_not_at_all(blender, tmp_path):
     bpy = blender.bpy
     x, y, z, tank = (generated(90 + n, node_count=3, frame_count=5) for n in range(4))
@@ -245,7 +245,7 @@ def test_export_names_are_unique_and_each_item_is_written_whole_or_not_at_all(bl
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no stage folder, no temporary
 
 
-# --------------------------------------------------------------------- items 15 and 13: the contact sheet
+# --------------------------------------------------------------------- the contact sheet
 def test_a_model_named_contact_sheet_keeps_its_thumbnail(tmp_path):
     (tmp_path / "contact_sheet.msh").write_bytes(static_model(2))
     (tmp_path / "cyr.rlb").write_bytes(nres([(MODEL_TYPE_ID, f"{TANK}.msh".encode("cp1251"), static_model(3),
@@ -287,7 +287,7 @@ def test_contact_sheet_labels_draw_cyrillic(blender, tmp_path):
     assert np.abs(chosen - builtin).max() > 0.5 and lit_chosen < 0.8 * lit_builtin
 
 
-# --------------------------------------------------------------------- item 18: exporter failures, Ctrl-C
+# --------------------------------------------------------------------- exporter failures, Ctrl-C
 def test_a_full_disk_gives_one_clean_failure_line_per_item(tmp_path):
     (tmp_path / "a.msh").write_bytes(generated(95, node_count=4, frame_count=8))
 

@@ -1,4 +1,4 @@
-"""Every benchmark script runs at a tiny size, so that a re-layout cannot silently break one (issue 32).
+"""Every benchmark script runs at a tiny size, so that a re-layout cannot silently break one.
 
 The figures are not checked here (speed goals live in the scripts' output, never in timed tests): only that
 each script runs to its end and prints what it measures.

@@ -1,5 +1,5 @@
-"""Issue 10, item 1: the frame count never drives memory; FAITHFUL keys only the frames that change the pose.
-Issue 19, item 17: nor does it drive the export's after one node is keyed."""
+"""The frame count never drives memory; FAITHFUL keys only the frames that change the pose.
+nor does it drive the export's after one node is keyed."""
 
 import importlib
 import json
@@ -176,7 +176,7 @@ def test_a_long_import_shows_the_runtime_pose_between_its_keys(blender, tmp_path
     assert worst < 1e-5
 
 
-# --------------------------------------------------------------------- export (issue 19, item 17)
+# --------------------------------------------------------------------- export
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bounded_memory.py"
 
 
@@ -274,7 +274,7 @@ def test_what_needs_every_node_at_every_frame_of_a_huge_model_is_refused_up_fron
     assert not out.exists()
 
 
-# --------------------------------------------------------------------- issue 28, item 9: keys counted, then refused
+# --------------------------------------------------------------------- keys counted, then refused
 def test_an_import_that_would_write_too_many_keys_is_refused_while_planning():
     """300 nodes all reading one 65,535-frame map of dense motion: ~19.7 million node keys. The count passes
     the limit after a few dozen nodes, so the refusal comes in seconds and bounded memory (was: 2 GB after 38 s,

@@ -1,4 +1,4 @@
-"""Issue 32 item 5: the Check button keeps what the last check of the model read and planned
+"""The Check button keeps what the last check of the model read and planned
 (io_msh.exp.check_cache) and reuses it only where nothing changed. After any sequence of careless edits (no
 view layer update in between, 1-ulp moves, values set back as an undo would, another action assigned, an object
 deleted) a check with the cache lists what a check from scratch lists and would write the same bytes, in both

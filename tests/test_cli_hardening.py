@@ -1,4 +1,4 @@
-"""``python -m core`` against careless and hostile use (issue 19, items 16-19, the core's part)."""
+"""``python -m core`` against careless and hostile use."""
 
 import json
 import resource
@@ -42,7 +42,7 @@ def textures(tmp_path) -> Path:
     return path
 
 
-# --------------------------------------------------------------------- -o where it cannot go (item 18)
+# --------------------------------------------------------------------- -o where it cannot go
 @pytest.mark.parametrize("command", ["extract", "texture", "rewrite"])
 def test_an_output_that_is_a_folder_or_lies_under_a_file_is_a_clean_error(capsys, tmp_path, textures, command,
                                                                          sample_rlb):
@@ -71,7 +71,7 @@ def test_an_output_that_is_the_input_is_refused(capsys, tmp_path, textures, comm
     assert textures.read_bytes() == before
 
 
-# --------------------------------------------------------------------- Ctrl-C (item 18)
+# --------------------------------------------------------------------- Ctrl-C
 def test_ctrl_c_exits_130_without_a_traceback_or_a_temporary(capsys, tmp_path, monkeypatch, sample_rlb):
     from core import disk
 
@@ -127,7 +127,7 @@ def test_ctrl_c_while_the_modules_load(tmp_path, sample_msh):
     assert 130 in codes
 
 
-# --------------------------------------------------------------------- | head (item 19)
+# --------------------------------------------------------------------- | head
 def test_a_closed_pipe_ends_quietly(sample_msh, tmp_path):
     (tmp_path / "m.msh").write_bytes(sample_msh)
     process = core_process("sample", tmp_path / "m.msh", "--frames", "0:1000000", stdout=subprocess.PIPE)
@@ -137,7 +137,7 @@ def test_a_closed_pipe_ends_quietly(sample_msh, tmp_path):
     assert process.returncode == 141 and err == b""
 
 
-# --------------------------------------------------------------------- write errors name the target (item 19)
+# --------------------------------------------------------------------- write errors name the target
 def test_a_write_over_the_file_size_limit_names_the_target(tmp_path):
     big = Archive()
     big.add("big.bin", bytes(300_000), 5)
@@ -154,7 +154,7 @@ def test_a_write_over_the_file_size_limit_names_the_target(tmp_path):
     assert not target.exists() and not leftovers(tmp_path)
 
 
-# --------------------------------------------------------------------- texture -o: the atomic writer (item 19)
+# --------------------------------------------------------------------- texture -o: the atomic writer
 def test_texture_output_follows_the_rules_of_every_output(capsys, tmp_path, textures):
     png = tmp_path / "ro.png"
     png.write_bytes(b"the user's")
@@ -172,7 +172,7 @@ def test_texture_output_follows_the_rules_of_every_output(capsys, tmp_path, text
     assert link.is_symlink() and real.read_bytes()[:4] == b"\x89PNG" and not leftovers(tmp_path)
 
 
-# --------------------------------------------------------------------- #N names an entry everywhere (item 19)
+# --------------------------------------------------------------------- #N names an entry everywhere
 def test_hash_n_names_any_entry(capsys, tmp_path, textures, sample_rlb):
     rlb = tmp_path / "in.rlb"
     rlb.write_bytes(sample_rlb)
@@ -196,7 +196,7 @@ def test_hash_n_names_any_entry(capsys, tmp_path, textures, sample_rlb):
     assert code == 2 and "sample.msh is a MESH entry, not a texture" in err
 
 
-# --------------------------------------------------------------------- times finite in float32 (item 19)
+# --------------------------------------------------------------------- times finite in float32
 @pytest.mark.parametrize("args", [["sample", "--times=1e39"], ["sample", "--times=0,-3.5e38"],
                                   ["sample", "--frames=3.5e38:3.6e38:1e37"],
                                   ["blend", "--node", "0", "--ta", "1e39", "--tb", "0", "--weight", "0.5"],
@@ -206,7 +206,7 @@ def test_times_that_float32_cannot_hold_are_usage_errors(capsys, args):
     assert code == 2 and err.startswith("usage error:") and "finite" in err and "nan" not in out
 
 
-# --------------------------------------------------------------------- one bad model (item 19)
+# --------------------------------------------------------------------- one bad model
 @pytest.fixture
 def one_bad(tmp_path, sample_rlb) -> Path:
     archive = Archive.parse(sample_rlb)
@@ -233,7 +233,7 @@ def test_one_bad_model_is_named_and_the_others_still_read(capsys, one_bad):
     assert [m["name"] for m in payload["unreadable_models"]] == ["broken.msh"]
 
 
-# --------------------------------------------------------------------- MAT0 names (item 19)
+# --------------------------------------------------------------------- MAT0 names
 def material_with_name_field(field: bytes) -> Archive:
     record = phase((1, 1, 1, 1), "")
     record["texture"] = field
@@ -253,7 +253,7 @@ def test_bytes_after_the_nul_of_a_texture_name_are_not_a_missing_nul():
                                                          "17 characters (\"Bad texture name.\")"]
 
 
-# --------------------------------------------------------------------- texture names its entry (item 19)
+# --------------------------------------------------------------------- texture names its entry
 def test_texture_of_an_unknown_format_names_the_entry(capsys, tmp_path):
     data = bytearray(encode_texm(checker(4, (0, 0, 0, 255), (255, 255, 255, 255)), 8888, mips=False).to_bytes())
     struct.pack_into("<I", data, 28, 1234)  # the format field
@@ -266,7 +266,7 @@ def test_texture_of_an_unknown_format_names_the_entry(capsys, tmp_path):
     assert not (tmp_path / "odd.png").exists()
 
 
-# --------------------------------------------------------------------- absurd mip counts (item 17)
+# --------------------------------------------------------------------- absurd mip counts
 def texm_header(width: int, height: int, mips: int, fmt: int = 8888) -> bytes:
     return HEADER.pack(b"Texm", width, height, mips, 0, 0, 0, fmt)
 
@@ -309,7 +309,7 @@ def test_the_full_chain_is_the_longest_allowed(width, height, longest):
     assert parse_texm(data).to_bytes() == data
 
 
-# --------------------------------------------------------------------- validate on overlapping entries (item 16)
+# --------------------------------------------------------------------- validate on overlapping entries
 def test_partly_overlapping_entries_do_not_read_the_shared_bytes_once_per_entry(monkeypatch):
     """2,000 WEAR records over one 256 KB payload, each starting 8 bytes further in: every one is checked,
     and the work stays bounded by what each check needs (the benchmark has the 8,000 x 2 MB case)."""

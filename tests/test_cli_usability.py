@@ -1,4 +1,4 @@
-"""``python -m core`` as a new user meets it (issue 22, item 4): --version, help on every argument with its
+"""``python -m core`` as a new user meets it: --version, help on every argument with its
 default and without markup, folders for validate/roundtrip/info, texture formats by extension, a missing
 output folder named."""
 

@@ -1,4 +1,4 @@
-"""Issue 28 item 8: two channels with segments naming one node. One rule (docs/formats/controller.md:
+"""Two channels with segments naming one node. One rule (docs/formats/controller.md:
 the first channel poses the node; the sources are silent), the same in ``core sample --clip`` and in Blender,
 and both say which channels clash."""
 

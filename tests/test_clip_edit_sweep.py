@@ -1,4 +1,4 @@
-"""Issue 27: the careless clip edit sweep (tests/clip_sweep.py) with a small fixed budget; the soak is
+"""The careless clip edit sweep (tests/clip_sweep.py) with a small fixed budget; the soak is
 scripts/clip_edit_soak.py --examples N."""
 
 from clip_sweep import sweep_machine, walker_folder

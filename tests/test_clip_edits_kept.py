@@ -1,4 +1,4 @@
-"""Issue 27 items 3 and 7 through the real operators: a bone or Empty renamed while a clip (or the timeline) is
+"""Through the real operators: a bone or Empty renamed while a clip (or the timeline) is
 shown keeps its animation in every action of the model, and the export writes it; a deleted timeline action is
 refused with the Action range (the file would play frame 0 alone while its controller plays more), a deleted
 clip action exports as before."""
@@ -165,7 +165,7 @@ def test_a_bone_no_action_can_be_matched_to_is_said(blender, walker_files, tmp_p
     assert "keys bone(s) 'first', which 'walker.msh' does not have (renamed?)" in capfd.readouterr().out
 
 
-# ------------------------------------------------------------------ item 7
+# ------------------------------------------------------------------ a deleted timeline
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 @pytest.mark.parametrize("shown", [None, WALK])
 def test_a_deleted_timeline_is_refused_and_nothing_is_written(blender, walker_files, tmp_path, node_mode, shown):
@@ -241,7 +241,7 @@ def test_a_deleted_clip_action_exports_the_model_as_it_was(blender, walker_files
     assert export(bpy, root, tmp_path / "out.msh") == data
 
 
-# ------------------------------------------------------------------ item 6
+# ------------------------------------------------------------------ a shared controller
 def test_an_edited_shared_controller_names_the_other_models_that_play_it(blender, tmp_path, capfd):
     """An archive whose only CTLD entry (named like none of its models) is every model's: editing one model's
     step length and exporting says which other models' clips change too; the entry is edited once, nothing else

@@ -1,4 +1,4 @@
-"""Issue 30 item 3: ``batch convert --clips`` writes every clip of the bundled walker (samples/walker: 3 clips, turret
+"""``batch convert --clips`` writes every clip of the bundled walker (samples/walker: 3 clips, turret
 and gun channels, a belt, an animated lamp) as a named glTF animation, in place and moving, each channel's range,
 and the lamp's material animation (KHR_animation_pointer); valid for the Khronos validator, and read back with
 Blender's glTF importer each animation shows the core's pose at every sampled frame."""

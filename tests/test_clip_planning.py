@@ -1,4 +1,4 @@
-"""The planner runs every anchor's search side by side (issue 32, item 3); each search must make the same
+"""The planner runs every anchor's search side by side; each search must make the same
 float32 sums and the same lowest-index choices as the one-search-at-a-time Dijkstra it replaced."""
 
 import numpy as np

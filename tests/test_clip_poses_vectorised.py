@@ -1,4 +1,4 @@
-"""Issue 32 item 2: the clip planner samples a whole clip, every node at every step, in one call
+"""The clip planner samples a whole clip, every node at every step, in one call
 (``steps_at``, ``poses_at_steps``, ``matrices_at_steps``, ``sampler.blend_poses``); each gives, bit for bit, what
 the per-step path (``step_at``, ``pose_at_step``, ``blend_pose``) gives, on the walker's clips and on drawn
 controllers, models and step times."""

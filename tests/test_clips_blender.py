@@ -1,4 +1,4 @@
-"""Issue 21 items 4-5 through the real import operator: a controller beside the model gives an action per clip
+"""Through the real import operator: a controller beside the model gives an action per clip
 whose pose at every step is the runtime's blended pose, with both root-motion choices, and a 0..1 slider per
 channel posing its node as the game's channel frame does."""
 
@@ -177,7 +177,7 @@ def test_controller_from_the_archive_and_a_bad_one_left_out(blender, walker_file
     bad.mkdir()
     (bad / "walker.msh").write_bytes(data)
     (bad / "walker.ctl").write_bytes(walker_controller().to_bytes()[:300])
-    # issue 27 item 14: the model imports, without clips (tests/test_controller_model.py has the warning)
+    # the model imports, without clips (tests/test_controller_model.py has the warning)
     root = import_walker(blender, bad / "walker.msh", clips="ACTIONS")
     assert "msh_clips" not in root
 
@@ -326,7 +326,7 @@ def clip_fcurve(blender, holder, path, index):
 
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_an_edited_clip_is_written_into_the_timeline_and_exported(blender, walker_files, tmp_path, node_mode):
-    """Item 7: leg_l lifted 0.1 in the walk clip lands on the timeline frames 4..12 the walk plays (pure pair-B
+    """The left leg lifted 0.1 in the walk clip lands on the timeline frames 4..12 the walk plays (pure pair-B
     steps), nothing else moves, and the export writes it."""
     bpy = blender.bpy
     folder, data = walker_files

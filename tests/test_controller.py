@@ -1,4 +1,4 @@
-"""Issue 21 items 1-2: the ``.ctl`` codec, its validator, the clips the anchors plan, step timing, the game's pose
+"""The ``.ctl`` codec, its validator, the clips the anchors plan, step timing, the game's pose
 at a step (bit for bit with ``sampler.blend``), and the ``clips`` / ``sample --clip`` commands."""
 
 import json

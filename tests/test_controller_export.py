@@ -1,4 +1,4 @@
-"""Issue 21 item 7: a state's frame pairs and step length, edited on the model root's custom properties, are
+"""A state's frame pairs and step length, edited on the model root's custom properties, are
 written back into the .ctl by the real export operator (loose model and .rlb archive): only the edited f32
 words change, an unedited root never touches the controller, a bad value is refused with nothing written."""
 

@@ -1,4 +1,4 @@
-"""Issue 27 items 10, 14, 15, 16: a model's controller, found and checked against the model by one function in
+"""A model's controller, found and checked against the model by one function in
 core (``core.model_controller``), used by ``python -m core clips`` / ``sample --clip`` and by the
 Blender import; hostile controllers give a result or a clean error; a controller the import cannot play leaves
 the clips out, never the model."""
@@ -58,7 +58,7 @@ def folder(tmp_path):
     return tmp_path
 
 
-# ---------------------------------------------------------------- item 10
+# ---------------------------------------------------------------- counts that lie: contacts over no states
 def test_a_contact_count_over_no_states_reads_writes_back_and_is_a_warning():
     raw = contacts_without_states()
     assert len(raw) == 212
@@ -107,7 +107,7 @@ def test_the_blender_import_of_the_contact_count_over_no_states(blender, folder,
     assert [o for o in blender.bpy.data.objects if "msh_model" in o]
 
 
-# ---------------------------------------------------------------- item 14
+# ---------------------------------------------------------------- a controller that does not fit: no clips
 def test_the_synthetic_units_controllers_pass_validate(capsys, tmp_path):
     assert validate_controller(read_controller(units.CONTROLLER)[0]) == []
     (tmp_path / units.PARTS).write_bytes(units.parts_archive().to_bytes())
@@ -165,7 +165,7 @@ def test_a_bad_ctld_entry_is_named_and_the_model_imports(blender, folder, capfd)
     assert [o for o in blender.bpy.data.objects if "msh_model" in o]
 
 
-# ---------------------------------------------------------------- item 15
+# ---------------------------------------------------------------- channels and frames past the model
 def test_clips_and_sample_report_a_channel_on_a_node_the_model_lacks(capsys, folder):
     """No source published a channel node's range against the model: a warning, the channel poses nothing."""
     (folder / "walker.ctl").write_bytes(with_channel_node(99))
@@ -212,7 +212,7 @@ def test_the_import_reports_the_same_words(blender, folder, capfd):
     assert list(root["msh_clips"]) == NAMES
 
 
-# ---------------------------------------------------------------- item 16
+# ---------------------------------------------------------------- each model its own controller
 @pytest.fixture
 def two_controllers(folder):
     """An archive of a walker and a gun, each with its own controller (gun.ctl: the walker's, its channels on

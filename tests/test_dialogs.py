@@ -1,4 +1,4 @@
-"""Issue 22 item 3: the import and export dialogs (tooltips, grouped options, the archive's model list,
+"""The import and export dialogs (tooltips, grouped options, the archive's model list,
 what the import selects, the action's name, tolerances typed as length and angle)."""
 
 import math

@@ -1,4 +1,4 @@
-"""Issue 19, items 2 and 15: an export writes all its files or none, and never writes over what it should
+"""An export writes all its files or none, and never writes over what it should
 not (another entry, the user's material list, a file outside the target's folder, another export's entry)."""
 
 import os
@@ -115,7 +115,7 @@ def test_a_target_that_cannot_be_put_back_is_named_with_where_its_old_contents_a
     assert len(kept) == 1 and kept[0].read_bytes() == b"old a" and str(kept[0]) in str(caught.value)
 
 
-# --------------------------------------------------------------------- item 15
+# --------------------------------------------------------------------- archive entries and side files
 def select(bpy, root):
     for obj in bpy.context.view_layer.objects:
         obj.select_set(False)

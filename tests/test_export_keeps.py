@@ -1,4 +1,4 @@
-"""Issue 19, item 1: an edit of one part keeps every other slot (damage stages, LODs) as the source has it,
+"""An edit of one part keeps every other slot (damage stages, LODs) as the source has it,
 through the real operators."""
 
 import numpy as np

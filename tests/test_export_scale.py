@@ -1,4 +1,4 @@
-"""Issue 19, item 20: whether a model counts as edited does not depend on its size."""
+"""Whether a model counts as edited does not depend on its size."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The export's fast path (issue 13): an import's animation left as it was is recognised without stepping
+"""The export's fast path: an import's animation left as it was is recognised without stepping
 through frames, and every change that moves a node sends the export back to evaluating every frame."""
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Blender's F-curve evaluation in numpy (io_msh.exp.fcurves), and the export taking every frame's pose from
-the curves instead of stepping Blender through the frames (issue 13)."""
+the curves instead of stepping Blender through the frames."""
 
 import numpy as np
 import pytest
@@ -212,7 +212,7 @@ def keyed_curves(bpy, compat, copies: bool, monkeypatch) -> list[tuple]:
 
 def test_linear_curves_copied_from_a_template_hold_the_keys_and_handles_of_curves_keyed_one_by_one(
         blender, monkeypatch):
-    """Issue 32 item 1: 5.0 writes an import's linear curves as copies of a template (new_from_fcurve); the keys,
+    """5.0 writes an import's linear curves as copies of a template (new_from_fcurve); the keys,
     handles, interpolations, order and groups are those of curves made with fcurves.new and keyframe_points.add."""
     bpy, compat = blender.bpy, blender.ext.io_msh.com.compat
     available = compat.CHANNELBAG_COPIES_FCURVES

@@ -1,4 +1,4 @@
-"""Issue 29, item 9: what a newcomer trips on first: the export's report names the controller it wrote, the
+"""What a newcomer trips on first: the export's report names the controller it wrote, the
 identifiers scripts set are documented, and nothing uses Material.use_nodes (deprecated in 5.0, gone in 6.0)."""
 
 import ast

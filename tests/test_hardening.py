@@ -1,4 +1,4 @@
-"""Adversarial inputs of issue 10: names that do not decode, aliasing directories, CLI edge values."""
+"""Adversarial inputs: names that do not decode, aliasing directories, CLI edge values."""
 
 import json
 import os
@@ -12,7 +12,7 @@ from core.files import read_container, validate_container
 from core.msh.model import Model
 
 
-# --------------------------------------------------------------------- names (item 7)
+# --------------------------------------------------------------------- names
 def test_every_name_byte_survives_text_and_back():
     raw = bytes(range(1, 256))
     text = name_text(raw)
@@ -76,7 +76,7 @@ def test_non_utf8_file_name_imports(blender, tmp_path, sample_msh):
     assert root.name == "caf\\xe9.msh" and root["msh_source_path"].endswith("caf\\xe9.msh")
 
 
-# --------------------------------------------------------------------- aliasing directories (item 6)
+# --------------------------------------------------------------------- aliasing directories
 def test_aliasing_entries_are_read_once_and_warned_about(capsys, monkeypatch, sample_msh):
     data = aliasing_archive(sample_msh, 2000)
     container = read_container(data, "alias.rlb")
@@ -106,7 +106,7 @@ def test_import_of_an_aliasing_archive_makes_one_model(blender, tmp_path, sample
     assert len([o for o in bpy.data.objects if "msh_model" in o]) == 1
 
 
-# --------------------------------------------------------------------- CLI edges (item 8)
+# --------------------------------------------------------------------- CLI edges
 @pytest.mark.parametrize("times", ["--frames=nan:1", "--frames=0:inf", "--frames=0:10:nan", "--times=1,nan",
                                    "--times=-inf", "--frames=0:10:0"])
 def test_non_finite_or_empty_sampling_ranges_are_usage_errors(capsys, times):
@@ -169,7 +169,7 @@ def test_batch_rejects_a_zero_size(tmp_path):
     assert result.returncode == 2 and "must be a whole number above 0" in result.stderr
 
 
-# --------------------------------------------------------------------- atomic writes (item 5)
+# --------------------------------------------------------------------- atomic writes
 def leftovers(folder):
     return [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
 
@@ -253,7 +253,7 @@ def test_errors_name_the_target_not_the_temporary(tmp_path, monkeypatch):
     assert caught.value.filename == str(tmp_path / "m.msh") and not leftovers(tmp_path)
 
 
-# --------------------------------------------------------------------- export names (item 4)
+# --------------------------------------------------------------------- export names
 @pytest.mark.parametrize("node_mode", ["ARMATURE", "EMPTIES"])
 def test_node_names_cp1251_cannot_hold_are_refused_naming_the_object(blender, tmp_path, node_mode):
     from test_export import build_rig
@@ -297,7 +297,7 @@ def test_odd_stored_names_survive_a_geometry_edit_byte_for_byte(blender, tmp_pat
     assert bytes(written.data(3)) != bytes(Model.parse(source).data(3))
 
 
-# --------------------------------------------------------------------- batch outputs and workers (items 2, 3)
+# --------------------------------------------------------------------- batch outputs and workers
 def batch_run(*args, env=None, timeout=300):
     import subprocess
     import sys

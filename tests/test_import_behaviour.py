@@ -1,4 +1,4 @@
-"""Issue 19: the import does what its options say, and says what it could not do (through the operator)."""
+"""The import does what its options say, and says what it could not do (through the operator)."""
 
 from pathlib import Path
 
@@ -15,7 +15,7 @@ NODE_MODES = ["ARMATURE", "EMPTIES"]
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "sample.msh"
 
 
-# --------------------------------------------------------------------- item 9: For Editing
+# --------------------------------------------------------------------- For Editing
 def node_keys(root) -> dict[int, int]:
     """Keyframes per node (every channel of a node is keyed at the same frames: count one)."""
     out = {}
@@ -97,7 +97,7 @@ def test_for_editing_has_about_the_reduced_keys_and_the_pose_within_the_export_t
     assert worst_rotation <= np.radians(tolerance.rotation_deg)
 
 
-# --------------------------------------------------------------------- item 10: no material list
+# --------------------------------------------------------------------- no material list
 def game_folder(folder: Path, names=("Material.lib", "Textures.lib", "LightMap.lib")) -> Path:
     from core.authoring.synth import sample_libraries
 
@@ -127,7 +127,7 @@ def test_a_loose_model_without_its_material_list_says_why_its_materials_are_plac
     assert "material list" not in import_messages(blender.bpy, capfd, path)
 
 
-# --------------------------------------------------------------------- item 11: a stage or LOD the model lacks
+# --------------------------------------------------------------------- a stage or LOD the model lacks
 def slotted_model() -> bytes:
     from core.authoring.build import ModelDef, NodeDef, Part, build_model
     from core.authoring.synth import box
@@ -154,7 +154,7 @@ def test_a_stage_or_lod_the_model_lacks_is_refused_naming_what_it_has(blender, t
     assert bpy.ops.import_scene.parkan_msh(filepath=path, stage=1, lod="0") == {"FINISHED"}
 
 
-# --------------------------------------------------------------------- item 12: All Slots, hidden as the Outliner shows
+# --------------------------------------------------------------------- All Slots, hidden as the Outliner shows
 def test_all_slots_hides_the_others_with_the_outliner_eye_that_shows_them_again(blender, tmp_path):
     bpy = blender.bpy
     import_file(bpy, write(tmp_path, "slots.msh", slotted_model()), slots="ALL")
@@ -172,7 +172,7 @@ def test_all_slots_hides_the_others_with_the_outliner_eye_that_shows_them_again(
     assert chosen and all(o.visible_get() for o in chosen)
 
 
-# --------------------------------------------------------------------- item 21: colours as the game shows them
+# --------------------------------------------------------------------- colours as the game shows them
 def tinted_game(folder: Path, textures: bool = True) -> Path:
     """Libraries whose TINT material multiplies a uniform (200, 200, 200) texture by diffuse (153, 204, 102),
     and TINT2 naming the same (missing) texture MISSING.0 as TINT3; a unit.rlb using TINT."""
@@ -277,7 +277,7 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
     assert bytes(new.phases[0]["p"][4:7]) == bytes(original.phases[0]["p"][4:7]) == bytes((153, 204, 102))
 
 
-# --------------------------------------------------------------------- item 18: deep parent chains
+# --------------------------------------------------------------------- deep parent chains
 @pytest.mark.parametrize("node_mode", NODE_MODES)
 def test_a_1000_node_parent_chain_imports_exports_and_is_removed_again(blender, tmp_path, node_mode):
     from core.authoring.build import ModelDef, NodeDef, Part, build_model
@@ -302,7 +302,7 @@ def test_a_1000_node_parent_chain_imports_exports_and_is_removed_again(blender, 
     assert not list(bpy.data.objects)
 
 
-# --------------------------------------------------------------------- item 17: the Custom end frame has a maximum
+# --------------------------------------------------------------------- the Custom end frame has a maximum
 def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
     bpy = blender.bpy
     end_frame = bpy.ops.export_scene.parkan_msh.get_rna_type().properties["end_frame"]
@@ -310,7 +310,7 @@ def test_the_custom_end_frame_stops_at_blender_s_last_frame(blender):
     assert "1,048,574" in end_frame.description
 
 
-# --------------------------------------------------------------------- item 13: FBX carries the base texture
+# --------------------------------------------------------------------- FBX carries the base texture
 def test_fbx_output_after_textures_for_fbx_carries_the_base_textures(blender, tmp_path):
     bpy = blender.bpy
     folder = game_folder(tmp_path / "game")
@@ -372,7 +372,7 @@ def test_for_editing_plans_in_bounded_memory_within_the_tolerance():
         assert len(channel.frames) < 100
 
 
-# --------------------------------------------------------------------- issue 32 item 7: selection without scans
+# --------------------------------------------------------------------- selection without scans
 def test_an_import_selects_what_it_made_in_the_view_layer_and_only_that(blender, tmp_path):
     """The import selects its own objects (hidden slot meshes too, as ever) by walking what it made, not every
     object; an object it put outside the view layer (an excluded collection) is left unselected, no error."""

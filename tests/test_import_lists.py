@@ -1,4 +1,4 @@
-"""Issue 19: one bad model entry does not keep an archive's other models from importing (item 19); a model's
+"""One bad model entry does not keep an archive's other models from importing; a model's
 material list is its own, never another model's whose name differs only in case."""
 
 import importlib

@@ -218,7 +218,7 @@ def test_reduced_keys_are_those_of_the_documented_search(make):
 
 
 def segments_fit_every_pair(times, decoded, pos, rot, rot_norm, nodes, starts, ends, tol_pos, tol_rot):
-    """The segment test as it was before issue 32 item 6: positions and rotations of every pair."""
+    """The segment test as it was before rotations waited for the positions: positions and rotations of every pair."""
     from core.animation.keys import rotation_error
     from core.animation.sampler import SlerpTerms, lerp, slerp_at
 
@@ -237,7 +237,7 @@ def segments_fit_every_pair(times, decoded, pos, rot, rot_norm, nodes, starts, e
 
 @pytest.mark.parametrize("make", [smooth, jerky])
 def test_the_segment_test_skipping_rotations_of_failed_positions_gives_every_pairs_answers(make, monkeypatch):
-    """Issue 32 item 6: the rotations of a segment are tested only while its positions fit (over chunks too);
+    """The rotations of a segment are tested only while its positions fit (over chunks too);
     the answers are those of testing every pair."""
     from core.animation import keys
     from core.msh import streams as S

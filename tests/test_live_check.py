@@ -1,4 +1,4 @@
-"""Issue 32 item 5: the panel's live export check runs in short timer steps (curves and meshes read a slice at a
+"""The panel's live export check runs in short timer steps (curves and meshes read a slice at a
 time, the planning in a worker thread), and what it lists once it settles is what the full check (the Check
 button, ``check_export``) lists for the same scene: every refusal the export gives, after any edit, also when the
 scene changes while a live check is under way."""

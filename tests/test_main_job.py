@@ -1,4 +1,4 @@
-"""``scripts/main_job.py`` (issue 19, items 3 and 7): it keeps the user's files and samples every model."""
+"""``scripts/main_job.py``: it keeps the user's files and samples every model."""
 
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""Issue 31, item 5: the batch tool's convert and thumbnails take maps (Land.msh) and missions (data.tma): the map
+"""The batch tool's convert and thumbnails take maps (Land.msh) and missions (data.tma): the map
 with its objects in one .blend/.glb, and a top-down thumbnail with a marker per object in its clan's colour."""
 
 import numpy as np

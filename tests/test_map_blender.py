@@ -1,4 +1,4 @@
-"""Issue 31, items 3, 4 and 7 (Blender half): File > Import / Export > Parkan Map through the real operators, on
+"""File > Import / Export > Parkan Map through the real operators, on
 the sample map with a mission in a synthetic game folder (core.authoring.map_game): the ground as the game draws
 it, the objects instanced per kind, an untouched round trip byte for byte, a height edit recomputed and valid, a
 placement edit in data.tma, refusals and hostile files leaving everything as it was."""

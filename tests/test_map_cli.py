@@ -1,4 +1,4 @@
-"""Issue 31, core item 1: ``info``, ``validate`` and ``roundtrip`` take Land.msh, Land.map, .wea and data.tma;
+"""``info``, ``validate`` and ``roundtrip`` take Land.msh, Land.map, .wea and data.tma;
 ``python -m core map`` summarises a map (grid, faces per level, materials, water) and a mission (clans, objects
 by kind, what is missing)."""
 

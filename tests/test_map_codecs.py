@@ -1,4 +1,4 @@
-"""Issue 31, core items 1 and 2: the map and mission codecs are lossless (unknown words carried byte for byte,
+"""The map and mission codecs are lossless (unknown words carried byte for byte,
 strings kept raw past a NUL), the generator meets every invariant at the sample's size and at retail size, and
 the bundled sample is what the generator writes."""
 

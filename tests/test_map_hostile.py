@@ -1,4 +1,4 @@
-"""Issue 31, core half of item 7: hostile maps and missions (counts that lie, runs past the end, cycles in
+"""Hostile maps and missions (counts that lie, runs past the end, cycles in
 adjacency, huge counts, a mission naming a missing map) give a FormatError or a finding naming the file, the
 stream and the index, in bounded time and memory; a sweep of mutated bytes raises nothing but FormatError."""
 

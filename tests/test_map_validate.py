@@ -1,4 +1,4 @@
-"""Issue 31, core item 1: ``validate`` checks the invariants that hold on every retail map (docs/formats/maps.md,
+"""``validate`` checks the invariants that hold on every retail map (docs/formats/maps.md,
 "Maps and missions"), and says which one fails where (stream and first record). Each test breaks one invariant
 of the sample."""
 

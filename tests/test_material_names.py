@@ -1,4 +1,4 @@
-"""Issue 27 item 18: a material whose name code page 1251 cannot hold (an emoji): the panel's export check lists
+"""A material whose name code page 1251 cannot hold (an emoji): the panel's export check lists
 it, naming the material, and the export refuses naming the material (not only the character), writing nothing."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 32 item 4: the looks of one graph shape wear copies of one template material (io_msh.imp.material_animation
+"""The looks of one graph shape wear copies of one template material (io_msh.imp.material_animation
 ``build_materials``), each then given its own values. A material must not depend on the other materials of its
 import: imported in a model with any others (of its shape or not, static or animated, before or after it), it is
 what it is imported alone, node for node, value for value, key for key; and no template is left behind."""

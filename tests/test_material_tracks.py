@@ -1,4 +1,4 @@
-"""Issue 21 item 3: the MAT0 track timeline (units-clips-digest 3): which entries and blend factor the game uses
+"""The MAT0 track timeline (units-clips-digest 3): which entries and blend factor the game uses
 at a time, per mode, with the worked example of the buoy HLP_RAY_R (3.4)."""
 
 import numpy as np
@@ -187,7 +187,7 @@ def drawn_material(rng) -> Material:
 
 
 def test_linear_constant_checks_give_what_unique_gave():
-    """Issue 32 item 4: ``constant`` is ``len(np.unique(values, axis=0)) == 1``, a steady field's values are
+    """``constant`` is ``len(np.unique(values, axis=0)) == 1``, a steady field's values are
     constant, and ``shown_textures`` is ``texture_names`` grouped, on drawn materials and times."""
     rng = np.random.default_rng(32)
     for _ in range(300):
@@ -204,7 +204,7 @@ def test_linear_constant_checks_give_what_unique_gave():
 
 
 def test_phase_values_are_every_field_values_at_once():
-    """Issue 32 item 4: ``phase_values`` gives, column for column, what ``field_values`` gives each field (bytes,
+    """``phase_values`` gives, column for column, what ``field_values`` gives each field (bytes,
     glide or step as the mask says), and refuses the entries it refuses."""
     rng = np.random.default_rng(4)
     for _ in range(300):

@@ -140,7 +140,7 @@ def test_blend_modes_lit_skin_two_sided_and_the_atlas_cell(blender, game):
     (mix,) = links_into(bsdf, "Base Color")
     assert mix.blend_type == "MULTIPLY"  # texture x diffuse
     diffuse = next(s for s in mix.inputs if s.name == "B" and s.type == "RGBA").default_value
-    # the diffuse bytes (204, 230, 255) as Blender's linear colour (issue 19, item 21)
+    # the diffuse bytes (204, 230, 255) as Blender's linear colour
     assert tuple(diffuse)[:3] == pytest.approx((0.603827, 0.791298, 1.0), abs=1e-6)
 
     body = by_name["SAMPLE_BODY"]
@@ -210,7 +210,7 @@ def test_a_material_missing_from_the_library_falls_back_to_default(blender, game
 
 
 def test_an_earlier_imports_image_is_found_after_renames_removals_and_a_new_image_of_its_name(blender, game):
-    """Issue 32 item 7: an import finds an earlier import's image by its texture key without scanning every image
+    """An import finds an earlier import's image by its texture key without scanning every image
     (a look-up by the name it was given): the look-up follows a renamed image, makes a removed one again, and is
     not fooled by another image taking the remembered name."""
     bpy = blender.bpy

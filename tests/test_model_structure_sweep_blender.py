@@ -776,7 +776,7 @@ def model_sweep(blender, base: Path, capfd=None):
             if self.mode == "EMPTIES" and not any(o.animation_data and o.animation_data.action
                                                   for o in scene.empties()):
                 # Every animated Empty deleted (their children left the model with them): the Action frame range
-                # is frame 0 alone while the imported tracks play 12 frames (issue 27 item 7's refusal).
+                # is frame 0 alone while the imported tracks play 12 frames (the deleted timeline's refusal).
                 refusal.append("no action animates")
                 may_finish = False
             for n in nodes:

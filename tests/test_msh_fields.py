@@ -1,4 +1,4 @@
-"""Issue 20, item 6: the MSH fields the game reads, written right for new and edited geometry: the slot
+"""The MSH fields the game reads, written right for new and edited geometry: the slot
 volume (Res2 +0x34), the slot area (+0x30, kept or 0 with a warning), Res7 face flags and Res1 node flags,
 through the core writers and the real operators."""
 

@@ -1,4 +1,4 @@
-"""Issue 22 item 2: the Parkan sidebar panel. Its export check is the export's own: every refusal the
+"""The Parkan sidebar panel. Its export check is the export's own: every refusal the
 exporter can give from a scene is listed by the check before the export, and the export then refuses with
 that message. Also the model's facts, switching the damage stage and LOD, selecting what a line names, and
 the game's pose beside Blender's."""

@@ -1,4 +1,4 @@
-"""Issue 28: Blender shows the game's pose at every frame, and an untouched import exports byte for byte, for
+"""Blender shows the game's pose at every frame, and an untouched import exports byte for byte, for
 every rotation and rig, in both node modes and every animation mode (tests/pose_sweep.py holds the models and
 the references; benchmarks/pose_soak.py runs the same sweep longer)."""
 

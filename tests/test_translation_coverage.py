@@ -1,4 +1,4 @@
-"""Every word in Russian (issue 29, items 4 to 6): every report the operators can give and every label drawn by
+"""Every word in Russian: every report the operators can give and every label drawn by
 name has a Russian entry, found by reading the code (tests/report_templates.py), not by a run, so a message no
 run happens to show is checked too; and the Russian keeps to the glossary (one name for one thing).
 """

@@ -1,4 +1,4 @@
-"""Russian interface and reports (issue 22, item 1): every user-visible string of the extension's registered
+"""Russian interface and reports: every user-visible string of the extension's registered
 classes has a translation, and the operators' reports come out in Russian when Blender's language is Russian.
 
 The ``bpy`` wheels (4.2, 4.5, 5.0) are built without international support

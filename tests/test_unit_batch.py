@@ -1,4 +1,4 @@
-"""Issue 20, item 7: the batch tool's convert and thumbnails take .dat units: the assembled unit in one
+"""The batch tool's convert and thumbnails take .dat units: the assembled unit in one
 .blend/.glb and one thumbnail."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 20, core item 2: ``python -m core unit`` (text and --json), and validate / roundtrip of unit files."""
+"""``python -m core unit`` (text and --json), and validate / roundtrip of unit files."""
 
 import json
 import subprocess

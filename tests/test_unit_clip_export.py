@@ -1,4 +1,4 @@
-"""Issue 30: ``batch convert --clips`` of a unit (.dat) and File > Export > Parkan Clips for Engines of a unit
+"""``batch convert --clips`` of a unit (.dat) and File > Export > Parkan Clips for Engines of a unit
 imported with Clips: every chassis clip (both root motions) and channel sweep as a named animation holding every
 node, the mounted parts following their sockets (baked: io_msh.exp.engine_units). Read back with Blender's glTF
 importer, each animation shows core's pose of the chassis and the mounting rule's pose of every mounted part."""

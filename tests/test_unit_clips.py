@@ -1,4 +1,4 @@
-"""Issue 30 items 1 and 2: a unit imported with Clips plays the chassis's clips with every mounted part at its
+"""A unit imported with Clips plays the chassis's clips with every mounted part at its
 socket (Show Unit Clip, the panel's Unit Pose), and Export Unit writes edited controller states and clip edits
 as the model export does. Through the real operators."""
 

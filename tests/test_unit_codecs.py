@@ -1,4 +1,4 @@
-"""Issue 20, core item 1: the unit codecs (.dat trees, objects.rlb records, .cpt, .ndp) write back byte for
+"""The unit codecs (.dat trees, objects.rlb records, .cpt, .ndp) write back byte for
 byte, and hostile inputs give findings, never another exception, with memory not driven by counts."""
 
 import struct

@@ -1,4 +1,4 @@
-"""Issue 29, item 8: the Import Unit and Export Unit dialogs as polished as the model's: a tooltip for every
+"""The Import Unit and Export Unit dialogs as polished as the model's: a tooltip for every
 option, the model dialogs' panels, and their options, each reaching the import or export (not only drawn)."""
 
 import numpy as np
@@ -144,7 +144,7 @@ def test_the_export_options_reach_the_written_part(blender, tmp_path, options):
     if options.get("keys") == "EVERY_FRAME":
         assert _keys_of_node(chosen, leg) == units.FRAMES > _keys_of_node(default, leg)
     elif "end_frame" in options:  # the leg is written over frames 0..20; the nodes left unchanged keep their
-        # tracks, so the frame count stays (issue 27 item 7)
+        # tracks, so the frame count stays
         from core.animation.tracks import read_animation
 
         assert (default.frame_count, chosen.frame_count) == (units.FRAMES, units.FRAMES)

@@ -1,4 +1,4 @@
-"""Issue 20, item 5 (core): a part moved to another socket of its parent; the parent's children in the game's
+"""A part moved to another socket of its parent; the parent's children in the game's
 order (internal slots first in component order, then parts by ascending socket), every other byte as read."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 27 (items 1, 2, 4, 5, 8, 9, 12, 13) and issue 28 item 3: the edit cycle around Export Unit and
+"""The edit cycle around Export Unit and
 batch export --into-source, through the real operators, in both node modes where the mode matters: every
 edit reaches its file, or the export is refused and every file is left as it was."""
 
@@ -56,7 +56,7 @@ def lifted(old: bytes, new: bytes, dz: float) -> bool:
     return bool(moved.any() and (moved | kept).all())
 
 
-# ------------------------------------------------------------------ issue 28 item 3: units as Empties
+# ------------------------------------------------------------------ units as Empties
 
 @pytest.mark.parametrize("node_mode", MODES)
 def test_an_unchanged_unit_round_trips_and_an_edit_is_written_in_both_node_modes(blender, tmp_path, node_mode):
@@ -78,7 +78,7 @@ def test_an_unchanged_unit_round_trips_and_an_edit_is_written_in_both_node_modes
     assert dat.read_bytes() == before[dat]
 
 
-# ------------------------------------------------------------------ item 1: the parts archive changed
+# ------------------------------------------------------------------ the parts archive changed
 
 @pytest.mark.parametrize("node_mode", MODES)
 def test_a_parts_archive_rewritten_by_another_tool_gets_the_edit_in_the_entry_of_its_name(blender, tmp_path,
@@ -119,7 +119,7 @@ def test_an_edited_part_whose_entry_is_gone_or_changed_is_refused(blender, tmp_p
     refused(bpy, tmp_path / units.UNIT_DAT, r"entry 'e_tur_mt_01\.msh' of .* changed since the import", tmp_path)
 
 
-# ------------------------------------------------------------------ item 2: the target is one of its inputs
+# ------------------------------------------------------------------ the target is one of its inputs
 
 @pytest.mark.parametrize("target", [units.PARTS, units.OBJECTS, "notes.dat"])
 def test_a_target_that_is_an_input_or_no_unit_tree_is_refused_naming_it(blender, tmp_path, target):
@@ -133,7 +133,7 @@ def test_a_target_that_is_an_input_or_no_unit_tree_is_refused_naming_it(blender,
     assert str(tmp_path / target) in said
 
 
-# ------------------------------------------------------------------ item 4: twins
+# ------------------------------------------------------------------ twins
 
 @pytest.mark.parametrize("node_mode", MODES)
 @pytest.mark.parametrize("edited", [3, 4])
@@ -201,7 +201,7 @@ def test_batch_into_source_writes_the_edited_twin(blender, tmp_path):
     assert changed == ["e_gun_ll_01.msh"]
 
 
-# ------------------------------------------------------------------ item 5: an edit taken back
+# ------------------------------------------------------------------ an edit taken back
 
 @pytest.mark.parametrize("node_mode", MODES)
 def test_an_edit_taken_back_is_written_back(blender, tmp_path, node_mode):
@@ -217,7 +217,7 @@ def test_an_edit_taken_back_is_written_back(blender, tmp_path, node_mode):
     assert files_of(tmp_path) == before
 
 
-# ------------------------------------------------------------------ item 8: a part deleted
+# ------------------------------------------------------------------ a part deleted
 
 @pytest.mark.parametrize("node_mode", MODES)
 def test_a_deleted_part_is_said_to_stay_in_the_unit(blender, tmp_path, node_mode):
@@ -236,7 +236,7 @@ def test_a_deleted_part_is_said_to_stay_in_the_unit(blender, tmp_path, node_mode
     export_unit(bpy, tmp_path / units.UNIT_DAT)  # the operator says it too, and finishes
 
 
-# ------------------------------------------------------------------ item 9: all or nothing per item
+# ------------------------------------------------------------------ all or nothing per item
 
 def test_into_source_with_warnings_as_errors_writes_nothing(blender, tmp_path):
     bpy = blender.bpy
@@ -261,7 +261,7 @@ def test_into_source_with_warnings_as_errors_writes_nothing(blender, tmp_path):
     assert lifted(old, entry(tmp_path / units.PARTS, "e_tur_mt_01.msh"), 0.3)
 
 
-# ------------------------------------------------------------------ item 12: hand-edited properties
+# ------------------------------------------------------------------ hand-edited properties
 
 HAND_EDITS = [("msh_unit_component", "five", "a whole number"), ("msh_unit_component", -3, "at least 0"),
               ("msh_entry_index", "x", "a whole number"), ("msh_clips", 5, "a list of names"),
@@ -303,7 +303,7 @@ def test_a_hand_edited_property_is_refused_by_the_model_export_and_listed_by_the
     assert files_of(tmp_path) == before
 
 
-# ------------------------------------------------------------------ item 13: true messages
+# ------------------------------------------------------------------ true messages
 
 def test_a_tree_whose_child_count_runs_past_its_end_exports_back_and_errors_name_the_source(blender, tmp_path):
     bpy = blender.bpy

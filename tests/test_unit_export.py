@@ -1,4 +1,4 @@
-"""Issue 20, item 5: File > Export > Parkan Unit through the real operators: an unchanged unit writes back
+"""File > Export > Parkan Unit through the real operators: an unchanged unit writes back
 byte for byte; an edited part goes into its archive; a part moved to another socket of its parent rewrites
 attach (children in the game's order) and re-imports where it was shown."""
 

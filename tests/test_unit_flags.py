@@ -1,4 +1,4 @@
-"""Issue 28, item 4: control-point flags with the top bit set (0x80000000, seen on retail points) made Import
+"""Control-point flags with the top bit set (0x80000000, seen on retail points) made Import
 Unit fail with "OverflowError: Python int too large to convert to C int". Every u32 word a unit import keeps in a
 custom property (the .cpt point flags, the .ndp row flags) is stored with props.store_u32 and reads back exactly
 (props.stored_u32); an unchanged Export Unit writes the .dat and the parts archive (.cpt, .ndp) byte for byte,

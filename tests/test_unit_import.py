@@ -1,4 +1,4 @@
-"""Issue 20, item 4: File > Import > Parkan Unit (.dat) through the real operator: every part's nodes at the
+"""File > Import > Parkan Unit (.dat) through the real operator: every part's nodes at the
 mounting rule's world matrices (core.unit.mount.unit_world_matrices) at several frames, internal parts
 hidden, control points on their nodes, damage rows on the nodes, each part exporting byte for byte."""
 

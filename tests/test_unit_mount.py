@@ -1,4 +1,4 @@
-"""Issue 20, core item 3: the mounting rule. An external part's nodes hang on its socket without the part's
+"""The mounting rule. An external part's nodes hang on its socket without the part's
 node 0, so each node's world matrix is the socket's world times the part's own local chain, at every time."""
 
 import numpy as np

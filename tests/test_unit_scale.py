@@ -1,4 +1,4 @@
-"""Issue 27, item 11: ``core unit`` and Import Unit take time linear in the unit and memory that follows the tree.
+"""``core unit`` and Import Unit take time linear in the unit and memory that follows the tree.
 Thousands of components name a few records: each record's files are read, and each part model planned, once;
 the text output does not grow with the depth of a chain; a chain deeper than Python's recursion limit imports
 with every part where the mounting rule puts it. benchmarks/unit_scale.py measures 1,000 / 4,000 / 20,000

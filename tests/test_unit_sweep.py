@@ -1,4 +1,4 @@
-"""Issue 27, Tests: a stateful sweep of careless edit sequences on a unit through the real operators, in both
+"""A stateful sweep of careless edit sequences on a unit through the real operators, in both
 node modes (tests/unit_sweep.py says what is drawn and the invariant). A small fixed budget here; the soak is
 scripts/unit_edit_sweep.py --examples N."""
 

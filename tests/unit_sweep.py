@@ -1,4 +1,4 @@
-"""A stateful sweep of careless edit sequences on a unit (issue 27, Tests), shared by the suite
+"""A stateful sweep of careless edit sequences on a unit, shared by the suite
 (tests/test_unit_sweep.py, a small fixed budget) and the soak (scripts/unit_edit_sweep.py --examples N).
 
 Import Unit of the synthetic unit (core.authoring.units) in either node mode, then any sequence of: a part's

@@ -1,4 +1,4 @@
-"""Key authoring for the exporter (issue: runtime-faithful animation core, item 6).
+"""Key authoring for the exporter (the runtime-faithful animation core).
 
 From a pose per integer frame (rotation and position of every node) build
 tracks: one key per frame, or the fewest keys for which the runtime sampler

@@ -163,7 +163,7 @@ def field_values(material: Material, times: TrackTimes, name: str) -> np.ndarray
 
 def phase_values(material: Material, times: TrackTimes) -> np.ndarray:
     """Every phase byte (``mat0.PHASE["p"]``) the game shows at each time, (times, 18) float32: ``field_values``
-    of every field at once, value for value (issue 32 item 4: one pass instead of one per field)."""
+    of every field at once, value for value (one pass instead of one per field)."""
     glide = _gliding_bytes(times.mask & 0x1F)
     if glide is None:  # every field steps: the current entry's bytes
         _check_entries(material, times.entry)
@@ -195,7 +195,7 @@ def texture_names(material: Material, times: TrackTimes) -> list[str]:
 def shown_textures(material: Material, times: TrackTimes) -> tuple[list[str], np.ndarray]:
     """``texture_names`` without a name per time: the distinct names in the order they are first shown, and the
     index into them at each time (``names[index[i]] == texture_names(...)[i]``). The entries are read where they
-    change, not sorted (issue 32 item 4)."""
+    change, not sorted."""
     _check_entries(material, times.entry, times.entry)
     entry = times.entry
     if not len(entry):
@@ -212,7 +212,7 @@ def shown_textures(material: Material, times: TrackTimes) -> tuple[list[str], np
 
 def field_steady(material: Material, times: TrackTimes, name: str) -> bool:
     """Whether every entry the field reads at ``times`` (each time's entry and the one it glides to) holds one
-    value, so that ``field_values`` gives that value at every time; without computing them (issue 32 item 4).
+    value, so that ``field_values`` gives that value at every time; without computing them.
     False says nothing: the values may still be constant (a glide never sampled past its start)."""
     where = GLIDING[name][1] if name in GLIDING else STEPPING[name]
     entry, target, _factor = times.field(name)
@@ -227,7 +227,7 @@ def field_steady(material: Material, times: TrackTimes, name: str) -> bool:
 
 def constant(values: np.ndarray) -> bool:
     """Whether every row of ``values`` (times, ...) equals the first: ``len(np.unique(values, axis=0)) == 1`` in
-    one linear pass (issue 32 item 4; the values are bytes as float32, never NaN)."""
+    one linear pass (the values are bytes as float32, never NaN)."""
     values = np.asarray(values)
     return len(values) > 0 and bool((values == values[:1]).all())
 

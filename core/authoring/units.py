@@ -276,7 +276,7 @@ def unit_files(robot: bool = False) -> dict[str, bytes]:
             UNIT_DAT: unit_tree().to_bytes(), FORT_DAT: fort_tree().to_bytes()}
 
 
-# --------------------------------------------------------------------- big units (issue 27, item 11: scale)
+# --------------------------------------------------------------------- big units (scale)
 CHAIN_DAT = "UNITS/SYNTH/synth_chain.dat"
 WIDE_DAT = "UNITS/SYNTH/synth_wide.dat"
 

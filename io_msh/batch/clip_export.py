@@ -1,4 +1,4 @@
-"""``batch convert --clips`` (issue 30 item 3): one model, or one unit (a ``.dat``: every part with clips, the rest
+"""``batch convert --clips``: one model, or one unit (a ``.dat``: every part with clips, the rest
 following, io_msh.exp.engine_units), imported with its clips, laid out for other engines
 (io_msh.exp.engine_clips), written as .glb or .fbx."""
 

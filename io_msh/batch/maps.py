@@ -1,4 +1,4 @@
-"""Maps and missions in the batch's ``convert`` and ``thumbnails`` (issue 31 item 5): a ``Land.msh`` or a
+"""Maps and missions in the batch's ``convert`` and ``thumbnails``: a ``Land.msh`` or a
 mission's ``data.tma`` is one item, imported as File > Import > Parkan Map imports it (io_msh.imp.map); its
 thumbnail is the ground seen from above with each placed object drawn enlarged on a disc coloured by its clan."""
 

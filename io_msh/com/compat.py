@@ -24,7 +24,7 @@ LINEAR = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items["LINEA
 _CHANNELBAG_NEW_TAKES_GROUP = HAS_SLOTTED_ACTIONS and "group_name" in (
     bpy.types.ActionChannelbagFCurves.bl_rna.functions["new"].parameters)
 # 5.0 copies an F-curve, keys and all, into a channelbag: a copy of a linear curve with as many keys needs only
-# its ``co`` set, not the keys added and their interpolation set (issue 32 item 1)
+# its ``co`` set, not the keys added and their interpolation set
 CHANNELBAG_COPIES_FCURVES = HAS_SLOTTED_ACTIONS and "new_from_fcurve" in (
     bpy.types.ActionChannelbagFCurves.bl_rna.functions)
 
@@ -81,7 +81,7 @@ class ChannelTarget:
     def keyed_fcurve(self, data_path: str, index: int, group: str, co: np.ndarray, interpolation: int,
                      cyclic: bool) -> bpy.types.FCurve:
         """A new F-curve as ``key_fcurve`` makes it; on 5.0 a copy of an earlier one with as many keys of that
-        interpolation and cyclic (issue 32 item 4: no interpolation or modifier written per curve)."""
+        interpolation and cyclic (no interpolation or modifier written per curve)."""
         count, kind = len(co) // 2, (len(co) // 2, interpolation, cyclic)
         template = self._keyed.get(kind)
         if template is None:

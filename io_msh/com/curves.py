@@ -113,7 +113,7 @@ def action_end(root: bpy.types.Object, frame_range: str = "ACTION") -> float:
     """The last frame of the actions animating the model (their manual frame range when they have one,
     as the importer sets it, else their last keyframe); 0 without animation. For the Action range, an
     imported animated model that no action animates any more (its timeline action deleted or unassigned) is
-    refused (issue 27 item 7): its range would be frame 0 alone, while its tracks and its controller play more."""
+    refused: its range would be frame 0 alone, while its tracks and its controller play more."""
     actions = _assigned_actions(root)
     last = _imported_last_frame(root)
     if not actions and last and frame_range == "ACTION":

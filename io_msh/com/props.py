@@ -153,7 +153,7 @@ def check_root(root) -> None:
             raise _bad_property(root, key, value, "the bytes the import stored")
 
 
-# --------------------------------------------------------------------- u32 words (branch unitimp; issue 28, item 4)
+# --------------------------------------------------------------------- u32 words (branch unitimp)
 U32 = 1 << 32
 
 

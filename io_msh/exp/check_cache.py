@@ -1,5 +1,5 @@
 """What the export checks of a model read and planned, kept for the next check (the panel's Check button and
-its live check share it, issue 32 item 5): the F-curves' keys, each mesh object's ``read_mesh``, each node's
+its live check share it): the F-curves' keys, each mesh object's ``read_mesh``, each node's
 authored track and the import's geometry plan. The export itself never uses it: it reads everything fresh.
 
 A part is reused only when it provably did not change:

@@ -1,4 +1,4 @@
-"""An edited clip written back into the model's timeline (issue 21 item 7), so that the export writes it.
+"""An edited clip written back into the model's timeline, so that the export writes it.
 
 Only the curves (a node's location or rotation component) whose keys differ from what the import wrote are
 written. A step shows timeline frame ``B0 + s (B1 - B0)`` alone from the phase s its import recorded
@@ -111,7 +111,7 @@ def _timelines(root, holders: list, stored: dict, nodes: set[int]) -> dict:
 
 def _deleted_timelines(root, holders: list) -> list[str]:
     """The warning for holders whose timeline action was deleted while others keep theirs (4.2 Empties have
-    one each): their nodes are written still, as they show (issue 27 item 7). When no action is left at all,
+    one each): their nodes are written still, as they show. When no action is left at all,
     ``still_model_warning`` says it for the model."""
     gone = [h.name for h in holders if timeline_of(h) == (None, True)]
     if not gone or len(gone) == len(holders):
@@ -248,7 +248,7 @@ def _replace(fcurve, ranges: list) -> None:
 @contextmanager
 def timeline_as_exported(root) -> Iterator[list[str]]:
     """The model's timeline shown while the export reads it, with every clip edited since the import written
-    in (issue 21 item 7): whatever clip a holder shows (assigned, or an NLA strip tweaked, soloed or unmuted),
+    in: whatever clip a holder shows (assigned, or an NLA strip tweaked, soloed or unmuted),
     it gets a copy of its timeline action, into which each clip is written as Write Clip to Timeline writes it
     (only clips whose curves changed write anything). Afterwards the scene is as it was and the copies are gone:
     the export does not change the .blend. Yields the warnings of the clips written."""

@@ -1,4 +1,4 @@
-"""Clips for other engines (issue 30 item 3): models imported with their clips, laid out as named NLA tracks that
+"""Clips for other engines: models imported with their clips, laid out as named NLA tracks that
 Blender's glTF exporter (Animation mode: NLA Tracks) writes as one glTF animation each and its FBX exporter (NLA
 strips) as one take each, then put back as they were. ``batch convert --clips`` and File > Export > Parkan Clips
 for Engines use it.

@@ -1,4 +1,4 @@
-"""Clips for other engines of a unit imported with Clips (issue 30): what io_msh.exp.engine_clips lays out for the
+"""Clips for other engines of a unit imported with Clips: what io_msh.exp.engine_clips lays out for the
 models with clips, extended to the rest of the unit for the glTF exporter.
 
 Blender's glTF exporter (NLA Tracks mode) samples one object at a time, only that object's track of the

@@ -1,4 +1,4 @@
-"""The nodes' poses at the exported frames, a bounded block at a time (issue 19, item 17).
+"""The nodes' poses at the exported frames, a bounded block at a time.
 
 Where the F-curves alone give the poses (SceneModel.poses), the export holds every frame only of the nodes it
 writes new tracks for (what gets written): whether a node still shows its original track is tested a block of

@@ -1,4 +1,4 @@
-"""The export check in steps short enough to run on a timer while the artist works (issue 32 item 5): the same
+"""The export check in steps short enough to run on a timer while the artist works: the same
 ``CheckJob`` as the Check button, its result the same, but Blender is never held for long.
 
 1. The F-curves are read (``read_curve``, ``read_evaluation``) a slice per step, for at most ``budget`` seconds

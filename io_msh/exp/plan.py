@@ -146,7 +146,7 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
 def _fit_frame_count(anim: Animation, edited: list[int], exported: int) -> list[str]:
     """The frame count of an animation whose ``edited`` tracks were rewritten over ``exported`` frames: those
     frames, but never fewer than the source's while a node keeps its source track (a map block of the source's
-    frame count; its keys and the controller's frames reach that far: issue 27 item 7)."""
+    frame count; its keys and the controller's frames reach that far)."""
     if not edited:
         return []
     rewritten = set(edited)

@@ -138,7 +138,7 @@ SET_SCALE = 1e-6  # a scale value (float32) this close to 1 is 1
 def scale_set(root, nodes: list[SceneNode], mode: str, curves: list[Curve]) -> bool:
     """Whether something the user sets scales a node relative to the root: a scale or delta scale channel of a
     node other than 1, keyed or not, or (Empties) a parent inverse that is not a rotation. Judged on the
-    values the user sets, not on the float32 matrices, whose rounding grows down a chain (issue 28)."""
+    values the user sets, not on the float32 matrices, whose rounding grows down a chain."""
     handles = {n.handle for n in nodes}
     if any(c.handle in handles and c.path.lstrip(".") in ("scale", "delta_scale") for c in curves):
         return True

@@ -236,7 +236,7 @@ class ControllerWrite:
 
 def _shared(archive: Archive, entry, model_name: str, path: str, edits: list[StateEdit]) -> list[str]:
     """The warning when other models of the archive play the edited controller too (an archive's only CTLD
-    entry is every model's that has none named after it: issue 27 item 6): their clips change as well."""
+    entry is every model's that has none named after it): their clips change as well."""
     others = sorted(e.name_str for e in archive.models()
                     if e.name_str != model_name and controller_entry(archive, e.name_str) is entry)
     if not others:

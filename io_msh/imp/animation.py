@@ -408,7 +408,7 @@ def _without_trailing_repeats(values: np.ndarray) -> int:
     return keep
 
 
-# --------------------------------------------------------------------- how many keys (issue 28, item 9)
+# --------------------------------------------------------------------- how many keys
 KEY_LIMIT = 2_097_152  # node-keys (7 F-curve keys each) an import writes at most: the export's HELD_LIMIT (retail:
 #                        38 nodes at most, 34 049 keys over all models: spec/retail-envelope.md 4.2)
 

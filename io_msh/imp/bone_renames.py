@@ -1,4 +1,4 @@
-"""A bone renamed reaches every action of its model (issue 27 item 3).
+"""A bone renamed reaches every action of its model.
 
 Blender renames the F-curve paths (``pose.bones["name"]``) of a renamed bone only in the actions some ID
 uses (the assigned one, NLA strips): a clip action not shown, or the timeline while a clip is shown, keeps the

@@ -254,7 +254,7 @@ def slot_of(holder, action):
     after the holder as it was named at import, else (a file imported before that name was kept) as it is
     named now, else the only slot of an action of the armature. The name at import comes first: an Empty
     renamed to another Empty's import name (leg_r renamed, then body renamed leg_r) must not show the other's
-    curves (issue 27)."""
+    curves."""
     slots = list(action.slots)
     if timeline_of(holder)[0] == action and P.TIMELINE_SLOT in holder:
         found = next((s for s in slots if s.handle == holder[P.TIMELINE_SLOT]), None)

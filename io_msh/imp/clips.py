@@ -1,5 +1,5 @@
 """Import planning of a model's controller (``.ctl``; docs/formats/controller.md): one set of keys per clip, the game's
-blended pose at every step, and the channels an artist poses with sliders (issue 21 items 4 and 5).
+blended pose at every step, and the channels an artist poses with sliders.
 
 The controller is found and checked against the model by core (``core.model_controller``: ``STEM.ctl``
 beside a model file, any case, or an archive's CTLD entry, the one named like the model, else the archive's only
@@ -140,7 +140,7 @@ def plan_controller(container: Container, entry: Entry | None, model: Model, nod
                     ) -> tuple[ControllerPlan | None, list[str]]:
     """The clips and channels of the model's controller when ``options.clips`` asks for them, and the warnings:
     none found, the controller's own warnings (``read_for_model``, as ``python -m core clips`` prints them), or
-    a controller that does not fit: then the model imports without clips (issue 27 item 14). FormatError only
+    a controller that does not fit: then the model imports without clips. FormatError only
     for what the options ask (a frame rate past the key limit)."""
     if options.clips == "NONE":
         return None, []
@@ -224,7 +224,7 @@ def _plan_clip(anim: AnimationData, controller: Controller, clip: Clip, motion: 
     count = len(durations)
     position = np.minimum(step, count)
     inside = position < count
-    # The whole clip, every node at every key, in one call (issue 32 item 2): pose_at_step's blend per key.
+    # The whole clip, every node at every key, in one call: pose_at_step's blend per key.
     here = steps_at(controller, clip, np.where(inside, position + phase, count))
     rotation, location = step_poses(anim, here.frame_a, here.frame_b, here.weight, ids)
     travel = done[position] + np.where(inside, phase * strides[np.minimum(position, count - 1)], 0.0)

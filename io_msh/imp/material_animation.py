@@ -211,7 +211,7 @@ def _key_material(material: bpy.types.Material, paths: GraphPaths, switch_images
 
 class _Written:
     """A target (``keyed_fcurve``) that keeps the curves it made as Curves, as ``material_curves`` would read them
-    back: the keys as written, unless ``update`` merged some (then read back; issue 32 item 4: no read-back of
+    back: the keys as written, unless ``update`` merged some (then read back; no read-back of
     every curve's keys)."""
 
     def __init__(self, target, material) -> None:
@@ -236,8 +236,8 @@ class _Written:
 
 def _hold(node, value: tuple) -> None:
     """The value of an RGB or Value node's output, written without an RNA update (``foreach_set``): a value set
-    alone updates the whole tree, and this tree is the import's new one, which nothing has evaluated yet (issue 32
-    item 4)."""
+    alone updates the whole tree, and this tree is the import's new one, which nothing has evaluated yet: one
+    update, not one per node)."""
     node.outputs.foreach_set("default_value", value)
 
 

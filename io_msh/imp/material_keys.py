@@ -166,7 +166,7 @@ def plan_belt_keys(belts: list[BeltChannel], meshes: list, looks: dict[int, Look
 
 @dataclass
 class _Samples:
-    """A track at the positions where what it shows can change (issue 32 item 4): instead of every whole ms of
+    """A track at the positions where what it shows can change: instead of every whole ms of
     the cycle (``timeline`` over 0..last), the first and the last ms of each run of ms with one key, turn and hold
     (``_change_ms``). Within a run a stepping field holds its value and a gliding one moves one way (a float32 lerp
     is monotone in its factor, the factor in the ms): a field changes at a whole ms only where it changes at a

@@ -83,7 +83,7 @@ def _known_image(key: str) -> bpy.types.Image | None:
 
 @dataclass(frozen=True)
 class GraphShape:
-    """What a look's node graph is made of, apart from its values (issue 32 item 4): the looks of one shape wear
+    """What a look's node graph is made of, apart from its values: the looks of one shape wear
     copies of one graph built once (``Material.copy`` costs a tenth of building the nodes and links one by one),
     each then given its own values (``fill_material``)."""
 
@@ -177,7 +177,7 @@ def fill_material(material: bpy.types.Material, look: Look, paths: GraphPaths, c
 
 class NewNodes:
     """The nodes added to a material's tree, placed all at once (``place``, one ``foreach_set``): a location set
-    node by node updates the whole tree each time (issue 32 item 4)."""
+    node by node updates the whole tree each time."""
 
     def __init__(self, tree) -> None:
         self.tree = tree
@@ -306,7 +306,7 @@ _MIX_SOCKETS: dict[tuple[bool, str, str], int] = {}  # (output, name, type) -> i
 
 def mix_socket(mix, name: str, kind: str = "RGBA", output: bool = False):
     """A Mix node's socket of that name and type (it has an A, a B and a Result per data type), found by index
-    once its place is known (issue 32 item 4: not every socket read per node)."""
+    once its place is known (not every socket read per node)."""
     key, sockets = (output, name, kind), mix.outputs if output else mix.inputs
     if key not in _MIX_SOCKETS:
         _MIX_SOCKETS[key] = next(i for i, s in enumerate(sockets) if s.name == name and s.type == kind)

@@ -192,7 +192,7 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     warnings += [f"{where}: {w}" for w in dict.fromkeys(mesh_warnings + wear_warnings + look_warnings)]
     channels = []
     if options.animation != "NONE":
-        try:  # counted before any is written (issue 28, item 9)
+        try:  # counted before any is written
             channels = plan_channels(model, nodes, options.animation, options.node_mode, KeyCount(options.animation))
         except FormatError as exc:
             raise FormatError(exc.findings, where) from None

@@ -1,4 +1,4 @@
-"""Posing an imported unit as a whole (issue 30 item 1): the clip to show on every part that has one of that
+"""Posing an imported unit as a whole: the clip to show on every part that has one of that
 name (the chassis's clips move the mounted parts through their sockets: each hangs on a mount Empty with a
 Child Of constraint on its socket's bone or Empty), the timeline back, and each part's channel sliders.
 

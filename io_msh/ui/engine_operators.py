@@ -1,4 +1,4 @@
-"""File > Export > Parkan Clips for Engines (issue 30 item 3): the scene to .glb or .fbx through Blender's own
+"""File > Export > Parkan Clips for Engines: the scene to .glb or .fbx through Blender's own
 exporters, every model imported with Clips carrying each clip as it shows now, each channel's range and each
 animated material as a named animation (io_msh.exp.engine_clips); a unit imported by Import Unit with Clips
 goes out as ``batch convert --clips`` writes it, its mounts and parts without clips baked into each glTF

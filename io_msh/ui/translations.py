@@ -392,7 +392,7 @@ UI = {
         'Состояния контроллера',
     '0 ms: set by stride/speed':
         '0 мс: задаётся шагом и скоростью',
-    # branch mapsblender (issue 31 items 3-7): Parkan Map import and export
+    # branch mapsblender: Parkan Map import and export
     "Parkan Map (Land.msh, data.tma)": "Карта «Паркана» (Land.msh, data.tma)",
     "Import Parkan Map": "Импорт карты «Паркана»",
     "Export Parkan Map": "Экспорт карты «Паркана»",
@@ -412,7 +412,7 @@ UI = {
     "Export the map of this collection": "Экспортировать карту этой коллекции",
     "Write over the map's and mission's files if they are read-only":
         "Перезаписывать файлы карты и миссии, даже если они только для чтения",
-    # gltfclips (issue 30 item 3): File > Export > Parkan Clips for Engines
+    # gltfclips: File > Export > Parkan Clips for Engines
     'Export Parkan Clips for Engines':
         'Экспорт клипов «Паркана» для движков',
     'Parkan Clips for Engines (.glb, .fbx)':
@@ -468,7 +468,7 @@ UI = {
     "Add to Asset Libraries": "Добавить в библиотеки ассетов",
     "Add the library's folder to Preferences > File Paths > Asset Libraries":
         "Добавить папку библиотеки в «Настройки > Пути к файлам > Библиотеки ассетов»",
-    # branch unitmotion (issue 30 items 1, 2): the unit posed as a whole
+    # branch unitmotion: the unit posed as a whole
     "Show Unit Clip": "Показать клип юнита",
     "Show a clip on every part of the unit that has one of that name (the parts mounted on the chassis follow its "
     "sockets); none: every part's timeline again":
@@ -1233,7 +1233,7 @@ REPORTS = {
     "not a regular file": "не обычный файл",
     "its folder {folder} is not writable": "в его папку {folder} нельзя писать",
     "No such file or directory (no folder {folder})": "Нет такого файла или каталога (нет папки {folder})",
-    # ctlcheck (issue 27 items 10, 14, 15): a controller's findings, now reported by the import, and its refusal
+    # ctlcheck: a controller's findings, now reported by the import, and its refusal
     "the controller cannot be played, so the model was imported without clips: {problem}. Fix the controller, "
     "or import with Clips: None":
         "контроллер нельзя проиграть, поэтому модель импортирована без клипов: {problem}. Исправьте контроллер "
@@ -1244,7 +1244,7 @@ REPORTS = {
         "запись CTLD с именем модели или единственная запись CTLD архива",
     "count B says {count} contacts per state, but there are no states: the count holds nothing":
         "число B обещает {count:контакт|контакта|контактов} на состояние, но состояний нет: число ничего не задаёт",
-    # ctlcheck (issue 27 item 18): a material name the WEAR list cannot hold
+    # ctlcheck: a material name the WEAR list cannot hold
     "material {name}: its name cannot be stored in code page 1251, as the game's material list needs (character "
     "{char} is not in it): rename the material":
         "материал {name}: его имя нельзя сохранить в кодовой странице 1251, а список материалов игры этого требует "
@@ -1365,7 +1365,7 @@ REPORTS = {
     "no objects.rlb below {root}": "нет objects.rlb в {root}",
     "no objects.rlb below {root}: {count} trees and rocks not checked":
         "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
-    # unitexp (issue 27: the Export Unit edit cycle, hand-edited custom properties)
+    # unitexp (the Export Unit edit cycle, hand-edited custom properties)
     "the unit's collection names no source .dat (msh_unit): import the unit again":
         "коллекция юнита не указывает исходный .dat (msh_unit): импортируйте юнит снова",
     "cannot read the unit's source: {reason}; was it moved or deleted? Export Unit rewrites the .dat it was "
@@ -1415,12 +1415,12 @@ REPORTS = {
     "make the same edit on both":
         "модели {first_model} и {second_model} импортированы из одной записи {path} и изменены по-разному; "
         "сделайте одинаковое изменение в обеих",
-    # edges (issue 28 item 8)
+    # edges: two channels animating one node
     "channels {channel} and {other} both animate node {node}: the first one poses it and the other gets no slider "
     "(the sources do not say which the game uses)":
         "каналы {channel} и {other} оба анимируют узел {node}: позу задаёт первый, второй ползунка не получает "
         "(источники не говорят, какой берёт игра)",
-    # branch clipexp (issue 27 items 3, 6, 7)
+    # branch clipexp: renamed bones, shared controllers, deleted timelines
     "action {action} keys bone(s) {bones}, which {name} does not have (renamed?): those keys animate nothing and "
     "are not exported":
         "действие {action} содержит ключи костей {bones}, которых нет у {name} (переименованы?): эти ключи ничего "
@@ -1446,7 +1446,7 @@ REPORTS = {
         "свои дорожки: число кадров сохранено (переписанные узлы после него держат последнюю экспортированную позу)",
     "{where} is the controller of {models} too: the edited states ({properties}) change their clips as well":
         "{where} — контроллер и для {models}: изменённые состояния ({properties}) меняют и их клипы",
-    # branch mapsblender (issue 31 items 3-7): Parkan Map import and export
+    # branch mapsblender: Parkan Map import and export
     "{count} vertex height(s) changed: face normals, vertex normals around them (an approximation: the game's "
     "formula is unknown), cell boxes and the header's corners recomputed":
         "изменена высота вершин: {count}; пересчитаны нормали граней, нормали вершин вокруг них (приближённо: "
@@ -1609,7 +1609,7 @@ REPORTS = {
         "{rest}",
     "{name} was scaled: this mission's objects have no scale; {rest}":
         "{name} масштабирован: у объектов этой миссии нет масштаба; {rest}",
-    # gltfclips (issue 30 item 3): Export Parkan Clips for Engines
+    # gltfclips: Export Parkan Clips for Engines
     "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
         "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
     "FBX carries no material animation: {count} animated material(s) not written ({names})":
@@ -1645,7 +1645,7 @@ REPORTS = {
         "{path}: другая программа записала его во время работы: файл оставлен таким, каким она его записала; "
         "запустите снова",
     "{reason}; {path} was left as it was": "{reason}; {path} оставлен как был",
-    # branch unitimp: the import's key count (issue 28, item 9)
+    # branch unitimp: the import's key count
     "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
     "with Animation: Keys or For Editing":
         "Анимация «Точная» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
@@ -1661,10 +1661,10 @@ REPORTS = {
         "Анимация «Ключи» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
         "пишет импорт: "
         "импортируйте с анимацией «Нет»",
-    # branch unitimp: a u32 word kept in a custom property (issue 28, item 4)
+    # branch unitimp: a u32 word kept in a custom property
     "property {key} on {name} holds {value}, not a 32-bit word":
         "свойство {key} у {name} содержит {value}, а не 32-битное слово",
-    # branch unitmotion (issue 30 item 1)
+    # branch unitmotion: a unit posed as a whole
     "No part of {unit} has a clip {clip}": "Ни у одной части юнита {unit} нет клипа {clip}",
     # branch cachehunt: an object of the model left in Edit Mode while another object is active
     "object {name} is in Edit Mode but is not the active object: leave its Edit Mode (or make it active) and try "
