@@ -1,5 +1,5 @@
 """What a new user meets in the first hour, outside Blender: the command line's ranges, the batch's folders,
-the contact sheet's labels, the main job's outputs, the Russian README against the interface's words."""
+the contact sheet's labels, the main job's outputs, the Russian manual against the interface's words."""
 
 from pathlib import Path
 

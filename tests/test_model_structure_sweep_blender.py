@@ -1124,7 +1124,7 @@ def test_a_keyed_new_empty_keeps_the_exact_keys_of_the_untouched_nodes(blender, 
     assert [model.node_name(i) for i in range(3)] == ["body", "turret", "added"]
     was, now = read_animation(Model.parse(data)).tracks[1], read_animation(model).tracks[1]
     assert (was.times.tobytes(), was.rot.tobytes(), was.pos.tobytes()) == \
-        (now.times.tobytes(), now.rot.tobytes(), now.pos.tobytes())  # the turret's exact keys (README)
+        (now.times.tobytes(), now.rot.tobytes(), now.pos.tobytes())  # the turret's exact keys (docs/manual/export.md)
 
 
 @pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])

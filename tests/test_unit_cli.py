@@ -124,7 +124,7 @@ def test_validate_and_roundtrip_take_unit_files(capsys, game, tmp_path):
 
 def test_info_reads_every_kind_of_file_validate_takes(capsys, game, tmp_path):
     """``info`` on a folder reads what ``validate`` reads: a unit shows its tree as ``unit`` prints it, control
-    points and damage tables their records, a controller its states as ``clips`` prints them (the README)."""
+    points and damage tables their records, a controller its states as ``clips`` prints them (docs/manual/cli.md)."""
     from core.authoring.controllers import walker_controller
 
     parts = Archive.parse((game / units.PARTS).read_bytes())
