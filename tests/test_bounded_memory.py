@@ -1,5 +1,5 @@
 """The frame count never drives memory; FAITHFUL keys only the frames that change the pose.
-nor does it drive the export's after one node is keyed."""
+Nor does it drive the export's after one node is keyed."""
 
 import importlib
 import json

@@ -1,4 +1,4 @@
-"""Through the real operators: a bone or Empty renamed while a clip (or the timeline) is
+"""Clip edits kept, through the real operators: a bone or Empty renamed while a clip (or the timeline) is
 shown keeps its animation in every action of the model, and the export writes it; a deleted timeline action is
 refused with the Action range (the file would play frame 0 alone while its controller plays more), a deleted
 clip action exports as before."""

@@ -1,4 +1,4 @@
-"""Through the real import operator: step starts near an integer frame. Blender merges keys of an
+"""The real import operator on step starts near an integer frame. Blender merges keys of an
 F-curve closer than 0.01 frame (``FCurve.update``), so a step start that close to an integer frame used to move the
 pose shown at that frame. A sweep of step boundaries within 0.012 frame of integer frames, at several frame rates
 and in both node modes: at every integer frame of the clip, the clip action shows core's pose there."""

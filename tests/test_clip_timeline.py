@@ -1,4 +1,4 @@
-"""Through the operator (object.parkan_clip_to_timeline): the part of a partly blended step that
+"""Clip to Timeline (object.parkan_clip_to_timeline): the part of a partly blended step that
 shows pair B alone is written, node 0's location is written as a delta over the timeline's (both root motions),
 and the timeline and clips are found again after the objects and actions were renamed; a deleted timeline is a
 clean error that changes nothing."""

@@ -1,4 +1,4 @@
-"""Through the real import operator: a controller beside the model gives an action per clip
+"""Clips through the real import operator: a controller beside the model gives an action per clip
 whose pose at every step is the runtime's blended pose, with both root-motion choices, and a 0..1 slider per
 channel posing its node as the game's channel frame does."""
 

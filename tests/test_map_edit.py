@@ -1,4 +1,4 @@
-"""``core.map.edit``. A height edit recomputes what the digest's section 3 lists with the
+"""``core.map.edit``: a height edit recomputes what the digest's section 3 lists with the
 generator's own formulas (so moving vertices and moving them back gives the file as it was), refuses a move across
 (x, y); a placement edit changes only the named fields and keeps LogicalID and ClanID consistent."""
 

@@ -1,4 +1,4 @@
-"""Through the real import operator: a material's MAT0 track 0 as F-curves on its node tree; the
+"""A material's MAT0 track 0 imported through the real operator as F-curves on its node tree; the
 material shows the colour and atlas cell core.appearance.material_tracks gives at every frame, in each mode."""
 
 import numpy as np

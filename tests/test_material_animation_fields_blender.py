@@ -1,4 +1,4 @@
-"""Through the real import operator: a MAT0 track 0 whose entries name two textures and differ in
+"""The real import operator on a MAT0 track 0 whose entries name two textures and differ in
 ambient, specular and emissive colour and ambient alpha. At every frame the material shows what
 core.appearance.material_tracks gives: the texture (followed through the graph's switch nodes), the cell box of
 that texture, the colours and the alpha; keys glide where the mask names the field, else step. The unedited

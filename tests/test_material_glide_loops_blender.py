@@ -1,4 +1,4 @@
-"""Through the real import operator: a material track whose period is not a whole number of frames
+"""The real import operator on a material track whose period is not a whole number of frames
 (497 ms is 11.928 frames at 24 fps). From the second loop on, the integer frames fall between the first loop's
 frames; the game glides the colour bytes of whole ms there. At every integer frame over several loops each
 animated colour node shows core.appearance.material_tracks' value (its sRGB bytes / 255 made linear) and the

@@ -1,4 +1,4 @@
-"""Without Blender: the material planner (io_msh.imp.material_keys) reads a track where what it
+"""The material planner (io_msh.imp.material_keys), without Blender, reads a track where what it
 shows can change (the interval bounds as the modes map them, with their neighbours), not at every ms of the cycle.
 On drawn materials (every mode and mask, keys out of order, repeated and zero times, entries past the material's,
 several textures, clock and belt) it plans exactly what it plans when every ms is sampled, as it did before:

@@ -1,4 +1,4 @@
-"""Attacked: the looks of one graph shape wear copies of one template material
+"""Template materials attacked: the looks of one graph shape wear copies of one template material
 (io_msh.imp.material_animation ``build_materials``), the last look the template itself, each renamed to its label.
 
 - A failure at any point of the material build (a template, a look's values, a texture that cannot be decoded, a
