@@ -5,6 +5,7 @@ component without a record), and what no source measured, go through
 the real operators (Import Parkan MSH, Import Unit) in both node modes and back out through an untouched
 export: nothing is refused and every file is written byte for byte."""
 
+import numpy as np
 import pytest
 from test_export import export_file, import_file
 
@@ -54,22 +55,14 @@ def test_each_retail_quirk_model_imports_and_exports_untouched_byte_for_byte(ble
         assert (tmp_path / "out_retail_flags.wea").read_bytes() == files["MODELS/retail_flags.wea"]
 
 
-# Two untouched exports the export (io_msh.exp) still refuses or rewrites; the import goes on in both:
-EXPORT_DEFECTS = {
-    # a KEYS import of two keys at one time shows one key; the export takes the track for edited and rewrites it
-    ("equal_times.msh", "KEYS"): "an untouched export of a KEYS import rewrites keys that share a time",
-    # a FAITHFUL import of a model whose only mapped node holds one key makes no action (nothing moves); the
-    # export then refuses, the model's frame map playing frames 0..4 and no action giving them
-    ("one_key_map.msh", "FAITHFUL"): "an untouched export refuses a model whose map moves nothing",
-}
-
-
 def unmeasured_cases():
+    """Each model in both animation modes; among them a KEYS import of two keys at one time (shown as the key
+    Blender's keyframe search finds there: io_msh.exp.unedited.shown_keys) and a FAITHFUL import of a map whose
+    one key moves nothing (no action made, so the Action range is the imported frames:
+    io_msh.exp.poses.exported_action_end)."""
     for name in sorted(retail.unmeasured_models()):
         for animation in ("FAITHFUL", "KEYS"):
-            reason = EXPORT_DEFECTS.get((name, animation))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            yield pytest.param(name, animation, marks=marks, id=f"{name}-{animation}")
+            yield pytest.param(name, animation, id=f"{name}-{animation}")
 
 
 @pytest.mark.parametrize("node_mode", NODE_MODES)
@@ -113,3 +106,23 @@ def test_the_quirk_unit_imports_with_its_points_on_their_nodes_and_exports_untou
     assert out_dat.read_bytes() == before[dat]
     assert bpy.ops.export_scene.parkan_unit(filepath=str(dat)) == {"FINISHED"}
     assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("times", [[0, 0, 4], [0, 2, 2, 4], [0, 1, 2, 2, 2, 3, 4, 4], [0, 0, 0, 1, 1, 2, 3, 3]])
+def test_the_key_shown_where_keys_share_a_time_is_the_one_blender_evaluates(blender, times):
+    """The untouched test of a KEYS import compares with the key Blender shows at a time keys share: its keyframe
+    search's, not np.interp's last one."""
+    bpy = blender.bpy
+    unedited = blender.ext.io_msh.exp.unedited
+    obj = bpy.data.objects.new("keyed", None)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.keyframe_insert("location", index=0, frame=0)
+    fcurve = next(iter(blender.ext.io_msh.com.compat.assigned_fcurves(obj)))
+    fcurve.keyframe_points.clear()
+    blender.ext.io_msh.imp.build.write_keys(fcurve, np.array(times, float), np.arange(len(times), dtype=float))
+    at = np.array(times, np.float64)
+    probes = np.unique(np.r_[at, at + 0.00005, at - 0.00005, (at[1:] + at[:-1]) / 2])
+    shown = dict(unedited.shown_keys(at, probes))
+    for column, t in enumerate(probes):
+        if column in shown:
+            assert fcurve.evaluate(float(t)) == pytest.approx(shown[column], abs=1e-6), (times, t)

@@ -22,12 +22,13 @@ from ...core.files import read_container
 from ...core.msh.model import Model
 from ...core.write_path import UNREAD, Target, digest, write, written_here
 from ..com import props as P
-from ..com.curves import action_end, keyframe_frames, read_curves, still_read
+from ..com.curves import keyframe_frames, read_curves, still_read
 from ..com.hierarchy import descendants
 from . import entries_written
 from .clip_timeline import timeline_as_exported
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
+from .poses import exported_action_end
 from .readback import find_root, read_scene
 from .scene_model import SceneModel
 from .state_edits import ControllerWrite, controller_write
@@ -221,7 +222,7 @@ def read_model(context, root, options: ExportOptions, curves: list | None = None
         return result
     with _object_mode(context, root), timeline_as_exported(root) as clip_warnings:
         curves = curves if curves is not None and still_read(root, curves) else read_curves(root)
-        end = action_end(root, options.frame_range)
+        end = exported_action_end(root, curves, options.frame_range)
         frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
         read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves, meshes)
     return ModelRead(read, clip_warnings, curves, end, context.scene.frame_end, frames)

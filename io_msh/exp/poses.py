@@ -11,7 +11,7 @@ from ...core.msh import streams as S
 from ...core.msh.model import Model
 from ..com import conversion as C
 from ..com import props as P
-from ..com.curves import Curve, fingerprint, node_fcurves, stored_fingerprints, unchanged
+from ..com.curves import Curve, action_end, fingerprint, node_fcurves, stored_fingerprints, unchanged
 from .fcurves import BEZIER, evaluate, reproducible
 from .scene_model import SceneNode
 from .unedited import same_as_imported
@@ -45,6 +45,18 @@ def shows_runtime_pose(root, nodes: list[SceneNode], source: bytes | None, curve
         return False
     return bool(same_as_imported(model, *C.local_poses(first_local), np.array([frame]),
                                  root.get(P.ANIMATION_MODE)).all())
+
+
+def exported_action_end(root, curves: list[Curve], frame_range: str) -> float:
+    """``action_end`` of the model; for a model the import wrote no F-curve for (its animation moves no node: a
+    FAITHFUL import of maps that each hold one key) and that still has none, its last imported frame, as the
+    action would end had the import made one: no action was deleted, none was ever made."""
+    stored = stored_fingerprints(root)
+    count = root.get(P.FRAME_COUNT)
+    if frame_range == "ACTION" and not curves and stored is not None and stored["nodes"] == {} \
+            and isinstance(count, int) and not isinstance(count, bool) and count > 1:
+        return float(count - 1)
+    return action_end(root, frame_range)
 
 
 def curves_as_imported(root, nodes: list[SceneNode], curves: list[Curve]) -> set[int]:

@@ -56,7 +56,41 @@ def keys_poses(source: Model, times: np.ndarray) -> tuple[np.ndarray, np.ndarray
         q *= np.where(np.cumsum(flips) % 2 == 1, -1.0, 1.0)[:, None]
         rot[i] = np.stack([np.interp(times, at, q[:, c]) for c in range(4)], -1)
         pos[i] = np.stack([np.interp(times, at, track.pos[:count, c].astype(np.float64)) for c in range(3)], -1)
+        if len(at) > 1 and (np.diff(at) == 0).any():  # keys sharing a time: Blender shows one of them there
+            for column, key in shown_keys(at, times):
+                rot[i, column], pos[i, column] = q[key], track.pos[key]
     return normalized(rot), pos  # an all-zero key shows as no turn, as the import shows it
+
+
+KEY_SEARCH = 0.0001  # Blender's keyframe search threshold (fcurve_eval_keyframes_interpolate)
+
+
+def shown_keys(at: np.ndarray, times: np.ndarray) -> list[tuple[int, int]]:
+    """(column of ``times``, key) where Blender shows one key of the keys at times ``at`` as it is: at or before
+    the first key its first, at or after the last its last, else the key its binary keyframe search lands on
+    within the threshold (BKE_fcurve_bezt_binarysearch_index_ex). np.interp takes the last of keys sharing a
+    time; Blender's search may take another."""
+    out = []
+    for column, t in enumerate(np.asarray(times, np.float64)):
+        if t <= at[0]:
+            out.append((column, 0))
+        elif t >= at[-1]:
+            out.append((column, len(at) - 1))
+        elif abs(t - at[0]) <= KEY_SEARCH:
+            out.append((column, 0))
+        elif abs(t - at[-1]) <= KEY_SEARCH:
+            out.append((column, len(at) - 1))
+        else:
+            start, end = 0, len(at)
+            for _ in range(2 * len(at)):
+                if start > end:
+                    break
+                mid = start + (end - start) // 2
+                if abs(t - at[mid]) <= KEY_SEARCH:
+                    out.append((column, mid))
+                    break
+                start, end = (mid + 1, end) if t > at[mid] else (start, mid - 1)
+    return out
 
 
 def same_in_blocks(source: Model, poses_at, nodes: np.ndarray, times: np.ndarray, blocks: list[slice],
