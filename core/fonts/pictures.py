@@ -29,12 +29,11 @@ def _payloads(data: bytes, source: str) -> list[tuple[str, bytes | None, int]]:
     """(name, payload or None when it does not unpack, NRes type id or 0) per row."""
     if is_rsli(data):
         rows = []
-        for member in RsLiArchive.parse(data, source, tolerant=True).members:
+        for member in RsLiArchive.parse(data, source).members:
             unpacked, findings = member.unpack()
             rows.append((member.name_str, None if any(f.is_error for f in findings) else unpacked, 0))
         return rows
-    return [(e.name_str, None if e.unreadable else e.data, e.type_id)
-            for e in NResArchive.parse(data, source, tolerant=True).entries]
+    return [(e.name_str, e.data, e.type_id) for e in NResArchive.parse(data, source).entries]
 
 
 def pictures_in(data: bytes, source: str = "") -> list[Picture]:

@@ -207,20 +207,19 @@ def unique(path: Path, taken: set[str]) -> Path:
 
 
 def _texture_items(inputs: list[str], out: Path, notes: list[str]) -> list[Item]:
-    """One item per Texm entry: DIR/FOLDERS/LIBRARY_STEM/ENTRY.png, FOLDERS those between the input folder and
-    the library (characters a file name cannot hold become '_'), the entry chosen by its index (names may
-    repeat, or differ only in case). Archives without a texture (Material.lib, model archives) are skipped, each
-    with a note."""
-    from ...core.appearance.texm import TEXM_TYPE_ID
+    """One item per Texm entry or font atlas (of an NRes library or an RsLi archive: core.fonts.pictures):
+    DIR/FOLDERS/LIBRARY_STEM/ENTRY.png, FOLDERS those between the input folder and the library (characters a file
+    name cannot hold become '_'), the entry chosen by its index (names may repeat, or differ only in case).
+    Archives without a texture (Material.lib, model archives) are skipped, each with a note."""
+    from ...core.disk import read_input
     from ...core.errors import FormatError
-    from ...core.files import open_container
+    from ...core.fonts.pictures import pictures_in
 
     items = []
     taken: set[str] = set()
     for path, base in _files(inputs, (".lib", ".rlb")):
         try:
-            entries = [(i, e) for i, e in enumerate(open_container(path).archive.entries)
-                       if e.type_id == TEXM_TYPE_ID]
+            entries = [(p.index, p.name) for p in pictures_in(read_input(path), str(path))]
         except (FormatError, OSError) as exc:
             items.append(Item(str(path), None, "", str(path), _read_error(exc, path)))
             continue
@@ -229,7 +228,7 @@ def _texture_items(inputs: list[str], out: Path, notes: list[str]) -> list[Item]
         folder = path.stem if path.stem.strip(".") else safe(path.stem)  # "...lib" must not write to out/..
         # a library found below an input folder keeps the folders above it, as convert and thumbnails do
         folder = path.parent.relative_to(base) / folder
-        for index, entry in entries:
-            target = unique(out / folder / f"{safe(entry.name_str)}.png", taken)
-            items.append(Item(str(path), entry.name_str, str(target), f"{path}:{entry.name_str}", index=index))
+        for index, name in entries:
+            target = unique(out / folder / f"{safe(name)}.png", taken)
+            items.append(Item(str(path), name, str(target), f"{path}:{name}", index=index))
     return items

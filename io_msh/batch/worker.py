@@ -348,11 +348,10 @@ class Worker:
         return merge(self, item)
 
     def _textures(self, item: Item) -> list[tuple[str, str]]:
-        from ...core.appearance.texm import parse_texm
-        from ...core.files import open_container
+        from ...core.disk import read_input
+        from ...core.fonts.pictures import picture_rgba
 
-        entry = open_container(item.source).archive.entries[item.index]
-        rgba = parse_texm(entry.data, item.label).decode()
+        rgba = picture_rgba(read_input(item.source), item.index, item.source)  # a texture or a font's atlas
         with self._writing("0.png", item.output):
             save_png(self.bpy, rgba, Path(self._staged("0.png")))
         return [("0.png", item.output)]
