@@ -17,6 +17,7 @@ TINY = {
     "batch_convert.py": ["--models", "3", "--repeat", "1"],
     "bounded_memory.py": ["--cases", "plan-unmapped-1M", "info-aliasing-20k"],
     "cli_sample.py": ["--count", "64"],
+    "cli_start.py": ["--repeat", "1"],
     "clip_import.py": ["--nodes", "3", "--frames", "20", "--clips", "2", "--rounds", "1"],
     "clip_edit_soak.py": ["--examples", "2", "--steps", "4", "--seed", "1"],
     "clip_planning.py": ["--states", "5", "20"],

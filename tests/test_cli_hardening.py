@@ -396,7 +396,7 @@ def test_a_bad_directory_record_is_named_and_the_other_entries_still_read(capsys
 
 def test_rewrite_in_place_refuses_a_file_replaced_after_it_was_read(tmp_path, capsys, monkeypatch, sample_msh):
     """``rewrite X X``: another program replaces X after the read; the rewrite must not write over it."""
-    import core.cli.main as cli
+    import core.cli.poses as cli  # where rewrite reads the file
 
     target = tmp_path / "m.msh"
     target.write_bytes(sample_msh)

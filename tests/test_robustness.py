@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from core.animation.sampler import AnimationData, blend, sample, world_matrices_at
 from core.animation.tracks import read_animation, write_animation
 from core.authoring.synth import sample_archive
-from core.cli import main as cli
+from core.cli import archive as cli
 from core.cli.roundtrip import rewritten
 from core.errors import FormatError
 from core.files import read_container, validate_container

@@ -1,7 +1,7 @@
 """``python -m core clips``, ``sample --clip N --step S``, and ``.ctl`` files in ``validate`` and ``roundtrip``.
 
-The commands of ``main`` reach this module through a few hooks (``add_clip_commands``, ``is_controller``,
-``validate_ctl``, ``rewritten_ctl``); it uses main's output helpers and exit codes.
+``core.cli.commands`` adds the parsers; ``archive`` reaches the ``.ctl`` files through ``validate_ctl`` and
+``rewritten_ctl``.
 """
 
 from __future__ import annotations
@@ -23,19 +23,11 @@ from ..animation.sampler import AnimationData
 from ..disk import read_input
 from ..errors import Finding, FormatError, SelectionError, printable
 from ..files import open_container
-from ..model_controller import CONTROLLER_SUFFIX, locate_controller, read_for_model, where_looked
+from ..model_controller import locate_controller, read_for_model, where_looked
 from ..msh.model import Model
-
-
-def _cli():
-    """``main`` (which imports this module): its errors, exit codes and output helpers, looked up at run time."""
-    from . import main
-
-    return main
-
-
-def is_controller(path: str) -> bool:
-    return str(path).lower().endswith(CONTROLLER_SUFFIX)
+from .kinds import is_controller
+from .output import EXIT_OK, UsageError, emit, out
+from .poses import selected_nodes
 
 
 def validate_ctl(path: str) -> list[Finding]:
@@ -59,7 +51,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
     model = None
     if is_controller(path):
         if args.ctl:
-            raise _cli().UsageError("--ctl names a controller, but the file given is one already")
+            raise UsageError("--ctl names a controller, but the file given is one already")
         data, source = read_input(path), path
     else:
         container = open_container(path)
@@ -70,7 +62,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
         else:
             found = locate_controller(container, entry)
             if found is None:
-                raise _cli().UsageError(f"{printable(path)}: no controller found ({where_looked(container)}); "
+                raise UsageError(f"{printable(path)}: no controller found ({where_looked(container)}); "
                                         "give one with --ctl FILE")
             data, source = found.data, found.source
     controller, findings = read_for_model(data, source, model)
@@ -80,7 +72,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
 def _warn(findings: list[Finding], source: str) -> None:
     """The controller's warnings on stderr, worded as the Blender import reports them."""
     for finding in findings:
-        _cli()._emit(finding.format(source), file=sys.stderr)
+        emit(finding.format(source), file=sys.stderr)
 
 
 # ----------------------------------------------------------------- clips
@@ -145,26 +137,26 @@ def cmd_clips(args: argparse.Namespace) -> int:
     for ch in channels:
         lines.append(f"channel {ch['index']}: node {ch['node']}, frames {ch['first']:g}..{ch['last']:g}, "
                      f"initial {ch['initial']:g}, flags {ch['flags']:#x}")
-    _cli()._out(args, payload, lines)
-    return _cli().EXIT_OK
+    out(args, payload, lines)
+    return EXIT_OK
 
 
 # ------------------------------------------------------- sample --clip --step
 def cmd_sample_clip(args: argparse.Namespace) -> int:
     if args.step is None:
-        raise _cli().UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
+        raise UsageError("--clip needs --step S (the integer part picks the step, the fraction is its phase)")
     if not np.isfinite(args.step):
-        raise _cli().UsageError(f"--step {args.step}: must be a finite number")
+        raise UsageError(f"--step {args.step}: must be a finite number")
     controller, source, model, warnings = _load(args, args.file)
     if model is None:
-        raise _cli().UsageError("sampling a clip needs the model: give the model and --ctl FILE")
+        raise UsageError("sampling a clip needs the model: give the model and --ctl FILE")
     _warn(warnings, source)
     data = AnimationData.from_model(model)
     clips = clips_of(controller, data, args.speed)
     if not 0 <= args.clip < len(clips):
         raise SelectionError.single("clip", args.clip, f"the controller has {len(clips)} clips", args.file)
     step = step_at(controller, clips[args.clip], args.step)
-    nodes = _cli()._nodes(args, model)
+    nodes = selected_nodes(args, model)
     # The pose before its matrix, as ``sample --times`` prints it: the file-order quaternion as the blend gives it
     # (not normalised) and the position (node 0's cleared, as the game draws it)
     rot, pos, shown = poses_at_steps(data, controller, steps_at(controller, clips[args.clip], [args.step]), nodes)
@@ -183,28 +175,5 @@ def cmd_sample_clip(args: argparse.Namespace) -> int:
         lines.append(f"node {row['index']} {row['name'] or ''}")
         lines.append("  no pose (neither frame is taken)" if row["rot"] is None
                      else f"  rot={row['rot']} pos={row['pos']}")
-    _cli()._out(args, payload, lines + notes)
-    return _cli().EXIT_OK
-
-
-# ------------------------------------------------------------------ parser
-def add_clip_commands(sub, sample: argparse.ArgumentParser, times) -> None:
-    """``sample`` gains ``--clip N --step S`` (an alternative to --times/--frames) and ``--ctl``, ``--speed``;
-    and the ``clips`` command is added."""
-    times.add_argument("--clip", type=int, help="a clip of the controller, as the clips command lists them; "
-                                                "with --step (no default)")
-    sample.add_argument("--step", type=float, help="with --clip: the step (integer part) and its phase (fraction); "
-                                                   "required with --clip (no default)")
-    sample.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
-    sample.add_argument("--speed", type=float, help="with --clip: speed in m/s (default: the anchor's box centre)")
-    plain = sample.get_default("func")
-    sample.set_defaults(func=lambda args: cmd_sample_clip(args) if args.clip is not None else plain(args))
-
-    p = sub.add_parser("clips", help="a controller's states and clips: frames, duration in ms, stride")
-    p.add_argument("file", help="a model (or archive) with its controller, or a .ctl")
-    p.add_argument("--ctl", help="the controller (default: STEM.ctl beside the model, or the archive's CTLD)")
-    p.add_argument("--entry", help="nested model name, ASCII case-insensitive, or #N for entry N (default: the "
-                                   "archive's only model)")
-    p.add_argument("--speed", type=float, help="speed in m/s for every clip (default: each anchor's box centre)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
-    p.set_defaults(func=cmd_clips)
+    out(args, payload, lines + notes)
+    return EXIT_OK

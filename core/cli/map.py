@@ -25,11 +25,12 @@ from ..map.folder import (
 from ..map.landmsh import LandMesh
 from ..map.tma import CLAN_TYPES, KIND_NAMES, Mission, parse_tma, text
 from ..map.wea import parse_land_wea
+from .kinds import MAP_SUFFIXES
+from .output import EXIT_BAD_DATA, EXIT_OK, emit, emit_json
 
-EXIT_OK, EXIT_BAD_DATA, EXIT_USAGE = 0, 1, 2
-SUFFIXES = (".tma", ".wea", ".map")   # what validate, roundtrip and info read in a folder, besides .msh
+SUFFIXES = MAP_SUFFIXES  # what validate, roundtrip and info read in a folder, besides .msh
 
-__all__ = ["SUFFIXES", "add_parser", "cmd_map", "info", "is_text_map_file", "rewritten_file", "validate_file"]
+__all__ = ["SUFFIXES", "cmd_map", "info", "is_text_map_file", "rewritten_file", "validate_file"]
 
 
 def validate_file(path: str) -> list[Finding]:
@@ -152,8 +153,6 @@ def _target(path: str) -> tuple[str, Path]:
 
 
 def cmd_map(args: argparse.Namespace) -> int:
-    from .main import _emit, _emit_json  # printing as every command prints (main imports this module)
-
     kind, place = _target(args.file)
     if kind == "mission":
         files = open_mission(place, args.game)
@@ -176,21 +175,9 @@ def cmd_map(args: argparse.Namespace) -> int:
     payload["findings"] = [f.as_dict() for f in findings]
     source = str(place)
     if args.json:
-        _emit_json(payload)
+        emit_json(payload)
     else:
-        _emit("\n".join(lines))
+        emit("\n".join(lines))
         for f in findings:
-            _emit(f.format(source), file=sys.stderr if f.is_error else sys.stdout)
+            emit(f.format(source), file=sys.stderr if f.is_error else sys.stdout)
     return EXIT_BAD_DATA if any(f.is_error for f in findings) else EXIT_OK
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("map", help="a map (grid, faces, materials, water) or a mission (clans, objects, its map, "
-                                   "what is missing)")
-    p.add_argument("file", help="a mission's data.tma or its folder; a map's Land.msh (or another of its files) or "
-                                "its folder")
-    p.add_argument("--game", help="game folder the mission's paths start from (default: the nearest folder above "
-                                  "the mission where its map is found)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
-    p.set_defaults(func=cmd_map)
-

@@ -19,11 +19,10 @@ from ..unit.dat import parse_dat, validate_dat
 from ..unit.mount import mounted_damage_rows, mounted_points
 from ..unit.ndp import parse_ndp, validate_ndp
 from ..unit.resolve import Unit, resolve_unit
+from .kinds import OBJECTS
+from .output import EXIT_BAD_DATA, EXIT_OK, emit, out
 from .roundtrip import rewritten
 
-EXIT_OK, EXIT_BAD_DATA = 0, 1
-UNIT_SUFFIXES = (".dat", ".cpt", ".ndp")
-OBJECTS = "objects.rlb"
 INDENT_LEVELS = 16  # the text indents a component by its depth up to here (the largest retail trees named hold 18
 #                     components: retail-envelope 15); deeper lines say their depth (a chain
 #                     of thousands of parts would print lines growing with it: output quadratic in the file)
@@ -66,12 +65,6 @@ def game_folder(dat_path: str) -> Path:
 
 
 # --------------------------------------------------------------------- validate / roundtrip
-def is_unit_file(path: str) -> bool:
-    """A file ``validate`` and ``roundtrip`` read with this module: by suffix, or an archive named objects.rlb."""
-    name = Path(path).name.lower()
-    return name.endswith(UNIT_SUFFIXES) or name == OBJECTS
-
-
 def validate_file(path: str) -> list[Finding]:
     """The findings of a unit file (OSError when it cannot be read)."""
     data = read_input(path)
@@ -220,8 +213,6 @@ def _lines(payload: dict) -> list[str]:
 
 
 def cmd_unit(args: argparse.Namespace) -> int:
-    from .main import _emit, _out  # printing as every command prints (main imports this module)
-
     data = read_input(args.file)
     tree = parse_dat(data, args.file)
     folder = Path(args.game) if args.game else game_folder(args.file)
@@ -242,13 +233,13 @@ def cmd_unit(args: argparse.Namespace) -> int:
     known = set(unit.findings)
     unit.findings[:0] = [f for f in findings if f not in known]
     payload = describe(unit, args.file, folder)
-    _out(args, payload, _lines(payload))
+    out(args, payload, _lines(payload))
     if not args.json:
         for f in unit.findings:
-            _emit(f.format(args.file), file=sys.stderr if f.is_error else sys.stdout)
+            emit(f.format(args.file), file=sys.stderr if f.is_error else sys.stdout)
     refused = refusal(unit.findings, getattr(args, "strict", False))
     if refused:
-        _emit(f"{printable(args.file)}: {refused}", file=sys.stderr)
+        emit(f"{printable(args.file)}: {refused}", file=sys.stderr)
     return EXIT_BAD_DATA if refused else EXIT_OK
 
 
@@ -268,8 +259,6 @@ def refusal(findings: list[Finding], strict: bool) -> str | None:
 def info_file(args: argparse.Namespace) -> int:
     """``info`` of a unit file: a unit's tree (as ``unit`` prints it), a ``.cpt``'s points or a ``.ndp``'s rows;
     ``objects.rlb`` is an archive (``info`` shows its entries)."""
-    from .main import _out
-
     suffix = Path(args.file).suffix.lower()
     if suffix == ".dat":
         return cmd_unit(argparse.Namespace(**{**vars(args), "game": None}))
@@ -287,15 +276,5 @@ def info_file(args: argparse.Namespace) -> int:
         lines = [f"{args.file}: damage table, {len(rows)} rows"] + [
             f"  {r['row']:3}  hit points {r['hit_points']:g}, density {r['density']:g}, flags {r['flags']:#x}, "
             f"explosion {':'.join(r['explosion'])}" for r in rows]
-    _out(args, payload, lines)
+    out(args, payload, lines)
     return EXIT_OK
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("unit", help="a unit (.dat): its tree, each part's files, and what is missing")
-    p.add_argument("file", help="the unit file (.dat)")
-    p.add_argument("--game", help="game folder holding objects.rlb (default: the nearest one above the unit)")
-    p.add_argument("--strict", action="store_true", help="warnings fail too: the strict profile (default: only "
-                                                         "errors fail, the retail profile)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
-    p.set_defaults(func=cmd_unit)

@@ -1,0 +1,31 @@
+"""Which command module reads a file, told by its name alone (nothing here imports a codec): so that ``info``,
+``validate`` and ``roundtrip`` import only the modules the files given need."""
+
+from __future__ import annotations
+
+import os
+
+UNIT_SUFFIXES = (".dat", ".cpt", ".ndp")
+OBJECTS = "objects.rlb"                 # the unit records: an archive the unit module reads
+CONTROLLER_SUFFIX = ".ctl"              # as core.model_controller names it (a test keeps them equal)
+TEXT_MAP_SUFFIXES = (".tma", ".wea")    # as core.map.folder names them (a test keeps them equal)
+MAP_SUFFIXES = (*TEXT_MAP_SUFFIXES, ".map")
+# What validate, roundtrip and info read in a folder (recursively): models, archives and libraries, controllers,
+# unit files, maps and missions.
+UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES)
+
+
+def is_unit_file(path: str) -> bool:
+    """A file ``validate`` and ``roundtrip`` read with the unit module: by suffix, or an archive named
+    objects.rlb."""
+    name = os.path.basename(str(path)).lower()
+    return name.endswith(UNIT_SUFFIXES) or name == OBJECTS
+
+
+def is_controller(path: str) -> bool:
+    return str(path).lower().endswith(CONTROLLER_SUFFIX)
+
+
+def is_text_map_file(path: str) -> bool:
+    """A mission (.tma) or a material list of a map (.wea): files that are not NRes containers."""
+    return str(path).lower().endswith(TEXT_MAP_SUFFIXES)
