@@ -107,7 +107,7 @@ def test_contact_sheet_labels_are_shortened_by_their_drawn_width(blender, tmp_pa
         bpy.context.view_layer.update()
         drawn.update({o.name: (o.data.body, o.dimensions.x) for o in scene.objects if o.type == "FONT"})
 
-    monkeypatch.setattr(pictures, "_render", measure)
+    monkeypatch.setattr(pictures, "render_still", measure)
     pictures.contact_sheet([(str(tmp_path / "tile.png"), name) for name in names], tmp_path / "sheet.png", 64)
     bodies = [drawn[f"label {n}"][0] for n in range(len(names))]
     assert bodies[0] == "short.msh"

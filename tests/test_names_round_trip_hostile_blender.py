@@ -520,7 +520,7 @@ def unit_files(stems: dict[str, str], nodes: dict[str, dict[int, str]], displays
     for entry in U.objects_archive().entries:
         key, payload = entry.name_str, bytes(entry.data)
         if key in stems:
-            key, payload = stems[key], U._files(stems[key], 2 if key == "synth_chassis" else 0)
+            key, payload = stems[key], U.part_slots(stems[key], 2 if key == "synth_chassis" else 0)
         records.add(key, payload, entry.type_id)
     tree = U.unit_tree()
     for component in tree.components:

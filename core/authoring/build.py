@@ -70,11 +70,11 @@ def build_model(spec: ModelDef) -> Model:
         nodes[i]["parent"], nodes[i]["flags"] = parent, node.flags
     animation = spec.animation or Animation(1, [Track.static() for _ in spec.nodes])
     check_writable(animation, len(nodes))
-    geometry = _geometry(spec.parts, nodes)
-    rest = _rest_world(animation, nodes["parent"])
+    geometry = geometry_streams(spec.parts, nodes)
+    rest = rest_world(animation, nodes["parent"])
     payloads = {
         1: (nodes, len(nodes), 0, S.NODE.itemsize),
-        2: (_header(spec.parts, rest).tobytes() + geometry["slots"].tobytes(), len(geometry["slots"]), 0, 68),
+        2: (model_header(spec.parts, rest).tobytes() + geometry["slots"].tobytes(), len(geometry["slots"]), 0, 68),
         3: (geometry["positions"], None, 0, 12),
         4: (geometry["normals"], None, 0, 4),
         5: (geometry["uvs"], None, 0, 4),
@@ -102,14 +102,14 @@ def build_model(spec: ModelDef) -> Model:
     return Model(Archive.parse(model.to_bytes(), spec.stream_name), spec.stream_name)
 
 
-def _rest_world(animation: Animation, parents: np.ndarray) -> np.ndarray:
+def rest_world(animation: Animation, parents: np.ndarray) -> np.ndarray:
     """Each node's world matrix at its first key (the first key is the rest pose)."""
     local = np.stack([pose_matrix(S.decode_rotations(t.rot[0]), t.pos[0]) for t in animation.tracks]) \
         if animation.tracks else np.zeros((0, 4, 4))
     return world_matrices(local, parents)
 
 
-def _geometry(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
+def geometry_streams(parts: list[Part], nodes: np.ndarray) -> dict[str, np.ndarray]:
     """Every part becomes one slot with one batch per material (triangles grouped by material)."""
     positions, normals, uvs, indices, triangles, batches = [], [], [], [], [], []
     slots = np.zeros(len(parts), S.SLOT)
@@ -235,7 +235,7 @@ def _triangle_records(pos: np.ndarray, tris: np.ndarray, base: int) -> np.ndarra
     return out
 
 
-def _header(parts: list[Part], rest: np.ndarray) -> np.ndarray:
+def model_header(parts: list[Part], rest: np.ndarray) -> np.ndarray:
     """Res2 header: hull (AABB corners), sphere and vertical segment around the rest pose."""
     world = [(rest[p.node] @ np.c_[np.asarray(p.positions, np.float64).reshape(-1, 3),
                                    np.ones(len(np.asarray(p.positions).reshape(-1, 3)))].T).T[:, :3]

@@ -89,7 +89,7 @@ def mission_game_files(spec: MapSpec | None = None, objects: int = 12, kinds: in
         elif kind == 1:
             files[path.replace("\\", "/")] = game[U.UNIT_DAT]
         else:
-            records.add(path, U._files(scenery[kind], 1), tag_id("STAT"))
+            records.add(path, U.part_slots(scenery[kind], 1), tag_id("STAT"))
     files[U.OBJECTS] = records.to_bytes()
     files[U.PARTS] = game[U.PARTS]
     return files

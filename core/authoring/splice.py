@@ -18,7 +18,7 @@ from ..animation.tracks import Animation
 from ..errors import FormatError
 from ..msh import streams as S
 from ..msh.model import Model
-from .build import SLOT_VOLUME, Part, _geometry, _header, _rest_world
+from .build import SLOT_VOLUME, Part, geometry_streams, model_header, rest_world
 
 VERTEX_STREAMS = tuple(t for t, spec in S.SPECS.items() if spec.per_vertex)  # 3, 4, 5, 15, 16, 18
 EXTRA_VERTEX_STREAMS = (15, 16, 18)  # Blender does not hold them: a new part takes them from ``NewPart``
@@ -202,7 +202,7 @@ def _add_new(out: _Streams, new: NewPart, present: list[int], nodes: np.ndarray,
     part = new.part
     template = np.zeros(len(nodes), S.NODE)
     template["slots"] = S.NO_INDEX
-    built = _geometry([part], template)
+    built = geometry_streams([part], template)
     vertices = len(built["positions"])
     for type_id in present:
         records = {3: built["positions"], 4: built["normals"], 5: built["uvs"]}.get(type_id)
@@ -248,7 +248,7 @@ def _kept_header(source: Model, model: Model, nodes: np.ndarray, slots: np.ndarr
     kept = bytes(data[:S.HEADER_SIZE]) if len(data) >= S.HEADER_SIZE else bytes(S.HEADER_SIZE)
     if not parts or animation is None:
         return kept
-    rest = _rest_world(animation, nodes["parent"])
+    rest = rest_world(animation, nodes["parent"])
     header = np.frombuffer(kept, S.MODEL_HEADER, count=1)[0]
     hull = header["hull"].astype(np.float64)
     low, high = hull.min(axis=0), hull.max(axis=0)
@@ -269,7 +269,7 @@ def _kept_header(source: Model, model: Model, nodes: np.ndarray, slots: np.ndarr
             for b in batches[int(slot["batch_start"]):int(slot["batch_start"]) + int(slot["batch_count"])]:
                 used = indices[int(b["index_start"]):int(b["index_start"]) + int(b["index_count"])].astype(np.int64)
                 every.append(Part(n, positions[used + int(b["base_vertex"])], np.zeros((0, 3), np.int64)))
-    return _header(every, rest).tobytes()
+    return model_header(every, rest).tobytes()
 
 
 def _world(rest: np.ndarray, node: int, points: np.ndarray) -> np.ndarray:

@@ -213,7 +213,7 @@ def _slot(archive: str, member: str) -> bytes:
     return archive.encode("cp1251").ljust(BLOCK, b"\0") + member.encode("cp1251").ljust(BLOCK, b"\0")
 
 
-def _files(stem: str, empty: int = 0) -> bytes:
+def part_slots(stem: str, empty: int = 0) -> bytes:
     return b"".join(_slot(PARTS, f"{stem}{ext}") for ext in (".msh", ".wea", ".cpt", ".ndp", ".ctl")) + \
         bytes(SLOT_SIZE * empty)
 
@@ -224,12 +224,12 @@ def objects_archive() -> Archive:
     The FORT record has no .msh: a suffix-less slot names the STAT record that has it.
     """
     records = [
-        ("synth_chassis", "BTLU", _files("synth_chassis", 2)),
-        ("e_tur_lt_01", "EXTO", _files("e_tur_lt_01")), ("e_tur_mt_01", "EXTO", _files("e_tur_mt_01")),
-        ("e_gun_ll_01", "EXTO", _files("e_gun_ll_01")), ("e_gun_mc_01", "EXTO", _files("e_gun_mc_01")),
-        ("i_eng_m_df", "INTO", _files("i_eng_m_df")), ("i_c01_clip", "INTO", _files("i_c01_clip")),
-        ("synth_round", "BULL", _files("synth_round")), ("synth_weapon", "WPNS", _files("synth_weapon")),
-        ("synth_fort_base", "STAT", _files("synth_fort_base", 1)),
+        ("synth_chassis", "BTLU", part_slots("synth_chassis", 2)),
+        ("e_tur_lt_01", "EXTO", part_slots("e_tur_lt_01")), ("e_tur_mt_01", "EXTO", part_slots("e_tur_mt_01")),
+        ("e_gun_ll_01", "EXTO", part_slots("e_gun_ll_01")), ("e_gun_mc_01", "EXTO", part_slots("e_gun_mc_01")),
+        ("i_eng_m_df", "INTO", part_slots("i_eng_m_df")), ("i_c01_clip", "INTO", part_slots("i_c01_clip")),
+        ("synth_round", "BULL", part_slots("synth_round")), ("synth_weapon", "WPNS", part_slots("synth_weapon")),
+        ("synth_fort_base", "STAT", part_slots("synth_fort_base", 1)),
         ("synth_fort", "FORT", _slot(OBJECTS, "synth_fort_base") + _slot(PARTS, "synth_fort.bas")),
         ("synth_suno", "SUNO", _slot(PARTS, "synth_round.msh") + bytes(SLOT_SIZE)),
     ]

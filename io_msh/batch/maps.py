@@ -70,7 +70,7 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
     import numpy as np
     from mathutils import Matrix, Vector
 
-    from .pictures import _render
+    from .pictures import render_still
 
     scene = bpy.context.scene
     bpy.context.view_layer.update()  # the placements' world matrices (a script has evaluated nothing yet)
@@ -127,7 +127,7 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
     scene.display.shading.light = "STUDIO"   # the relief shaded
     scene.display.shading.color_type = "TEXTURE"
     try:
-        _render(bpy, scene, target)
+        render_still(bpy, scene, target)
     finally:
         for made in added:
             data = made.data

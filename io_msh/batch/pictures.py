@@ -34,7 +34,7 @@ def _frame_camera(bpy, scene, points, size: int, distance_factor: float = 3.3):
     scene.render.resolution_percentage = 100
 
 
-def _render(bpy, scene, target: Path) -> None:
+def render_still(bpy, scene, target: Path) -> None:
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.render.image_settings.file_format = "PNG"
     scene.render.image_settings.color_mode = "RGB"   # the background is opaque: no alpha to store
@@ -58,7 +58,7 @@ def render_thumbnail(bpy, target: Path, size: int) -> None:
     scene.world.color = (0.02, 0.02, 0.025)  # dark, so that grey and textured parts both stand out
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "TEXTURE"  # the game's textures (untextured parts: material colour)
-    _render(bpy, scene, target)
+    render_still(bpy, scene, target)
 
 
 def save_png(bpy, rgba, target: Path) -> None:
@@ -124,7 +124,7 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
     scene.render.resolution_y = max(64, int(scene.render.resolution_x * height / width))
     scene.display.shading.light = "FLAT"
     scene.display.shading.color_type = "TEXTURE"
-    _render(bpy, scene, target)
+    render_still(bpy, scene, target)
     clean_scene(bpy)
 
 

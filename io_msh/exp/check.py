@@ -11,7 +11,7 @@ from ...core.errors import FormatError
 from ...core.msh.model import Model
 from ..com import props as P
 from .check_cache import PlanMemo, cache_for
-from .export import ModelRead, _library_files, _root_in_collection, editing, plan_read, read_model
+from .export import ModelRead, editing, library_files, plan_read, read_model, root_in_collection
 from .plan import ExportOptions, ExportResult, refuse_oversized
 from .readback import find_root
 from .scene_model import SceneModel
@@ -101,7 +101,7 @@ class CheckJob:
         self.read: ModelRead | ExportResult | None = None
         self.fallback = _root_name(context)
         try:
-            self.root = _root_in_collection(collection) if collection else find_root(context)
+            self.root = root_in_collection(collection) if collection else find_root(context)
             self.read = read_model(context, self.root, self.options, curves, meshes)
         except FormatError as exc:
             self.error = exc
@@ -118,7 +118,7 @@ class CheckJob:
             return
         try:
             self.result = plan_read(self.read, self.options, self.parts_of, self.memo)
-            _library_files(self.result.materials, self.options, {})
+            library_files(self.result.materials, self.options, {})
         except FormatError as exc:
             self.error = exc
 

@@ -33,7 +33,7 @@ from ...core.errors import FormatError
 from ..com.curves import Curve, curve_settings, node_fcurves, read_curve
 from ..com.hierarchy import descendants
 from ..com.sliders import slider_drivers
-from .meshes import _stored, read_mesh
+from .meshes import read_mesh, stored_geometry
 from .poses import read_evaluation, read_handles
 
 
@@ -164,7 +164,7 @@ class CheckCache:
             self.counts["meshes read"] += 1
             return read_mesh(obj, depsgraph)
         blocks = (obj.as_pointer(), obj.data.as_pointer(), obj.data.name_full)
-        stored = _bytes(*_stored(obj.data))
+        stored = _bytes(*stored_geometry(obj.data))
         # read_mesh's materials are the evaluated copies of the object's slots' (read at every check)
         slots = [s.material.evaluated_get(depsgraph) if s.material is not None else None
                  for s in obj.material_slots]

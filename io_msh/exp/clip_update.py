@@ -27,7 +27,7 @@ from ..imp.clip_actions import (
     timeline_of,
 )
 from ..imp.clips import FoundController, plan_clips, read_for_model, shadowed_warnings
-from ..imp.plan import ImportOptions, _plan_nodes
+from ..imp.plan import ImportOptions, plan_nodes
 from .clip_timeline import TimelineError, write_clip_to_timeline
 from .export import model_of
 from .plan import ExportOptions
@@ -59,7 +59,7 @@ def update_clips(context, root: bpy.types.Object) -> tuple[int, list[str]]:
                             root_motion=str(kept.get("root_motion", "IN_PLACE")),
                             frame_rate=float(kept.get("frame_rate", 24.0)))
     node_objects, holders = _node_objects(root, mode, model.node_count)
-    nodes = _plan_nodes(model, options)
+    nodes = plan_nodes(model, options)
     plan = SimpleNamespace(controller=plan_clips(controller, FoundController(data, where, imported.file,
                                                                              imported.entry),
                                                  model, nodes, options),

@@ -34,7 +34,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.sliders import is_slider_driver, muted_drivers, park_driver, slider_drivers
 from ..com.undo import Undo
-from ..imp.clip_actions import _build_clip, clip_actions, model_holders, slot_of
+from ..imp.clip_actions import build_clip, clip_actions, model_holders, slot_of
 from ..imp.clips import ControllerPlan
 from .engine_units import part_prefix, unit_tracks
 
@@ -98,7 +98,7 @@ def _lay_out(root, moving, root_motion: str, undo: Undo, prefix: str = "") -> li
             if root_motion == "BOTH" and (clip.root is None or not (clip.root != clip.root[0]).any()):
                 continue  # node 0 does not travel (no root motion, or a standing clip): the clip as shown
             renamed = dataclasses.replace(clip, name=clip.name + suffix)
-            action = bpy.data.actions[_build_clip(_Plan(options), root, bones, renamed, _Kept())]
+            action = bpy.data.actions[build_clip(_Plan(options), root, bones, renamed, _Kept())]
             undo(lambda a=action: bpy.data.actions.remove(a))
             _unassign(root, undo)
             names.append(_track(root, action, prefix + engine_name(renamed.name), undo))
@@ -108,7 +108,7 @@ def _lay_out(root, moving, root_motion: str, undo: Undo, prefix: str = "") -> li
 
 @dataclasses.dataclass
 class _Plan:
-    """What ``_build_clip`` reads of a model's import plan."""
+    """What ``build_clip`` reads of a model's import plan."""
 
     options: object
 

@@ -63,7 +63,7 @@ def _export_files(root, result: ExportResult, path: str, options: ExportOptions,
     ``archives`` holds the archives already changed in memory (by real path), so that several models can be
     written into one archive; the warnings of a controller write are added to ``result``."""
     states = controller_write(root, result.model)  # edited controller states (None: the .ctl is not touched)
-    files = _library_files(result.materials, options, read_as, archives)
+    files = library_files(result.materials, options, read_as, archives)
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":
@@ -103,7 +103,7 @@ def export_into_sources(context, roots: list, options: ExportOptions) -> tuple[l
         except FormatError as exc:
             raise FormatError([f.located(printable(str(root[P.MODEL]))) for f in exc.findings], source) from None
         entry = _target_entry(root, source, None)
-        key = (os.path.realpath(source), entry.index if isinstance(entry, _ImportedEntry) else entry)
+        key = (os.path.realpath(source), entry.index if isinstance(entry, ImportedEntry) else entry)
         planned.append((key, root, source, result, _edited(root, result)))
     chosen: dict = {}
     for key, root, source, result, edited in planned:
@@ -254,7 +254,7 @@ def plan_export(context, options: ExportOptions, collection: str | None = None,
                 on_read: Callable[[SceneModel], None] | None = None) -> tuple[bpy.types.Object, ExportResult]:
     """The model to export and what the export would write, with every check of the scene done, nothing
     written (the export, and the panel's export check). Raises FormatError naming what cannot be exported."""
-    root = _root_in_collection(collection) if collection else find_root(context)
+    root = root_in_collection(collection) if collection else find_root(context)
     return root, model_of(context, root, options, on_read)
 
 
@@ -272,7 +272,7 @@ def _side_file(path: str, name: str | None = None) -> str:
     return str(side)
 
 
-def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
+def _target_entry(root, path: str, entry: str | None) -> ImportedEntry | str:
     """The archive entry to replace: the one the model was imported from (by its index, while it still holds
     that name: names may differ only in case), else the entry named ``entry`` or after the model."""
     name = entry or str(root.get(P.MODEL) or f"{root.name}.msh")
@@ -280,12 +280,12 @@ def _target_entry(root, path: str, entry: str | None) -> _ImportedEntry | str:
     source = P.stored_path(root, P.SOURCE_PATH)
     if entry is None and index is not None and source is not None \
             and os.path.realpath(str(source)) == os.path.realpath(path):
-        return _ImportedEntry(index, name)
+        return ImportedEntry(index, name)
     return name
 
 
 @dataclass
-class _ImportedEntry:
+class ImportedEntry:
     """The archive entry a model was imported from: its index, and the model's name there."""
 
     index: int
@@ -320,7 +320,7 @@ def editing(root) -> list:
     return [o for o in (root, *descendants(root)) if o.mode == "EDIT"]
 
 
-def _library_files(materials: MaterialExport | None, options: ExportOptions, read_as: dict,
+def library_files(materials: MaterialExport | None, options: ExportOptions, read_as: dict,
                    archives: dict | None = None) -> list[tuple[str, bytes]]:
     """Material.lib and Textures.lib with the new entries added (or replacing entries of the same name)."""
     if materials is None:
@@ -333,14 +333,14 @@ def _library_files(materials: MaterialExport | None, options: ExportOptions, rea
             (options.materials.texture_library,
              [(name, t.to_bytes(), TEXM_TYPE_ID, {}) for name, t in materials.new_textures])):
         if path and entries:
-            archive = _existing_archive(path, read_as, archives)
+            archive = existing_archive(path, read_as, archives)
             for name, payload, type_id, attrs in entries:
                 _put(archive, name, payload, type_id, attrs)
             out.append((path, archive.to_bytes()))
     return out
 
 
-def _existing_archive(path: str, read_as: dict, archives: dict | None = None) -> Archive:
+def existing_archive(path: str, read_as: dict, archives: dict | None = None) -> Archive:
     """The archive at ``path``, or a new one when the file does not exist; a model is refused. ``read_as``
     records the file's state as read, so that the write can tell whether something else wrote it meanwhile.
     ``archives`` (real path -> (path, archive)): the archives already read, changed in memory, reused."""
@@ -387,7 +387,7 @@ def _legacy_copy(root) -> ExportResult | None:
     return ExportResult(model, ["legacy 24-byte node table: the model is written back unchanged"], [], False)
 
 
-def _root_in_collection(name: str):
+def root_in_collection(name: str):
     collection = bpy.data.collections.get(name)
     roots = [o for o in (collection.all_objects if collection else []) if P.MODEL in o]
     if len(roots) != 1:
@@ -395,14 +395,14 @@ def _root_in_collection(name: str):
     return roots[0]
 
 
-def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict,
+def _into_archive(path: str, entry: ImportedEntry | str, model: bytes, wear: Wear | None, read_as: dict,
                   states: ControllerWrite | None = None, archives: dict | None = None,
                   check: Callable[[bytes, str], bytes] | None = None) -> bytes:
     """The archive at ``path`` with ``entry`` (and its WEAR list, and its controller's edited states) replaced or
     added. ``check`` gives the bytes to put in place of an existing entry's (given them and its name)."""
-    archive = _existing_archive(path, read_as, archives)
-    name = entry.name if isinstance(entry, _ImportedEntry) else entry
-    existing = _entry_named(archive, entry)
+    archive = existing_archive(path, read_as, archives)
+    name = entry.name if isinstance(entry, ImportedEntry) else entry
+    existing = entry_named(archive, entry)
     if existing is not None:
         existing.data = model if check is None else check(bytes(existing.data), existing.name_str)
     else:
@@ -425,10 +425,10 @@ def _into_archive(path: str, entry: _ImportedEntry | str, model: bytes, wear: We
     return archive.to_bytes()
 
 
-def _entry_named(archive: Archive, entry: _ImportedEntry | str) -> Entry | None:
+def entry_named(archive: Archive, entry: ImportedEntry | str) -> Entry | None:
     """The imported entry (by index, while it holds the model's name exactly), else the entry of exactly that
     name, else the first of that name in any case (the game's lookup)."""
-    if isinstance(entry, _ImportedEntry):
+    if isinstance(entry, ImportedEntry):
         if 0 <= entry.index < len(archive) and archive.entries[entry.index].name_str == entry.name \
                 and archive.entries[entry.index].is_model:
             return archive.entries[entry.index]

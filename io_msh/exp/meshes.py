@@ -18,14 +18,14 @@ from .skin import rigid_parts, strongest_bones
 
 def read_mesh(obj, depsgraph) -> tuple[dict[str, np.ndarray], list, tuple]:
     """An object's mesh as ``read_meshes`` takes it: evaluated and split (``_split_vertices``), its slots'
-    materials, and as stored (``_stored``)."""
+    materials, and as stored (``stored_geometry``)."""
     evaluated = obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
     try:
         split, slots = _split_vertices(mesh, obj.name), list(mesh.materials)
     finally:
         evaluated.to_mesh_clear()
-    return split, slots, _stored(obj.data)
+    return split, slots, stored_geometry(obj.data)
 
 
 def read_meshes(depsgraph, root, nodes, mode, node_world, read: dict | None = None
@@ -116,7 +116,7 @@ def _mesh_node(obj, root, by_handle, mode) -> int:
     return by_handle[parent.name]
 
 
-def _stored(mesh) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+def stored_geometry(mesh) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     co = np.zeros(len(mesh.vertices) * 3)
     mesh.vertices.foreach_get("co", co)
     loops = np.zeros(len(mesh.loops), np.int64)

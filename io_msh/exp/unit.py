@@ -36,7 +36,7 @@ from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
 from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, TREE, UNIT, node_handles
 from . import entries_written
-from .export import _entry_named, _existing_archive, _ImportedEntry, model_of
+from .export import ImportedEntry, entry_named, existing_archive, model_of
 from .plan import ExportOptions
 from .state_edits import ControllerWrite, controller_write
 
@@ -284,10 +284,10 @@ def _part_write(context, component: int, root, options: ExportOptions, source: s
         return out
     real = os.path.realpath(path)
     if real not in archives:
-        archives[real] = (path, _existing_archive(path, read_as))
+        archives[real] = (path, existing_archive(path, read_as))
     archive = archives[real][1]
     name = str(root.get(P.MODEL) or "")
-    entry = _entry_named(archive, _ImportedEntry(index, name))
+    entry = entry_named(archive, ImportedEntry(index, name))
     if entry is None:
         if edited:
             raise FormatError.single("unit", component, f"part {root.name!r}: {printable(path)} has no entry "

@@ -47,7 +47,7 @@ def build_clips(plan, root: bpy.types.Object, node_objects: list, created) -> No
     before = {holder.name: assignment(holder) for holder in holders}
     names, steps = [], {}
     for clip in controller.clips:
-        names.append(_build_clip(plan, root, node_objects, clip, created))  # '.001' when the name was taken
+        names.append(build_clip(plan, root, node_objects, clip, created))  # '.001' when the name was taken
         steps[names[-1]] = {"steps": [[float(clip.step_frames[k]), float(clip.step_frames[k + 1]), *pair, pure,
                                        state]
                                       for k, (pair, pure, state) in enumerate(zip(clip.pair_b, clip.pure_from,
@@ -160,7 +160,7 @@ def _unused_name(name: str) -> str:
     return candidate
 
 
-def _build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
+def build_clip(plan, root, node_objects, clip: ClipPlan, created) -> str:
     """The clip's action (4.2 with Empties: one per Empty, named '<clip>|<node>'); returns the clip's name."""
     if plan.options.node_mode == "ARMATURE":
         target = compat.ChannelTarget(_new_action(_unused_name(clip.name), clip, created), root, root.name)

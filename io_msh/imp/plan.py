@@ -175,7 +175,7 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     if model.is_legacy:  # one retail model (MTCHECK.MSH): the root carries the bytes; an export copies them through
         return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                          [], [], {}, [], warnings)
-    nodes = _plan_nodes(model, options)
+    nodes = plan_nodes(model, options)
     meshes, used_materials, mesh_warnings = _plan_meshes(model, nodes, options)
     mesh_warnings += _missing_slot(model, meshes, options, where)
     wear_bytes, wear, wear_warnings = _model_wear(container, model.name)
@@ -310,7 +310,7 @@ def _model_wear(container: Container, model_name: str) -> tuple[bytes | None, We
 
 def plan_geometry(model: Model, options: ImportOptions) -> list[MeshPlan]:
     """Only the meshes an import makes of a valid model (what the exporter compares against)."""
-    return _plan_meshes(model, _plan_nodes(model, options), options)[0]
+    return _plan_meshes(model, plan_nodes(model, options), options)[0]
 
 
 # --------------------------------------------------------------------- nodes
@@ -335,7 +335,7 @@ def _shorten(name: str, limit: int) -> str:
     return raw.decode("utf-8", "ignore")
 
 
-def _plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
+def plan_nodes(model: Model, options: ImportOptions) -> list[NodePlan]:
     nodes = model.nodes
     keys = model.keys
     wanted = [model.node_name(i) or f"node_{i}" for i in range(len(nodes))]
