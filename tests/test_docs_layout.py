@@ -127,3 +127,22 @@ def test_no_file_names_an_issue_number():
             for hit in issue_numbers(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {hit}")
     assert not found, "say what the thing is for instead:\n" + "\n".join(found)
+
+
+# --------------------------------------------------------------------- docs named in code and comments
+
+OUR_DOC = re.compile(r"(?<![\w/])docs/(?!specs/|tomes/|reference/|\d)[\w./-]*\w\.md")  # not the sources' docs/
+
+
+def test_every_doc_a_file_names_exists():
+    """A comment, docstring or message naming one of our pages (docs/formats/units.md, ...) names a page that is
+    there: a page moved is followed everywhere."""
+    missing = []
+    for path in project_text_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        missing += [f"{path.relative_to(ROOT)}: {name}" for name in OUR_DOC.findall(text)
+                    if not (ROOT / name).is_file()]
+    assert not missing, missing
