@@ -16,6 +16,7 @@ LAYERS = [
     ["core.msh", "core.appearance"],
     ["core.animation"],
     ["core.unit", "core.map"],
+    ["core.effects"],
     ["core.files", "core.authoring"],
     ["core.kinds"],
     ["core.write_path"],

@@ -12,6 +12,7 @@ import struct
 
 import numpy as np
 
+from ..animation.controller.codec import ACTION
 from ..container.nres import Archive
 from ..effects.exp import EXP_TYPE_ID, SLOT_COUNT, SURFACE_TAGS, explosion_of
 from ..effects.fxid import FIELDS, FXID_TYPE_ID, HEADER, TYPES
@@ -130,3 +131,22 @@ def explosions_archive() -> Archive:
 def sample_files() -> dict[str, bytes]:
     """samples/effects/: the effect library and an archive of explosions naming its effects."""
     return {EFFECTS: effects_archive().to_bytes(), EXPLOSIONS: explosions_archive().to_bytes()}
+
+
+def effect_record(action: int, values=(0, 0, 0, 0), archive: str = "", member: str = "", flags: int = 0) -> np.ndarray:
+    """A controller section-5 record (core.animation.controller ACTION): ``action`` with its v4..v7 and names."""
+    record = np.zeros((), ACTION)
+    record["values"][0], record["values"][3] = flags, action
+    record["values"][4:8] = values
+    record["archive"], record["member"] = archive.encode("cp1251"), member.encode("cp1251")
+    return record
+
+
+def attaching_group(node: int = 1, points=(0, 1, 2), explode: int = 2) -> np.ndarray:
+    """A load group that attaches the sample effects every way a controller can: on a node (started looping,
+    timed by a node), on three control points, at the construction sphere, and an explosion on a node."""
+    return np.array([effect_record(3, (node, 0, 0, 1), EFFECTS, "synth_exp"), effect_record(10, (1, 2, 0, 0)),
+                     effect_record(14, (1, node, 0, 0)),
+                     effect_record(4, (*points, 2), EFFECTS, "synth_mode_4"),
+                     effect_record(5, (0, 0, 0, 3), EFFECTS, "synth_mode_1"),
+                     effect_record(27, (explode, 0, 0, 0), EXPLOSIONS, "synth_round.exp")], ACTION)

@@ -32,7 +32,7 @@ DEPTH_OFF_IN_VIEW = 0x100  # word bit 8: drawn with depth test off while the tes
 # type -> (name, block length, where the (archive, member) pair starts or None)
 TYPES = {1: ("light", 224, None), 2: ("sound", 148, 84), 3: ("sprite", 200, 136), 4: ("sprite variant", 204, 136),
          5: ("bolt", 112, 48), 6: ("empty", 4, None), 7: ("burst", 208, 144), 8: ("stream", 248, 184),
-         9: ("sprite, own draw", 208, 136), 10: ("burst, own start", 208, 144)}
+         9: ("sprite (own draw)", 208, 136), 10: ("burst (own start)", 208, 144)}
 SHIPPED_TYPES = (1, 2, 3, 4, 5, 7, 8, 9, 10)  # no retail effect has a type-6 block
 
 TIME_MODES = {0: "set from outside", 1: "once", 2: "loop", 3: "reverse", 4: "node's animation value",

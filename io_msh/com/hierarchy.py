@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from .props import CONTROL_POINT
+from .props import CONTROL_POINT, EFFECT
 
 
 def descendants(obj: bpy.types.Object, children: dict | None = None) -> list[bpy.types.Object]:
@@ -32,8 +32,9 @@ def children_map(objects=None) -> dict[bpy.types.Object, list[bpy.types.Object]]
 
 def node_empties(root: bpy.types.Object) -> list[bpy.types.Object]:
     """The Empties below a model root (Nodes: Empties) that stand for its nodes, in ``descendants`` order: a unit's
-    control points, Empties parented to the nodes they sit on (io_msh.imp.unit), are not nodes."""
-    return [o for o in descendants(root) if o.type == "EMPTY" and CONTROL_POINT not in o]
+    control points, Empties parented to the nodes they sit on (io_msh.imp.unit), are not nodes, nor are the
+    Empties of the effects a controller attaches (io_msh.imp.effects)."""
+    return [o for o in descendants(root) if o.type == "EMPTY" and CONTROL_POINT not in o and EFFECT not in o]
 
 
 def layer_collection(context, collection: bpy.types.Collection) -> bpy.types.LayerCollection:

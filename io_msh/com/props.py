@@ -42,6 +42,12 @@ TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of
 STATE = "msh_state"            # on the root object: 'msh_state <index> <field>', a value of a state a clip plays
 STATE_FIELDS = ("frames A", "frames B", "step ms")  # the fields: float[2], float[2], float (the export writes edits)
 STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the controller was and those values as read
+EFFECT = "msh_effect"          # on an effect's Empty: 'archive/member', the effect (or explosion) a controller attaches
+EFFECT_PLACE = "msh_effect_place"    # beside it: 'node', 'points', 'sphere' (construction sphere) or 'explode'
+EFFECT_RECORD = "msh_effect_record"  # beside it: [group, record] of the controller's section-5 record
+EFFECT_PARAMS = "msh_effect_params"  # beside it: JSON, the effect's header and emitters (or the explosion's fields)
+EFFECT_FOUND = "msh_effect_found"    # beside it: whether the named effect was found and read (else: why not, below)
+EFFECT_PROBLEM = "msh_effect_problem"
 
 
 def bone_frame(bone) -> tuple[float, ...]:

@@ -23,6 +23,7 @@ from ..com.curves import NEW_CURVE, Curve, fingerprints, pose_bone_path
 from ..com.hierarchy import children_map, descendants
 from .animation import rebase
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
+from .effects import build_effects
 from .material_animation import build_materials, material_actions
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan, NodePlan
 
@@ -78,6 +79,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
             _build_parts(context, plan, root, node_objects, created)
             written = _build_animation(plan, root, node_objects, created)
             build_controller(plan, root, node_objects, created)
+            build_effects(plan, root, node_objects, created)
             root[P.CURVES] = fingerprints(written)  # as curves_fingerprint(root) reads them back, without the read
             if progress:
                 progress(i + 1)

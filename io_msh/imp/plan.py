@@ -26,6 +26,7 @@ from ...core.msh.validate import validate_model
 from ..com import conversion as C
 from .animation import ChannelPlan, KeyCount, has_non_canonical_maps, plan_channels
 from .clips import ControllerPlan, plan_controller
+from .effect_plan import EffectPlan, plan_effects
 from .material_keys import MaterialKeys, plan_belt_keys, plan_material_keys
 
 BONE_NAME_BYTES = 63
@@ -97,6 +98,7 @@ class ModelPlan:
     entry_index: int | None = None  # the archive entry it came from (an export replaces that entry)
     controller: ControllerPlan | None = None  # clips and channel sliders (io_msh.imp.clips)
     material_keys: dict[int, MaterialKeys] = field(default_factory=dict)  # animated materials by batch word
+    effects: list[EffectPlan] = field(default_factory=list)  # what the controller attaches (io_msh.imp.effects)
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -209,8 +211,11 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
         material_keys.update(belt_keys)  # a belt's materials play by its slider, not by the clock
         clip_warnings += belt_warnings
     warnings += [f"{where}: {w}" for w in clip_warnings]
+    effects, effect_warnings = plan_effects(container, entry, model.node_count, tuple(options.game_folders))
+    warnings += [f"{where}: {w}" for w in effect_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
-                     nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys)
+                     nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys,
+                     effects=effects)
 
 
 def _no_material_list(container: Container, model_name: str) -> str:
