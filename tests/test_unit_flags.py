@@ -66,11 +66,11 @@ def check_round_trip(blender, folder: Path, files: dict, points: dict, rows: dic
     before = {p: p.read_bytes() for p in (dat, parts)}
     roots = import_unit(bpy, dat, node_mode=node_mode)
     stems = {c: r[P.MODEL].rpartition(".")[0] for c, r in roots.items()}
-    shown = [o for o in bpy.data.objects if unit_import.POINT in o]
+    shown = [o for o in bpy.data.objects if P.CONTROL_POINT in o]
     assert shown
     for obj in shown:
         stem = stems[obj["msh_cpt_component"]]
-        assert P.stored_u32(obj, "msh_cpt_flags") == points[stem, obj[unit_import.POINT]], obj.name
+        assert P.stored_u32(obj, "msh_cpt_flags") == points[stem, obj[P.CONTROL_POINT]], obj.name
     checked = 0
     for component, root in roots.items():
         for handle in unit_import.node_handles(root).values():

@@ -65,17 +65,16 @@ def name_parts(objects) -> None:
     animations of a unit's parts are (io_msh.exp.engine_units.part_prefix): the glTF animations take these
     names, so that Blender's numbering of parts sharing a model (``e_gun_ll_01.msh.001``, ``|Action.001``) stays
     out of them. Only for the batch's own scene, which is not kept."""
-    from ..imp.unit import COMPONENT
 
     renamed = set()  # an action two parts play (none does as imported) takes the first one's name
-    for root in [o for o in objects if P.MODEL in o and P.shown_int(o, COMPONENT, 0) > 0]:
-        name = f"{root[P.MODEL]} {P.shown_int(root, COMPONENT)}"
+    for root in [o for o in objects if P.MODEL in o and P.shown_int(o, P.UNIT_COMPONENT, 0) > 0]:
+        name = f"{root[P.MODEL]} {P.shown_int(root, P.UNIT_COMPONENT)}"
         anim = root.animation_data
         if anim is not None and anim.action is not None and anim.action.session_uid not in renamed:
             renamed.add(anim.action.session_uid)
             anim.action.name = f"{name}|Action"
         mount = root.parent
-        if mount is not None and COMPONENT in mount and P.MODEL not in mount:
+        if mount is not None and P.UNIT_COMPONENT in mount and P.MODEL not in mount:
             mount.name = f"{name} mount"
         root.name = name
 
@@ -85,7 +84,6 @@ def _moving_controllers(source: str, plans: list, roots: list) -> dict:
     or of each unit part with a controller). No controller: the import's warning says so; the model's timeline
     is written."""
     from ..imp.plan import plan_file
-    from ..imp.unit import COMPONENT
     from ..imp.unit_plan import UnitPlan, plan_unit
 
     moving = {}
@@ -96,7 +94,7 @@ def _moving_controllers(source: str, plans: list, roots: list) -> dict:
             return moving
         again = plan_unit(source, dataclasses.replace(first.options, root_motion="MOVING")).parts
         for root in roots:
-            component = P.shown_int(root, COMPONENT, -1)
+            component = P.shown_int(root, P.UNIT_COMPONENT, -1)
             if 0 <= component < len(parts) and parts[component].model is not None \
                     and again[component].model is not None and again[component].model.controller is not None:
                 moving[root.name] = (again[component].model.controller, parts[component].model.options)

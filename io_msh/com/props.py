@@ -42,6 +42,16 @@ TIMELINE_SLOT = "msh_timeline_slot"  # beside msh_timeline (4.4+): the handle of
 STATE = "msh_state"            # on the root object: 'msh_state <index> <field>', a value of a state a clip plays
 STATE_FIELDS = ("frames A", "frames B", "step ms")  # the fields: float[2], float[2], float (the export writes edits)
 STATES_IMPORTED = "msh_states_imported"  # on the root object: JSON, where the controller was and those values as read
+UNIT = "msh_unit"              # on a unit's collection: the .dat path
+UNIT_PARTS = "msh_unit_parts"  # on a unit's collection: the components imported (a deleted one is told)
+UNIT_TREE = "msh_unit_tree"    # on a unit's collection: the .dat's bytes the parts' properties describe (as the
+#                                import read them, or as Export Unit last wrote them)
+UNIT_COMPONENT = "msh_unit_component"  # on each unit part's root: its component index in the .dat
+UNIT_RECORD = "msh_unit_record"        # on each unit part's root: its objects.rlb record
+UNIT_ATTACH = "msh_unit_attach"        # on each unit part's root: the component's attach as read
+UNIT_DISPLAY = "msh_unit_display"      # on each unit part's root: its display name
+UNIT_EXTERNAL = "msh_unit_external"    # on each unit part's root: it hangs on a socket (or is the root part)
+UNIT_MOUNT = "Mount"           # the name of the Child Of constraint of a mounted unit part's root
 EFFECT = "msh_effect"          # on an effect's Empty: 'archive/member', the effect (or explosion) a controller attaches
 EFFECT_PLACE = "msh_effect_place"    # beside it: 'node', 'points', 'sphere' (construction sphere) or 'explode'
 EFFECT_RECORD = "msh_effect_record"  # beside it: [group, record] of the controller's section-5 record

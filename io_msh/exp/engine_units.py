@@ -30,7 +30,6 @@ from ..com import compat
 from ..com import props as P
 from ..com.curves import pose_bone_path
 from ..imp.build import write_keys
-from ..imp.unit import COMPONENT, MOUNT, UNIT
 from ..imp.unit_clips import unit_parts
 
 
@@ -38,9 +37,9 @@ def part_prefix(root) -> str:
     """What a unit part's animation names start with: nothing for the unit's root part (component 0, the
     chassis) or a model outside a unit, else ``<model> <component> `` (``e_tur_mt_01.msh 5 walk 1``: the
     component tells apart parts sharing one model, and no clip, channel or material name starts so)."""
-    if COMPONENT not in root or P.shown_int(root, COMPONENT) == 0:
+    if P.UNIT_COMPONENT not in root or P.shown_int(root, P.UNIT_COMPONENT) == 0:
         return ""
-    return f"{root[P.MODEL]} {P.shown_int(root, COMPONENT)} "
+    return f"{root[P.MODEL]} {P.shown_int(root, P.UNIT_COMPONENT)} "
 
 
 def unit_tracks(laid_out: dict[str, list[str]], track, unassign, undo) -> None:
@@ -50,7 +49,7 @@ def unit_tracks(laid_out: dict[str, list[str]], track, unassign, undo) -> None:
     scene = bpy.context.scene
     frame = scene.frame_current, scene.frame_subframe
     baked = False
-    for unit in [c for c in bpy.data.collections if UNIT in c]:
+    for unit in [c for c in bpy.data.collections if P.UNIT in c]:
         parts = unit_parts(unit)
         shown = [p for p in parts if p.name in laid_out]
         if shown:
@@ -62,7 +61,7 @@ def unit_tracks(laid_out: dict[str, list[str]], track, unassign, undo) -> None:
 
 def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
     scene = bpy.context.scene
-    mounts = [o for o in unit.all_objects if o.type == "EMPTY" and MOUNT in o.constraints]
+    mounts = [o for o in unit.all_objects if o.type == "EMPTY" and P.UNIT_MOUNT in o.constraints]
     # the parts without clips that play something (a static part shows its rest: no track, as glTF's bones)
     followers = [p for p in parts if p.name not in laid_out and p.type == "ARMATURE"
                  and p.animation_data is not None and p.animation_data.action is not None]
@@ -100,7 +99,7 @@ def _bake_unit(unit, parts, shown, laid_out, track, unassign, undo) -> None:
             undo(holder.animation_data_clear)
         unassign(holder, undo)  # a mount's node-0 keys, a part's timeline: baked into every animation
     for mount, world in zip(mounts, rest):
-        constraint = mount.constraints[MOUNT]
+        constraint = mount.constraints[P.UNIT_MOUNT]
         if not constraint.mute:
             constraint.mute = True
             undo(lambda c=constraint: setattr(c, "mute", False))
@@ -131,7 +130,7 @@ def _rest_worlds(mounts: list) -> list[Matrix]:
     def world(obj) -> Matrix:
         if obj.name not in cache:
             if obj.name in own:  # Child Of with every channel: target @ inverse @ basis (io_msh.imp.unit._mount)
-                constraint = obj.constraints[MOUNT]
+                constraint = obj.constraints[P.UNIT_MOUNT]
                 target = world(constraint.target)
                 if constraint.subtarget:
                     target = target @ constraint.target.data.bones[constraint.subtarget].matrix_local

@@ -4,7 +4,7 @@ into the archive it came from (as the model export writes it), and the ``.dat`` 
 another bone or Empty) and that parent's children in the game's order (core.unit.edit). Everything is
 checked and made in memory first, then handed to the one write path (core.write_path): all files, or none.
 
-The tree the export starts from is the one the scene describes (``TREE``: the ``.dat`` as the import read it,
+The tree the export starts from is the one the scene describes (``P.UNIT_TREE``: the ``.dat`` as the import read it,
 or as the export last wrote it), so a socket change another program made to the file since is neither taken
 for the user's nor undone: a ``.dat`` nothing of the scene changes is not written, one that changed on disk
 since it was read is refused naming it (unless the user says to replace changed files).
@@ -34,7 +34,7 @@ from ...core.unit.edit import with_attach
 from ...core.unit.resolve import GUN, TURRET
 from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
-from ..imp.unit import ATTACH, COMPONENT, DISPLAY, EXTERNAL, MOUNT, PARTS, RECORD, TREE, UNIT, node_handles
+from ..imp.unit import node_handles
 from . import entries_written
 from .export import ImportedEntry, entry_named, existing_archive, model_of
 from .plan import ExportOptions
@@ -51,7 +51,7 @@ class UnitExportResult:
 
 def unit_collection(context, name: str | None = None) -> bpy.types.Collection:
     """The unit's collection: named, else the one holding the active object, else the scene's only one."""
-    units = [c for c in bpy.data.collections if UNIT in c]
+    units = [c for c in bpy.data.collections if P.UNIT in c]
     if name:
         found = [c for c in units if c.name == name]
     else:
@@ -70,7 +70,7 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
     disk since the import is refused naming it, unless ``options.replace_changed``; one nothing of the scene changes is
     not written (another program's change to it is kept)."""
     unit = unit_collection(context, collection)
-    source = P.stored_path(unit, UNIT)
+    source = P.stored_path(unit, P.UNIT)
     tree, tree_read = _scene_tree(unit, source)
     roots = _part_roots(unit, tree, source)
     _check_target(dat_path, source, roots)
@@ -110,8 +110,8 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
     _remember(written)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
-        root[COMPONENT] = new_index[component]
-        root[ATTACH] = new_tree.components[new_index[component]].attach
+        root[P.UNIT_COMPONENT] = new_index[component]
+        root[P.UNIT_ATTACH] = new_tree.components[new_index[component]].attach
     for part in parts:
         if part.entry >= 0:
             roots[part.component][P.ENTRY_INDEX] = part.entry
@@ -119,16 +119,16 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
         for piece in pieces:
             if piece.data == data:
                 roots[piece.component][piece.written] = _digest(data)
-    P.store_path(unit, UNIT, dat_path)
-    P.store_bytes(unit, TREE, tree_bytes)
+    P.store_path(unit, P.UNIT, dat_path)
+    P.store_bytes(unit, P.UNIT_TREE, tree_bytes)
     return result
 
 
 def _scene_tree(unit, source: str | None) -> tuple[UnitTree, bytes]:
     """The tree the scene describes (its parts' component indices and attach refer to it): the ``.dat`` as the
-    import read it or the export last wrote it (``TREE``, on the unit's collection), else (a scene imported
+    import read it or the export last wrote it (``P.UNIT_TREE``, on the unit's collection), else (a scene imported
     before it was kept) the source as it is now; and those bytes, as read."""
-    kept = unit.get(TREE)
+    kept = unit.get(P.UNIT_TREE)
     if kept is not None and source:
         data = bytes(kept)
         try:
@@ -158,20 +158,21 @@ def _part_roots(unit, tree: UnitTree, source: str) -> dict[int, bpy.types.Object
     refused: a unit export does not add parts. A root whose component the ``.dat`` now holds another part in
     (the ``.dat`` changed since the import) is refused."""
     roots: dict[int, bpy.types.Object] = {}
-    for obj in sorted((o for o in unit.all_objects if P.MODEL in o and COMPONENT in o), key=lambda o: o.name):
-        component = P.int_property(obj, COMPONENT)
+    for obj in sorted((o for o in unit.all_objects if P.MODEL in o and P.UNIT_COMPONENT in o), key=lambda o: o.name):
+        component = P.int_property(obj, P.UNIT_COMPONENT)
         if component in roots:
             raise FormatError.single("unit", component, f"parts {roots[component].name!r} and {obj.name!r} are both "
                                                         f"component {component} (a copy, made with Shift+D?): "
                                                         "Export Unit cannot add a part to the unit; delete the "
                                                         "copy", source)
-        if component >= len(tree.components) or (RECORD in obj and str(obj[RECORD]) != tree.components[
+        if component >= len(tree.components) or (P.UNIT_RECORD in obj and str(obj[P.UNIT_RECORD]) != tree.components[
                 component].record_key.decode("cp1251", "replace")) or (
-                DISPLAY in obj and str(obj[DISPLAY]) != tree.components[component].display):
+                P.UNIT_DISPLAY in obj and str(obj[P.UNIT_DISPLAY]) != tree.components[component].display):
             now = (f"component {component} is now {tree.components[component].display!r}"
                    if component < len(tree.components) else f"it has only {len(tree.components)} components")
             raise FormatError.single("unit", component, f"the .dat changed since the import: part {obj.name!r} was "
-                                                        f"component {component} ({str(obj.get(DISPLAY, ''))!r}), "
+                                                        f"component {component} "
+                                                        f"({str(obj.get(P.UNIT_DISPLAY, ''))!r}), "
                                                         f"{now}; import the unit again", source)
         roots[component] = obj
     return roots
@@ -199,7 +200,7 @@ def _check_target(dat_path: str, source: str, roots: dict) -> None:
 
 def _deleted_parts(unit, tree: UnitTree, roots: dict) -> list[str]:
     """A warning for each part the import made that is no longer in the scene: it stays in the unit."""
-    imported = [c for c in (unit.get(PARTS) or []) if isinstance(c, int)]
+    imported = [c for c in (unit.get(P.UNIT_PARTS) or []) if isinstance(c, int)]
     return [f"component {c} ({tree.components[c].display!r}) is no longer in the scene: the .dat keeps it and "
             "its archive entry is not changed (Export Unit does not remove parts; remove one from the .dat with "
             "another tool)" for c in imported if c not in roots and 0 <= c < len(tree.components)]
@@ -412,7 +413,7 @@ def _tree_with_moves(tree: UnitTree, roots: dict, source: str, result: UnitExpor
     when none moved). A tree the game's rule cannot walk (a child count past its end) is written back as read;
     a part moved in it is refused naming the source."""
     parents, findings = tree_parents([c.children for c in tree.components])
-    external = {c for c, r in roots.items() if r.get(EXTERNAL) and parents[c] is not None} | {
+    external = {c for c, r in roots.items() if r.get(P.UNIT_EXTERNAL) and parents[c] is not None} | {
         c for c, comp in enumerate(tree.components) if c not in roots and comp.kind in (TURRET, GUN)}
     for component in sorted(c for c in external if c in roots):
         socket = _socket(roots, component, parents[component], source)
@@ -433,7 +434,7 @@ def _tree_with_moves(tree: UnitTree, roots: dict, source: str, result: UnitExpor
 def _socket(roots, component: int, parent: int, source: str) -> int | None:
     """The parent part's node the part's mount Empty now follows (None: no mount to read)."""
     mount = roots[component].parent
-    constraint = mount.constraints.get(MOUNT) if mount is not None else None
+    constraint = mount.constraints.get(P.UNIT_MOUNT) if mount is not None else None
     host = roots.get(parent)
     if constraint is None or host is None:
         return None

@@ -15,18 +15,6 @@ from .build import bone_child_inverse, import_plans, remove_models, write_keys
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
 
-UNIT = "msh_unit"                    # on the unit's collection: the .dat path
-COMPONENT = "msh_unit_component"     # on each part's root: its component index in the .dat
-RECORD = "msh_unit_record"           # on each part's root: its objects.rlb record
-ATTACH = "msh_unit_attach"           # on each part's root: the component's attach as read
-DISPLAY = "msh_unit_display"         # on each part's root: its display name
-EXTERNAL = "msh_unit_external"       # on each part's root: it hangs on a socket (or is the root part)
-POINT = "msh_cpt"                    # on control-point Empties: the point's index in its part's .cpt
-MOUNT = "Mount"                      # the Child Of constraint of a mounted part's root
-PARTS = "msh_unit_parts"             # on the unit's collection: the components imported (a deleted one is told)
-TREE = "msh_unit_tree"               # on the unit's collection: the .dat's bytes the parts' properties describe (as
-#                                      the import read them, or as Export Unit last wrote them)
-
 
 def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: bool = True) -> list:
     """The unit's part roots (by component; None where not imported). On failure nothing is left."""
@@ -34,8 +22,8 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
     active = context.view_layer.active_layer_collection
     try:
         unit = _collection(context, active, plan.name, collections)
-        P.store_path(unit, UNIT, plan.path)
-        unit[TREE] = plan.source
+        P.store_path(unit, P.UNIT, plan.path)
+        unit[P.UNIT_TREE] = plan.source
         external = [p for p in plan.parts if p.model is not None and p.external]
         devices = [p for p in plan.parts if p.model is not None and not p.external]
         internal = None
@@ -53,7 +41,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
                 _part_properties(root, part)
                 if part.parent is not None:
                     root.matrix_world = Matrix()
-        unit[PARTS] = [p.component for p in plan.parts if roots[p.component] is not None]
+        unit[P.UNIT_PARTS] = [p.component for p in plan.parts if roots[p.component] is not None]
         if internal is not None:  # hidden once filled: Blender moves the active collection off a hidden one
             layer_collection(context, internal).hide_viewport = True
             internal.hide_render = True
@@ -97,11 +85,11 @@ def _collection(context, parent_layer, name: str, made: list) -> bpy.types.Colle
 
 
 def _part_properties(root, part: PartPlan) -> None:
-    root[COMPONENT] = part.component
-    root[RECORD] = part.record
-    root[ATTACH] = part.attach
-    root[DISPLAY] = part.display
-    root[EXTERNAL] = part.external
+    root[P.UNIT_COMPONENT] = part.component
+    root[P.UNIT_RECORD] = part.record
+    root[P.UNIT_ATTACH] = part.attach
+    root[P.UNIT_DISPLAY] = part.display
+    root[P.UNIT_EXTERNAL] = part.external
 
 
 def node_handles(root) -> dict[int, object]:
@@ -117,7 +105,7 @@ def _mount_template() -> bpy.types.Object:
     and setting its inverse costs as much, so done per mount both made the import quadratic in the parts."""
     template = bpy.data.objects.new("io_msh mount", None)
     constraint = template.constraints.new("CHILD_OF")
-    constraint.name = MOUNT
+    constraint.name = P.UNIT_MOUNT
     constraint.inverse_matrix = Matrix()
     return template
 
@@ -130,12 +118,12 @@ def _mount(roots, part: PartPlan, actions: list, collection, template) -> None:
     root, host = roots[part.component], roots[part.parent]
     if host is None:
         return
-    mount = bpy.data.objects.new(f"{root.name} {MOUNT.lower()}", None)
+    mount = bpy.data.objects.new(f"{root.name} {P.UNIT_MOUNT.lower()}", None)
     collection.objects.link(mount)  # the part's collection (Object.users_collection scans every collection)
     mount.empty_display_type = "PLAIN_AXES"
     mount.empty_display_size = 0.05
-    mount[COMPONENT] = part.component
-    constraint = mount.constraints.copy(template.constraints[MOUNT])
+    mount[P.UNIT_COMPONENT] = part.component
+    constraint = mount.constraints.copy(template.constraints[P.UNIT_MOUNT])
     if part.external and part.socket is not None:
         socket = node_handles(host).get(part.socket)
         if host.type == "ARMATURE" and socket is not None:
@@ -168,7 +156,7 @@ def _key_mount(mount, part: PartPlan) -> bpy.types.Action:
     target = compat.ChannelTarget(action, mount, mount.name)
     for path, data in (("location", location), ("rotation_quaternion", rotation)):
         for index in range(data.shape[1]):
-            write_keys(target.new_fcurve(path, index, MOUNT), part.root_frames, data[:, index])
+            write_keys(target.new_fcurve(path, index, P.UNIT_MOUNT), part.root_frames, data[:, index])
     return action
 
 
@@ -209,7 +197,7 @@ def _point(collection, roots, component: int, point: PointPlan) -> None:
     obj.rotation_mode = "QUATERNION"
     if length > 0:
         obj.rotation_quaternion = Vector((0.0, 0.0, 1.0)).rotation_difference(Vector(point.vector.tolist()))
-    obj[POINT] = point.index
+    obj[P.CONTROL_POINT] = point.index
     obj["msh_cpt_component"] = component
     obj["msh_cpt_name"] = point.name
     P.store_u32(obj, "msh_cpt_flags", point.flags)  # a u32: the top bit is set on retail points

@@ -25,7 +25,6 @@ from ..exp.check import ExportCheck, check_export
 from ..exp.live_check import LiveCheck
 from ..exp.plan import ExportOptions
 from ..exp.readback import EVALUATION_SCENE
-from ..imp.unit import UNIT
 from ..imp.unit_clips import part_label, unit_clip_labels, unit_parts
 from . import registration
 from .dialog import export_options
@@ -566,7 +565,7 @@ def draw_states(layout, root) -> None:
 
 def unit_of(root) -> bpy.types.Collection | None:
     """The unit collection (Import Unit's) holding the model, None for a model imported alone."""
-    return next((c for c in bpy.data.collections if UNIT in c and root.name in c.all_objects), None)
+    return next((c for c in bpy.data.collections if P.UNIT in c and root.name in c.all_objects), None)
 
 
 def draw_unit(layout, unit) -> None:
