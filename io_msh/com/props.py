@@ -169,7 +169,7 @@ def check_root(root) -> None:
             raise _bad_property(root, key, value, "the bytes the import stored")
 
 
-# --------------------------------------------------------------------- u32 words (branch unitimp)
+# --------------------------------------------------------------------- u32 words
 U32 = 1 << 32
 
 

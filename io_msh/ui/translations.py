@@ -57,7 +57,7 @@ UI = {
     # menus, operators, file handler
     "Parkan MSH (.msh, .rlb)": "Parkan MSH (.msh, .rlb)",
     "Parkan MSH": "Parkan MSH",
-    # labels drawn by name (menu entries, the dialogs' panel headers and buttons) -- branch newcomer
+    # labels drawn by name (menu entries, the dialogs' panel headers and buttons)
     "Parkan Unit (.dat)": "Юнит «Паркана» (.dat)",
     "Materials": "Материалы",
     "Transform": "Трансформация",
@@ -392,7 +392,7 @@ UI = {
         'Состояния контроллера',
     '0 ms: set by stride/speed':
         '0 мс: задаётся шагом и скоростью',
-    # branch mapsblender: Parkan Map import and export
+    # Parkan Map import and export
     "Parkan Map (Land.msh, data.tma)": "Карта «Паркана» (Land.msh, data.tma)",
     "Import Parkan Map": "Импорт карты «Паркана»",
     "Export Parkan Map": "Экспорт карты «Паркана»",
@@ -412,7 +412,7 @@ UI = {
     "Export the map of this collection": "Экспортировать карту этой коллекции",
     "Write over the map's and mission's files if they are read-only":
         "Перезаписывать файлы карты и миссии, даже если они только для чтения",
-    # gltfclips: File > Export > Parkan Clips for Engines
+    # File > Export > Parkan Clips for Engines
     'Export Parkan Clips for Engines':
         'Экспорт клипов «Паркана» для движков',
     'Parkan Clips for Engines (.glb, .fbx)':
@@ -447,7 +447,7 @@ UI = {
          "KHR_animation_pointer к коэффициентам материалов (Babylon.js, glTF Sample Viewer от Khronos); "
          "собственный импортёр glTF в Blender останавливается на нём с ошибкой"),
     # ---- end of gltfclips' block
-    # the asset library (File > Import > Parkan Game as Asset Library) -- branch assets
+    # the asset library (File > Import > Parkan Game as Asset Library)
     "Parkan Game as Asset Library": "Игра «Паркан» как библиотека ассетов",
     "Build Parkan Asset Library": "Собрать библиотеку ассетов «Паркана»",
     "Make a Blender asset library of a game folder: every model and every unit as a collection asset with its "
@@ -468,7 +468,7 @@ UI = {
     "Add to Asset Libraries": "Добавить в библиотеки ассетов",
     "Add the library's folder to Preferences > File Paths > Asset Libraries":
         "Добавить папку библиотеки в «Настройки > Пути к файлам > Библиотеки ассетов»",
-    # branch unitmotion: the unit posed as a whole
+    # the unit posed as a whole
     "Show Unit Clip": "Показать клип юнита",
     "Show a clip on every part of the unit that has one of that name (the parts mounted on the chassis follow its "
     "sockets); none: every part's timeline again":
@@ -511,7 +511,7 @@ REPORTS = {
     "... and {count} more errors": "... и ещё ошибок: {count}",
     "{path}: is a folder, not a file: type the file's name (a .msh model, or an .rlb archive)":
         "{path}: это папка, а не файл: введите имя файла (модель .msh или архив .rlb)",
-    # ---- every report template in the code (tests/test_report_templates.py finds them) -- branch newcomer
+    # ---- every report template in the code (tests/test_report_templates.py finds them)
     # the operators and the panel
     "Import failed, nothing was kept: {kind}: {reason}": "Импорт не удался, ничего не оставлено: {kind}: {reason}",
     "{path}: no model of the archive is ticked in the list": "{path}: в списке не отмечена ни одна модель архива",
@@ -904,7 +904,7 @@ REPORTS = {
         ".cpt: точки ({count}) называют {what}, которого у модели нет (первый {bad}; узлов: {nodes})",
     "name {name} must be at most {limit} bytes without NUL":
         "имя {name} должно занимать не больше {limit:байта|байт|байт} без нуля",
-    # ---- end of branch newcomer's block
+    # ---- end of the report templates' block
     # Write Clip to Timeline
     "Name the clip (or assign a clip's action to the model)":
         "Укажите клип (или назначьте модели действие клипа)",
@@ -1233,7 +1233,7 @@ REPORTS = {
     "not a regular file": "не обычный файл",
     "its folder {folder} is not writable": "в его папку {folder} нельзя писать",
     "No such file or directory (no folder {folder})": "Нет такого файла или каталога (нет папки {folder})",
-    # ctlcheck: a controller's findings, now reported by the import, and its refusal
+    # a controller's findings, reported by the import, and its refusal
     "the controller cannot be played, so the model was imported without clips: {problem}. Fix the controller, "
     "or import with Clips: None":
         "контроллер нельзя проиграть, поэтому модель импортирована без клипов: {problem}. Исправьте контроллер "
@@ -1244,12 +1244,12 @@ REPORTS = {
         "запись CTLD с именем модели или единственная запись CTLD архива",
     "count B says {count} contacts per state, but there are no states: the count holds nothing":
         "число B обещает {count:контакт|контакта|контактов} на состояние, но состояний нет: число ничего не задаёт",
-    # ctlcheck: a material name the WEAR list cannot hold
+    # a material name the WEAR list cannot hold
     "material {name}: its name cannot be stored in code page 1251, as the game's material list needs (character "
     "{char} is not in it): rename the material":
         "материал {name}: его имя нельзя сохранить в кодовой странице 1251, а список материалов игры этого требует "
         "(символа {char} в ней нет): переименуйте материал",
-    # maps and missions (branch maps): core.map's reading errors and checks
+    # maps and missions: core.map's reading errors and checks
     "required stream {stream} ({label}) is missing": "нет обязательного потока {stream} ({label})",
     "{size} bytes is not a whole number of {stride}-byte records ({label})":
         "{size:байт|байта|байт} — не целое число записей по {stride:байту|байта|байт} ({label})",
@@ -1365,7 +1365,7 @@ REPORTS = {
     "no objects.rlb below {root}": "нет objects.rlb в {root}",
     "no objects.rlb below {root}: {count} trees and rocks not checked":
         "нет objects.rlb в {root}: деревья и камни ({count}) не проверены",
-    # unitexp (the Export Unit edit cycle, hand-edited custom properties)
+    # the Export Unit edit cycle, hand-edited custom properties
     "the unit's collection names no source .dat (msh_unit): import the unit again":
         "коллекция юнита не указывает исходный .dat (msh_unit): импортируйте юнит снова",
     "cannot read the unit's source: {reason}; was it moved or deleted? Export Unit rewrites the .dat it was "
@@ -1415,12 +1415,12 @@ REPORTS = {
     "make the same edit on both":
         "модели {first_model} и {second_model} импортированы из одной записи {path} и изменены по-разному; "
         "сделайте одинаковое изменение в обеих",
-    # edges: two channels animating one node
+    # two channels animating one node
     "channels {channel} and {other} both animate node {node}: the first one poses it and the other gets no slider "
     "(the sources do not say which the game uses)":
         "каналы {channel} и {other} оба анимируют узел {node}: позу задаёт первый, второй ползунка не получает "
         "(источники не говорят, какой берёт игра)",
-    # branch clipexp: renamed bones, shared controllers, deleted timelines
+    # renamed bones, shared controllers, deleted timelines
     "action {action} keys bone(s) {bones}, which {name} does not have (renamed?): those keys animate nothing and "
     "are not exported":
         "действие {action} содержит ключи костей {bones}, которых нет у {name} (переименованы?): эти ключи ничего "
@@ -1446,7 +1446,7 @@ REPORTS = {
         "свои дорожки: число кадров сохранено (переписанные узлы после него держат последнюю экспортированную позу)",
     "{where} is the controller of {models} too: the edited states ({properties}) change their clips as well":
         "{where} — контроллер и для {models}: изменённые состояния ({properties}) меняют и их клипы",
-    # branch mapsblender: Parkan Map import and export
+    # Parkan Map import and export
     "{count} vertex height(s) changed: face normals, vertex normals around them (an approximation: the game's "
     "formula is unknown), cell boxes and the header's corners recomputed":
         "изменена высота вершин: {count}; пересчитаны нормали граней, нормали вершин вокруг них (приближённо: "
@@ -1609,7 +1609,7 @@ REPORTS = {
         "{rest}",
     "{name} was scaled: this mission's objects have no scale; {rest}":
         "{name} масштабирован: у объектов этой миссии нет масштаба; {rest}",
-    # gltfclips: Export Parkan Clips for Engines
+    # Export Parkan Clips for Engines
     "no model with clips in the scene: import one as an armature with Clips: Actions or NLA Strips":
         "в сцене нет модели с клипами: импортируйте её арматурой с параметром «Клипы»: «Действия» или «Полосы NLA»",
     "FBX carries no material animation: {count} animated material(s) not written ({names})":
@@ -1623,7 +1623,7 @@ REPORTS = {
     "Wrote {path}: {models} model(s), {animations} animation(s)":
         "Записан {path}: моделей: {models}, анимаций: {animations}",
     # ---- end of gltfclips' block
-    # the asset library -- branch assets
+    # the asset library
     "{path}: not a folder": "{path}: это не папка",
     "{path}: the library must be a .blend file": "{path}: библиотека должна быть файлом .blend",
     "nothing to put in a library: no .msh/.rlb models or .dat units found in {path}":
@@ -1645,7 +1645,7 @@ REPORTS = {
         "{path}: другая программа записала его во время работы: файл оставлен таким, каким она его записала; "
         "запустите снова",
     "{reason}; {path} was left as it was": "{reason}; {path} оставлен как был",
-    # branch unitimp: the import's key count
+    # the import's key count
     "Animation: Faithful keys the nodes at more than {limit} node-frames, more than an import writes: import "
     "with Animation: Keys or For Editing":
         "Анимация «Точная» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
@@ -1661,12 +1661,12 @@ REPORTS = {
         "Анимация «Ключи» ставит ключи узлов более чем в {limit:узло-кадре|узло-кадрах|узло-кадрах}, больше, чем "
         "пишет импорт: "
         "импортируйте с анимацией «Нет»",
-    # branch unitimp: a u32 word kept in a custom property
+    # a u32 word kept in a custom property
     "property {key} on {name} holds {value}, not a 32-bit word":
         "свойство {key} у {name} содержит {value}, а не 32-битное слово",
-    # branch unitmotion: a unit posed as a whole
+    # a unit posed as a whole
     "No part of {unit} has a clip {clip}": "Ни у одной части юнита {unit} нет клипа {clip}",
-    # branch cachehunt: an object of the model left in Edit Mode while another object is active
+    # an object of the model left in Edit Mode while another object is active
     "object {name} is in Edit Mode but is not the active object: leave its Edit Mode (or make it active) and try "
     "again":
         "объект {name} в режиме правки, но не активен: выйдите из его режима правки (или сделайте его активным) "
