@@ -98,3 +98,165 @@ def test_the_rule_catches_an_upward_import(tmp_path):
     found = imports("io_msh.imp.m", module)
     assert [name for _line, name in found] == ["io_msh.exp.plan.ExportOptions", "core.msh.streams"]
     assert LAYER_OF[unit_of("io_msh.exp.plan")] > LAYER_OF[unit_of("io_msh.imp.m")]
+
+
+def import_targets(module: str, tree: ast.Module, known: dict[str, Path]) -> list[tuple[int, str, str | None, str]]:
+    """(line, module imported, name taken from it or None, local name) of every import of core or io_msh in the
+    module, function-level ones included; ``from package import name`` imports the module package.name when
+    there is one."""
+    package = module.split(".")[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, package_or_module(alias.name, known), None, alias.asname or alias.name)
+                    for alias in node.names if alias.name.split(".")[0] in ("core", "io_msh")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                prefix = ".".join([*base, node.module] if node.module else base)
+            else:
+                prefix = node.module or ""
+            if prefix.split(".")[0] not in ("core", "io_msh"):
+                continue
+            for alias in node.names:
+                local = alias.asname or alias.name
+                full = package_or_module(f"{prefix}.{alias.name}", known)
+                if full in known:
+                    out.append((node.lineno, full, None, local))
+                else:
+                    out.append((node.lineno, package_or_module(prefix, known), alias.name, local))
+    return out
+
+
+def package_or_module(name: str, known: dict[str, Path]) -> str:
+    return name if name in known or f"{name}.__init__" not in known else f"{name}.__init__"
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of core and io_msh it imports."""
+    known = modules()
+    graph: dict[str, set[str]] = {module: set() for module in known}
+    for module, path in known.items():
+        tree = ast.parse(path.read_text(), str(path))
+        graph[module] |= {target for _line, target, _name, _local in import_targets(module, tree, known)
+                          if target in known and target != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def enter(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+
+    for root in sorted(graph):
+        if root in index:
+            continue
+        enter(root)
+        work = [(root, iter(sorted(graph[root])))]
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    enter(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def test_no_import_circle():
+    """No module reaches itself through imports, function-level ones included (a codec does not import what
+    plans with it; a command line does not import the commands that import it)."""
+    found = circles(import_graph())
+    assert not found, "import circles:\n" + "\n".join(" <-> ".join(component) for component in found)
+
+
+def test_the_circle_check_finds_circles():
+    graph = {"a": {"b"}, "b": {"c", "d"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": {"a"}, "g": set()}
+    assert circles(graph) == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_the_circle_check_reads_function_level_imports(tmp_path):
+    module = tmp_path / "codec.py"
+    module.write_text("def validate():\n    from .clips import plan\n")
+    known = {"core.x.codec": module, "core.x.clips": module}
+    assert import_targets("core.x.codec", ast.parse(module.read_text()), known) == [
+        (2, "core.x.clips", "plan", "plan")]
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_uses(module: str, path: Path, known: dict[str, Path]) -> list[str]:
+    """The private names this module takes from another module of core or io_msh: ``from m import _x``,
+    ``import m._x`` and ``m._x`` on a module it imported."""
+    tree = ast.parse(path.read_text(), str(path))
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    found = []
+    imported: dict[str, str] = {}  # local name -> the module it is bound to
+    for line, target, name, local in import_targets(module, tree, known):
+        if name is None:
+            imported[local] = target
+            if any(private(part) for part in target.removesuffix(".__init__").split(".")):
+                found.append(f"{where}:{line}: imports the private module {target}")
+        elif private(name) and target != module:
+            found.append(f"{where}:{line}: imports {name} from {target}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            held = dotted(node.value)
+            if held in imported and imported[held] != module:
+                found.append(f"{where}:{node.lineno}: uses {imported[held]}.{node.attr}")
+    return found
+
+
+def dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` as the string, None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def test_no_private_name_crosses_modules():
+    """What another module needs is public, named for what it does; ``_x`` stays in its module."""
+    known = modules()
+    found = [use for module, path in sorted(known.items()) for use in private_uses(module, path, known)]
+    assert not found, "private names used by another module (make them public where they belong):\n" + \
+        "\n".join(found)
+
+
+def test_the_private_check_finds_both_forms(tmp_path):
+    module = tmp_path / "check.py"
+    module.write_text("from .export import _entry_named, read_model\nfrom . import meshes\n\n\ndef f():\n"
+                      "    import core.authoring.units as U\n    return meshes._stored, U._files, U.__name__\n")
+    known = {"io_msh.exp.check": module, "io_msh.exp.export": module, "io_msh.exp.meshes": module,
+             "core.authoring.units": module}
+    assert private_uses("io_msh.exp.check", module, known) == [
+        "check.py:1: imports _entry_named from io_msh.exp.export",
+        "check.py:7: uses io_msh.exp.meshes._stored", "check.py:7: uses core.authoring.units._files"]
