@@ -7,14 +7,17 @@ import struct
 
 from .container.nres import MAGIC
 from .errors import FormatError
+from .sky import ske
 
 EMPTY, OTHER = "empty", "other"
 KIND_NAMES = {
     "model": "a model", "archive": "an NRes archive", "land": "a terrain mesh (Land.msh)",
     "arealmap": "an areal map (Land.map)", "mission": "a mission (data.tma)", "unit tree": "a unit tree (.dat)",
+    "sky": "a sky (sky.ske)",
     "glb": "a binary glTF file", "gltf": "a glTF file", "fbx": "an FBX file", "blend": "a .blend file",
     EMPTY: "an empty file", OTHER: "text or other data",
 }
+SKY_HEADER = struct.pack("<2I", ske.MAGIC, ske.VERSION)
 _BLEND_MAGICS = (b"BLENDER", b"\x28\xb5\x2f\xfd", b"\x1f\x8b")  # plain, zstd- and gzip-compressed .blend
 
 
@@ -40,6 +43,8 @@ def kind_of(data: bytes) -> str:
         return "gltf"
     if len(data) >= 8 and struct.unpack_from("<I", data)[0] == 0xF0F1 and (len(data) - 8) % 112 == 0:
         return "unit tree"
+    if data[:8] == SKY_HEADER:
+        return "sky"
     if _is_mission(data):
         return "mission"
     return OTHER

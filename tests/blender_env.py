@@ -39,7 +39,8 @@ def unregister() -> None:
 
 atexit.register(lambda: (unregister(), shutil.rmtree(USER_RESOURCES, ignore_errors=True)))
 
-DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images")
+DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "lights")
+SKY_WORLD = "msh_sky_shown"  # on a World a mission's sky import made (io_msh.imp.sky)
 
 
 def clean_scene() -> None:
@@ -48,7 +49,10 @@ def clean_scene() -> None:
         bpy.ops.object.mode_set(mode="OBJECT")
     for kind in DATA_KINDS:  # one batch per kind: removing one by one is quadratic (a unit of 1,000 parts)
         bpy.data.batch_remove(list(getattr(bpy.data, kind)))
+    bpy.data.batch_remove([world for world in bpy.data.worlds if SKY_WORLD in world])
     scene = bpy.context.scene
+    if scene.world is None:
+        scene.world = bpy.data.worlds.get("World") or bpy.data.worlds.new("World")
     scene.frame_start, scene.frame_end = 1, 250
     scene.frame_set(1)
 

@@ -101,7 +101,7 @@ def test_new_materials_and_images_go_into_the_chosen_libraries_and_import_again(
     image = bpy.data.images.new("paint.png", 8, 4, alpha=True)
     image.pixels.foreach_set((np.flipud(pixels).astype(np.float32) / 255).ravel())
     paint = bpy.data.materials.new("GLASS_PAINT")
-    tree = blender.ext.io_msh.com.compat.material_node_tree(paint)
+    tree = blender.ext.io_msh.com.compat.node_tree(paint)
     bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
     texture = tree.nodes.new("ShaderNodeTexImage")
     texture.image = image

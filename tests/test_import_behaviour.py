@@ -265,7 +265,7 @@ def test_a_new_material_s_colour_goes_back_to_the_bytes_the_game_multiplies(blen
     tint = bpy.data.materials["TINT"]
     copy = bpy.data.materials.new("TINT_COPY")
     copy.diffuse_color = tint.diffuse_color  # the colour the import shows: linear
-    tree = blender.ext.io_msh.com.compat.material_node_tree(copy)
+    tree = blender.ext.io_msh.com.compat.node_tree(copy)
     bsdf = next(n for n in tree.nodes if n.type == "BSDF_PRINCIPLED")
     bsdf.inputs["Base Color"].default_value = tint.diffuse_color
     obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.data.materials[0] == tint)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..com import compat
 from .scene import clean_scene
 
 MAX_SIZE = 4096  # --size: a 4096 px thumbnail is 64 MB of pixels; the contact sheet is capped at this width too
@@ -83,6 +82,7 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
     import bpy
 
     from ...core.errors import printable
+    from ..com import compat  # here: the run's parent imports this module (MAX_SIZE) and never loads Blender
 
     clean_scene(bpy)
     if not pictures:
@@ -95,7 +95,7 @@ def contact_sheet(pictures: list[tuple[str, str]], target: Path, size: int) -> N
         x, y = (n % columns) * 1.1, -(n // columns) * 1.3
         image = bpy.data.images.load(path)
         material = bpy.data.materials.new(f"sheet {n}")
-        tree = compat.material_node_tree(material)  # Material.use_nodes is deprecated in 5.0, gone in 6.0
+        tree = compat.node_tree(material)  # Material.use_nodes is deprecated in 5.0, gone in 6.0
         texture = tree.nodes.new("ShaderNodeTexImage")
         texture.image = image
         tree.nodes.active = texture

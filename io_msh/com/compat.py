@@ -4,7 +4,7 @@
   action); 4.4+ has slotted actions (layers, strips, a channelbag per slot, so
   one action can animate many objects); 5.0 removed ``Action.fcurves``.
 - Name lengths: 63 bytes for IDs up to 4.5, 255 from 5.0; bones stay at 63.
-- Materials: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
+- Materials and worlds: 4.x creates the node tree on ``use_nodes``; 5.0 always has one.
 - Keys: 5.0 copies an F-curve (``new_from_fcurve``), the fastest way to a curve of linear keys (or of any
   one interpolation and modifier); 4.x adds the keys and sets their interpolation.
 """
@@ -136,11 +136,12 @@ def key_fcurve(fcurve: bpy.types.FCurve, co: np.ndarray, interpolation: int, cyc
     return fcurve
 
 
-def material_node_tree(material: bpy.types.Material) -> bpy.types.NodeTree:
-    """The material's node tree: 5.0 always has one; 4.x makes it on ``use_nodes`` (deprecated in 5.0)."""
-    if material.node_tree is None:
-        material.use_nodes = True
-    return material.node_tree
+def node_tree(owner: bpy.types.Material | bpy.types.World) -> bpy.types.NodeTree:
+    """A material's or world's node tree: 5.0 always has one; 4.x makes it on ``use_nodes`` (deprecated in
+    5.0)."""
+    if owner.node_tree is None:
+        owner.use_nodes = True
+    return owner.node_tree
 
 
 def one_action_animates_many_ids() -> bool:

@@ -25,6 +25,7 @@ from ..com import props as P
 from ..imp import map as M
 from .map_ground import EDITABLE, read_ground
 from .map_objects import read_mission
+from .map_sky import read_sky
 
 __all__ = ["EDITABLE", "MapExport", "export_map", "map_collection"]
 FILE_KEYS = (LAND_MSH, LAND_MAP, LAND1, LAND2)
@@ -38,6 +39,7 @@ class MapExport:
     heights: int = 0                 # vertices whose height changed
     objects: int = 0                 # objects in the mission written
     edited_objects: int = 0          # of them moved, turned, copied or given to another clan; plus removed ones
+    sky_edits: int = 0               # words of the sky's shown keyframe changed
 
 
 def map_collection(context, name: str | None = None) -> bpy.types.Collection:
@@ -96,6 +98,12 @@ def export_map(context, path: str, force: bool = False, name: str | None = None,
         imported, read = M.stored_mission(top)
         targets.append(Target(path, mission_bytes, owned=True, kind="mission",
                               read=read if _same(path, imported) else UNREAD))
+        sky = read_sky(top)
+        if sky is not None:  # beside the mission, by fixed name (world digest W55)
+            result.sky_edits = sky.edited
+            result.warnings += sky.warnings
+            targets.append(Target(os.path.join(os.path.dirname(path), sky.name), sky.data, kind="sky",
+                                  read=sky.stored if _same(path, imported) else UNREAD))
         named = None
     else:
         folder = os.path.dirname(os.path.abspath(path))

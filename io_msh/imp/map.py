@@ -24,6 +24,7 @@ from ..com.hierarchy import layer_collection
 from .build import Created, import_plans, triangle_mesh
 from .map_plan import GroundLook, KindPlan, MapPlan, PlacementPlan
 from .materials import image_for
+from .sky import build_sky
 from .unit import import_unit
 
 MAP = "msh_map"                        # on the map's collection: the Land.msh path
@@ -44,7 +45,7 @@ IMPORTED_NAME = "msh_map_imported_name"  # on placements: the Blender name at im
 IMPORTED_MATRIX = "msh_map_matrix"     # on placements: the world matrix at import
 UV_DETAIL = "Detail"                   # the microtexture's UV map (UV18)
 ALPHA = "msh_second_alpha"             # stream 14 as a point attribute
-KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images")
+KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "worlds", "lights")
 MAP_ID = "msh_map_id"                 # on the map's collection and its placements: which import they come from
 PLACED = "msh_map_placed"              # on the map's collection: index -> the placement the import made (an ID
 #                                        reference: a copy, a rename or an undo leaves it on the original)
@@ -63,11 +64,12 @@ def stored_mission(top) -> tuple[str, bytes]:
 def import_map(context, plan: MapPlan) -> bpy.types.Collection:
     """Build the map; on any exception remove everything made and re-raise."""
     before = {kind: set(getattr(bpy.data, kind)) for kind in KINDS}
-    active = context.view_layer.active_layer_collection
+    active, world = context.view_layer.active_layer_collection, context.scene.world
     try:
         return _build(context, plan)
     except BaseException:
         context.view_layer.active_layer_collection = active
+        context.scene.world = world
         made = [block for kind in KINDS for block in getattr(bpy.data, kind) if block not in before[kind]]
         bpy.data.batch_remove(made)
         raise
@@ -95,6 +97,8 @@ def _build(context, plan: MapPlan) -> bpy.types.Collection:
     top[GROUND] = made
     if plan.mission is not None:
         top[PLACED] = _objects(context, top, plan)
+    if plan.sky is not None:
+        build_sky(context, top, _collection(top, f"{plan.name} sky"), plan.sky, plan.name)
     return top
 
 
@@ -148,7 +152,7 @@ def _ground_material(look: GroundLook, created) -> bpy.types.Material:
     material[WORD] = look.word
     first = look.first
     material.diffuse_color = linear_rgba(first.diffuse) if first is not None else (0.5, 0.5, 0.5, 1.0)
-    tree = compat.material_node_tree(material)
+    tree = compat.node_tree(material)
     tree.nodes.clear()
     nodes, links = tree.nodes, tree.links
     out = nodes.new("ShaderNodeOutputMaterial")
@@ -229,7 +233,7 @@ def _water(collection, plan: MapPlan) -> bpy.types.Object:
                      [(0, 1, 2, 3)])
     material = bpy.data.materials.new(f"{plan.name} water")
     material.diffuse_color = (0.1, 0.3, 0.6, 0.6)
-    tree = compat.material_node_tree(material)
+    tree = compat.node_tree(material)
     bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     if bsdf is not None:
         bsdf.inputs["Base Color"].default_value = (0.1, 0.3, 0.6, 1.0)

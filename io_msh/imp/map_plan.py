@@ -36,6 +36,7 @@ from ...core.map.tma import KIND_BUILDING, Mission, PlacedObject, parse_tma, tex
 from ...core.map.validate import validate_mission
 from ...core.unit.objects import lookup
 from .plan import ImportOptions, ModelPlan
+from .sky_plan import SkyPlan, plan_sky
 from .unit_plan import UnitPlan, plan_part_model, plan_unit
 
 UV_TURN = 1024.0            # UV5 and UV18: 1024 = one turn (digest 2.1, 8.1)
@@ -118,17 +119,20 @@ class MapPlan:
     placements: list[PlacementPlan] = field(default_factory=list)
     empty_kinds: list[str] = field(default_factory=list)   # kinds whose file could not be imported: Empties
     warnings: list[str] = field(default_factory=list)
+    sky: SkyPlan | None = None               # the mission's sky.ske, shown at one keyframe
 
 
 def is_mission(path: str | Path) -> bool:
     return str(path).lower().endswith(".tma")
 
 
-def plan_map(path: str | Path, options: ImportOptions, game: str | None = None) -> MapPlan:
+def plan_map(path: str | Path, options: ImportOptions, game: str | None = None,
+             sky_time: int | None = None) -> MapPlan:
     """Plan a map (``Land.msh``) or a mission (``data.tma``). FormatError, naming the file, stream and index,
     when a map file does not decode or breaks an invariant the import needs, the mission does not decode or its
     map is missing; OSError when unreadable. Objects whose files are missing or unreadable are warnings (they
-    are placed as Empties and exported as read)."""
+    are placed as Empties and exported as read), so is a sky that does not read. ``sky_time``: the minute of
+    the day the mission's sky is shown at (None: where its clock starts)."""
     path = str(path)
     mission = mission_bytes = None
     if is_mission(path):
@@ -157,6 +161,7 @@ def plan_map(path: str | Path, options: ImportOptions, game: str | None = None) 
     if mission is not None:
         plan.mission_path, plan.mission, plan.mission_bytes = path, mission, mission_bytes
         _objects(plan, Path(folder), options)
+        plan.sky = plan_sky(path, sky_time, plan.warnings)
     plan.warnings = list(dict.fromkeys(plan.warnings))
     return plan
 

@@ -142,7 +142,7 @@ def template_material(shape: GraphShape, name: str, created) -> tuple[bpy.types.
     if shape.blend in (BLEND, ADD):
         material.blend_method = "BLEND"
         material.surface_render_method = "BLENDED"
-    graph = _Graph(compat.material_node_tree(material), shape)
+    graph = _Graph(compat.node_tree(material), shape)
     graph.build()
     graph.nodes.place()
     return material, graph.sockets

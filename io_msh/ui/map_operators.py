@@ -19,6 +19,7 @@ from ..imp import map as M
 from ..imp.map import import_map
 from ..imp.map_plan import plan_map
 from ..imp.plan import ImportOptions
+from ..imp.sky_plan import parse_time_of_day
 from . import dialog as D
 from . import registration
 from .preferences import game_folder
@@ -40,6 +41,11 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
                            "One armature per model, a bone per node")
     game_folder: D.game_folder(
         "Where Material.lib, Textures.lib and objects.rlb are, if not found from the map's or mission's folder")
+    sky_time: StringProperty(
+        name="Time of Day", default="",
+        description="The mission's sky is shown as its keyframe at or before this time (HH:MM); empty: where the "
+                    "mission's clock starts. Colours, fog and the sun edited in Blender are written into that "
+                    "keyframe by Export Parkan Map")
 
     def invoke(self, context, event):
         return self.invoke_popup(context)
@@ -57,7 +63,12 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
         options = ImportOptions(node_mode=self.node_mode, game_folders=folders, animation="NONE",
                                 name_bytes=compat.node_name_bytes(self.node_mode))
         try:
-            plan = plan_map(path, options, self.game_folder or None)
+            minutes = parse_time_of_day(self.sky_time)
+        except ValueError as exc:
+            report(self, "ERROR", f"Time of Day: {exc}")
+            return False
+        try:
+            plan = plan_map(path, options, self.game_folder or None, minutes)
         except FormatError as exc:
             report(self, "ERROR", exc.describe(path))
             return False

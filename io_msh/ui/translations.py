@@ -171,6 +171,12 @@ UI = {
     "otherwise the export refuses and writes nothing":
         "Записывать поверх файла карты или миссии, изменённого другой программой после импорта (то изменение "
         "теряется); иначе экспорт отказывается и ничего не пишет",
+    "Time of Day": "Время суток",
+    "The mission's sky is shown as its keyframe at or before this time (HH:MM); empty: where the mission's clock "
+    "starts. Colours, fog and the sun edited in Blender are written into that keyframe by Export Parkan Map":
+        "Небо миссии показывается по её ключевому кадру в это время или раньше (ЧЧ:ММ); пусто: там, где "
+        "начинаются часы миссии. Цвета, туман и солнце, изменённые в Blender, экспорт карты «Паркана» "
+        "записывает в этот ключевой кадр",
     "Replace the Map There": "Заменять карту там",
     "A mission exported into another game tree: write its map there even where that tree holds other map files "
     "(they are replaced); otherwise the export refuses and writes nothing":
@@ -489,6 +495,83 @@ UI = {
 REPORTS = {
     "error": "ошибка",
     "warning": "предупреждение",
+    # effects (FXID) and explosions (.exp)
+    "control point {index} is not in the list ({count} points)": "контрольной точки {index} нет в списке ({count} точек)",
+    "{count} slots given; an explosion has {slots}": "задано слотов: {count}; у взрыва их {slots}",
+    "{size} bytes: an explosion is {expected} bytes": "{size} байт: взрыв занимает {expected} байт",
+    "{name} is not a field of an explosion": "{name} — не поле взрыва",
+    "an explosion has {count} slots": "у взрыва {count} слотов",
+    "hit kind {kind} is none of 1-4 (kept)": "вид попадания {kind} — не из 1-4 (сохранён)",
+    "damage or radius is not finite (kept)": "урон или радиус — не конечное число (сохранены)",
+    "placement {value} is none of 0-7 (kept)": "размещение {value} — не из 0-7 (сохранено)",
+    "negative damage {damage} or radius {radius} (kept)": "отрицательный урон {damage} или радиус {radius} (сохранены)",
+    "slot names an archive or a member but not both": "слот называет архив или элемент, но не оба",
+    "slot {part} name has no NUL within its {size} bytes": "имя {part} слота без NUL в своих {size} байтах",
+    "{name} is not a header field (fields: {fields})": "{name} — не поле заголовка (поля: {fields})",
+    "{size} bytes: an effect starts with a {header}-byte header":
+        "{size} байт: эффект начинается с заголовка в {header} байт",
+    "emitter count {count} needs at least {need} bytes; {left} follow the header":
+        "число излучателей {count} требует не меньше {need} байт; после заголовка {left}",
+    "a {kind} emitter names no material or sound": "излучатель «{kind}» не называет ни материала, ни звука",
+    "header field {name} takes {count} values": "поле заголовка {name} принимает значений: {count}",
+    "no emitter {index} (the effect has {count})": "нет излучателя {index} (у эффекта их {count})",
+    "emitter {index} starts at byte {at}, past the end ({size} bytes)":
+        "излучатель {index} начинается с байта {at}, за концом ({size} байт)",
+    "emitter {index} at byte {at}: type word {word} has type {kind}, none of 1-10":
+        "излучатель {index} на байте {at}: слово типа {word} даёт тип {kind}, не из 1-10",
+    "emitter {index} ({kind}, {length} bytes at byte {at}) runs past the end of the {size}-byte effect":
+        "излучатель {index} ({kind}, {length} байт с байта {at}) выходит за конец эффекта в {size} байт",
+    "{count} bytes follow the last of the {emitters} emitters (every effect ends with its last block)":
+        "{count} байт после последнего из {emitters} излучателей (каждый эффект кончается последним блоком)",
+    "{count} bytes follow the last of the {emitters} emitters (kept)":
+        "{count} байт после последнего из {emitters} излучателей (сохранены)",
+    "{count} bytes follow the last emitter (every retail effect ends with its last block)":
+        "{count} байт после последнего излучателя (каждый эффект игры кончается последним блоком)",
+    "time mode {mode} is none of 0-17 (kept; t stays 0)": "режим времени {mode} — не из 0-17 (сохранён; t остаётся 0)",
+    "duration {value} is not a finite time >= 0 (kept)": "длительность {value} — не конечное время >= 0 (сохранена)",
+    "{kind} field {name}: {reason}": "поле {name} излучателя «{kind}»: {reason}",
+    "{name} is not a named field of a {kind} emitter (named: {fields})":
+        "{name} — не именованное поле излучателя «{kind}» (именованные: {fields})",
+    "a type-{kind} block, which no retail effect has (kept)": "блок типа {kind}, какого нет ни в одном эффекте игры (сохранён)",
+    "window {low}..{high} is not an ordered span inside 0..1 (kept)":
+        "окно {low}..{high} — не упорядоченный отрезок внутри 0..1 (сохранено)",
+    "name has no NUL within its {size} bytes": "имя без NUL в своих {size} байтах",
+    "the {kind} names no sound": "излучатель «{kind}» не называет звука",
+    "the {kind} names no material": "излучатель «{kind}» не называет материала",
+    "{source}: slot {index} names {archive}/{member}, which is not there":
+        "{source}: слот {index} называет {archive}/{member}, которого нет",
+    "{archive}/{member}: emitter {index} names {library}/{name}, which is not there":
+        "{archive}/{member}: излучатель {index} называет {library}/{name}, которого нет",
+    "{source}: group {group} record {record} puts {effect} on node {node}, which the model lacks ({count} nodes); it is shown at the model's root":
+        "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет ({count} узлов); он показан в корне модели",
+    # the sky (sky.ske)
+    "{count} byte(s) after the last word (carried)": "{count} байт после последнего слова (сохранены)",
+    "no section: the game has no day to play": "нет ни одной секции: игре нечего проигрывать как сутки",
+    "section {index}: a day of 0:00 puts every keyframe at once":
+        "секция {index}: сутки длиной 0:00 ставят все ключевые кадры в один момент",
+    "section {index}: keyframes not in time order (the game sorts them)":
+        "секция {index}: ключевые кадры не по порядку времени (игра их сортирует)",
+    "the clock starts in section {index}, of {count}": "часы начинаются в секции {index} из {count}",
+    "{what}: version {version} (\"Atmosphere file version is not up to date\")":
+        "{what}: версия {version} («Atmosphere file version is not up to date»)",
+    "{what}: stamped {hour}:{minute}": "{what}: отметка времени {hour}:{minute}",
+    "{what}: event {opcode}, of 0 to 9 (the game does nothing)":
+        "{what}: событие {opcode}, а бывают 0–9 (игра ничего не делает)",
+    "section {index} keyframe {keyframe}: {what} starts and never stops":
+        "секция {index}, ключевой кадр {keyframe}: {what} начинается и не заканчивается",
+    "{what}: {event} starts without its {part} (the game says \"{name} ... not specified\")":
+        "{what}: {event} начинается без своего {part} (игра пишет «{name} ... not specified»)",
+    "{what}: {event} stops without having started": "{what}: {event} заканчивается, не начавшись",
+    "{path}: the sky's World was deleted: the sky is written as read":
+        "{path}: мир (World) неба удалён: небо записывается как было прочитано",
+    "section {index} keyframe {keyframe} ({hour}:{minute})":
+        "секция {index}, ключевой кадр {keyframe} ({hour}:{minute})",
+    "{path}: no keyframe to show (the sky is not shown; the file is left as it is)":
+        "{path}: нет ключевого кадра для показа (небо не показано; файл оставлен как есть)",
+    "{reason} (the sky is not shown; the file is left as it is)":
+        "{reason} (небо не показано; файл оставлен как есть)",
+    "{path}: cannot read: {reason} (the sky is not shown)": "{path}: не удаётся прочитать: {reason} (небо не показано)",
+    "Time of Day: {reason}": "Время суток: {reason}",
     # the operators
     "No file to import": "Нет файла для импорта",
     "{path}: cannot read: {reason}": "{path}: не удаётся прочитать: {reason}",

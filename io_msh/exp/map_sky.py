@@ -1,0 +1,86 @@
+"""The mission's sky read back from the scene: the World's ``slot N`` colours, its mist, and the sun lamps'
+colour and strength the map import made (io_msh.imp.sky), written into the keyframe the World shows. A value
+is an edit when it differs from what Blender held right after the import (``SKY_AS_SHOWN``): one left alone
+keeps its word, so an unedited sky writes back byte for byte. A World or lamp deleted leaves what it showed as
+read. Colours are written as display bytes (the inverse of the import's linear colours), alpha kept: a colour
+node has none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.sky.day import COUNTER_LIGHT, FOG_SCALE, SUN_LIGHT
+from ...core.sky.ske import Keyframe, parse_ske, write_ske
+from ..com.colours import linear_to_srgb
+from ..imp import sky as S
+
+
+@dataclass
+class SkyRead:
+    name: str                   # sky.ske as found in the mission's folder
+    stored: bytes               # as the import read it
+    data: bytes                 # as the scene shows it
+    edited: int = 0             # words changed
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_sky(top) -> SkyRead | None:
+    """The sky of the map collection ``top``, None when its import showed none."""
+    if S.SKY not in top:
+        return None
+    stored = bytes(top[S.SKY])
+    result = SkyRead(str(top[S.SKY_NAME]), stored, stored)
+    sky = parse_ske(stored, result.name)
+    section, index = (int(v) for v in top[S.SKY_SHOWN])
+    before = key = sky.sections[section].keyframes[index]
+    record = {name: list(values) for name, values in top[S.SKY_AS_SHOWN].items()}
+    world = top.get(S.SKY_WORLD)
+    if world is None or world.node_tree is None:
+        result.warnings.append(f"{result.name}: the sky's World was deleted: the sky is written as read")
+        now = {}
+    else:
+        now = S.shown_values(world, {})
+    lamps = {role: lamp for role, lamp in (top.get(S.SKY_LAMPS) or {}).items()
+             if lamp is not None and lamp.type == "LIGHT"}
+    now.update({role: [*lamp.data.color, lamp.data.energy] for role, lamp in lamps.items()})
+    for name, values in now.items():
+        if name not in record or _same(values, record[name]):
+            continue
+        if name.startswith("slot "):
+            key = written_colour(key, int(name.split()[1]), values)
+        elif name == "mist":
+            (start, depth), (shown_start, shown_depth) = values, record[name]
+            if not _same([start], [shown_start]):
+                key = key.with_slot(5, _f32_word(start / FOG_SCALE))
+            if not _same([start + depth], [shown_start + shown_depth]):
+                key = key.with_slot(6, _f32_word((start + depth) / FOG_SCALE))
+        else:
+            key = written_colour(key, SUN_LIGHT if name == "main" else COUNTER_LIGHT, values[:3])
+            if name == "main" and not _same(values[3:], record[name][3:]):
+                light = key.values
+                key = key.with_values((light[0], light[1], float(np.float32(values[3])), light[3]))
+    result.edited = sum(a != b for a, b in zip(before.slots, key.slots, strict=True)) + \
+        sum(a != b for a, b in zip(before.floats, key.floats, strict=True))
+    if result.edited:
+        sky.sections[section].keyframes[index] = key
+        result.data = write_ske(sky)
+    return result
+
+
+def written_colour(key: Keyframe, slot: int, rgb) -> Keyframe:
+    """Linear ``rgb`` (as Blender holds it) into ``slot`` as display bytes, the slot's alpha kept."""
+    display = np.clip(np.rint(linear_to_srgb(np.clip(np.asarray(rgb[:3], float), 0.0, None)) * 255.0), 0, 255)
+    return key.with_colour(slot, (*(int(c) for c in display), key.colour(slot)[3]))
+
+
+def _same(values, record) -> bool:
+    return np.array_equal(np.float32(values), np.float32(record), equal_nan=True)
+
+
+def _f32_word(value: float) -> int:
+    return int(np.float32(value).view(np.uint32))
+
+
+__all__ = ["SkyRead", "read_sky", "written_colour"]
