@@ -12,11 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = [
     ["core.errors"],
     ["core.disk"],
-    ["core.container"],
+    ["core.container", "core.rsli"],
     ["core.msh", "core.appearance"],
     ["core.animation"],
     ["core.unit", "core.map"],
-    ["core.effects"],
+    ["core.effects", "core.fonts"],
     ["core.files", "core.authoring"],
     ["core.kinds"],
     ["core.write_path"],

@@ -178,6 +178,10 @@ def _info_file(args: argparse.Namespace) -> int:
         from . import unit
 
         return unit.info_file(args)
+    from . import rsli
+
+    if rsli.is_rsli_file(args.file) or rsli.is_font_file(args.file):  # told by its first bytes, or a bare font
+        return rsli.info_file(args, out)
     container = open_container(args.file, tolerant=True)
     if container.map_kind is not None:  # a Land.msh or a Land.map
         from . import map as map_cli
@@ -205,6 +209,10 @@ def _info_file(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from . import rsli
+
+    if rsli.is_rsli_file(args.archive):
+        return rsli.list_file(args, out)
     container = open_container(args.archive, tolerant=True)
     entries = _entries(container)
     lines = [f"{e['index']:3}  {e['type_name']:>6}  {e['size']:9}  {'model' if e['model'] else '':5}  {e['name']}"
@@ -225,6 +233,11 @@ def _not_the_input(output: str, source: str) -> None:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     _not_the_input(args.output, args.archive)
+    from . import rsli
+
+    if rsli.is_rsli_file(args.archive):  # the member unpacked
+        emit(rsli.extract(args))
+        return EXIT_OK
     container = open_container(args.archive, tolerant=True)
     entry = container.find_entry(args.name)
     if entry is None:
@@ -309,7 +322,12 @@ def _file_findings(path: str) -> list:
         from ..map.folder import validate_text_file
 
         return validate_text_file(path)
-    return validate_container(open_container(path, tolerant=True))
+    from . import rsli
+
+    if rsli.is_rsli_file(path) or rsli.is_font_file(path):
+        return rsli.validate_file(path)
+    container = open_container(path, tolerant=True)
+    return validate_container(container) + rsli.archive_font_findings(container.archive)
 
 
 def _rewritten_file(path: str, data: bytes) -> bytes:
@@ -326,6 +344,10 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         from ..map.folder import rewritten_text_file
 
         return rewritten_text_file(path, data)
+    from . import rsli
+
+    if rsli.is_rsli_file(path) or rsli.is_font_file(path):
+        return rsli.rewritten_file(path, data)
     return rewritten(open_container(path))
 
 

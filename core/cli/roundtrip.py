@@ -8,6 +8,7 @@ from ..appearance.texm import TEXM_TYPE_ID, parse_texm
 from ..container.nres import Archive
 from ..errors import FormatError
 from ..files import Container, read_container
+from ..fonts import is_font, parse_font
 from ..map.folder import rewritten_archive
 from ..msh.model import Model
 
@@ -39,6 +40,8 @@ def rewritten(container: Container) -> bytes:
                 entry.data = material_of(entry).to_bytes()
             elif entry.type_id == CTLD_TYPE_ID:
                 entry.data = read_controller(entry.data)[0].to_bytes()
+            elif is_font(entry.data):  # sys.lib's and ui/font.lib's fonts
+                entry.data = parse_font(entry.data).to_bytes()
         except FormatError:
             continue
     return archive.to_bytes()

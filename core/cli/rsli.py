@@ -1,0 +1,205 @@
+"""``info``, ``validate``, ``roundtrip``, ``list`` and ``extract`` for RsLi archives (gamefont.rlb, sprites.lib:
+told by their first bytes, as they share their suffixes with NRes), and ``info``, ``validate`` and ``roundtrip``
+for fonts: a bare ``Tfnt`` (.tft) or ``PAL.PAL``, and the fonts inside an archive."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from ..disk import read_input
+from ..errors import Finding, FormatError, SelectionError
+from ..rsli import Archive, is_rsli, validate_rsli
+from ..rsli.archive import MEMBER, method_name
+from .output import emit
+
+# The font codecs (numpy) and the write path are imported by the functions that need them: every info,
+# validate and roundtrip asks ``is_rsli_file`` first.
+
+FONT_SUFFIXES = (".tft", ".pal")
+Out = Callable[[argparse.Namespace, dict, list[str]], None]
+
+
+def is_rsli_file(path: str) -> bool:
+    """Whether the file begins as an RsLi archive does (False when it cannot be read: the NRes reader says why)."""
+    try:
+        with open(path, "rb") as handle:
+            return is_rsli(handle.read(4))
+    except OSError:
+        return False
+
+
+def is_font_file(path: str) -> bool:
+    """A bare font or palette, as the archives name them (``ARIALTEX.TFT``, ``PAL.PAL``)."""
+    return str(path).lower().endswith(FONT_SUFFIXES)
+
+
+# --------------------------------------------------------------------- summaries
+def font_summary(data: bytes, name: str = "") -> dict:
+    """A font's header, drawn glyphs and atlas, or a palette's colours; FormatError when it does not read."""
+    from ..fonts import is_palette, parse_font, parse_palette
+
+    if is_palette(data) or name.lower().endswith(".pal"):
+        palette = parse_palette(data, name)
+        return {"kind": "palette", "colours_used": int((palette.colours[:, :3].any(axis=1)).sum()),
+                "tag": palette.tag.decode("latin-1")}
+    font = parse_font(data, name)
+    width, height, mips, flags5, fmt = font.atlas_info()
+    drawn = [i for i in range(256) if float(font.glyphs["u1"][i]) > float(font.glyphs["u0"][i])]
+    return {"kind": "font", "cell_width": int(font.header["cell_width"]),
+            "glyph_height": int(font.header["glyph_height"]), "cell_height": float(font.header["cell_height"]),
+            "pen_extra": int(font.header["pen_extra"]), "drawn_glyphs": len(drawn),
+            "atlas": {"width": width, "height": height, "mips": mips, "format": fmt, "flags": flags5}}
+
+
+def font_lines(name: str, summary: dict) -> list[str]:
+    if summary["kind"] == "palette":
+        return [f"{name}: palette, {summary['colours_used']} colours, tag {summary['tag']!r}, blend table 256 x 256"]
+    atlas = summary["atlas"]
+    return [f"{name}: font, cell {summary['cell_width']} x {summary['glyph_height']} (+1), pen extra "
+            f"{summary['pen_extra']}, {summary['drawn_glyphs']} drawn glyphs, atlas {atlas['width']}x{atlas['height']} "
+            f"format {atlas['format']}" + (" (PAL.PAL's colours)" if atlas["format"] == 2 else "")]
+
+
+def members(archive: Archive) -> list[dict]:
+    return [{"index": i, "name": m.name_str, "method": method_name(m.method), "flags": m.flags, "size": m.size,
+             "packed": m.packed_size, "unreadable": m.unreadable is not None} for i, m in enumerate(archive)]
+
+
+def _member_lines(rows: list[dict]) -> list[str]:
+    return [f"  {r['index']:3}  {r['method']:>8}  {r['size']:9}  {r['packed']:9}  {r['name']}"
+            + ("  (unreadable)" if r["unreadable"] else "") for r in rows]
+
+
+def _read(path: str, tolerant: bool = True) -> Archive:
+    return Archive.parse(read_input(path), path, tolerant=tolerant)
+
+
+def _reading_errors(archive: Archive, path: str) -> bool:
+    errors = [f for f in archive.findings if f.is_error]
+    for finding in errors:
+        emit(finding.format(path), file=sys.stderr)
+    return bool(errors)
+
+
+# --------------------------------------------------------------------- commands
+def info_file(args: argparse.Namespace, out: Out) -> int:
+    """An RsLi archive's header and members, with each font and palette inside; or a bare font or palette."""
+    path = args.file
+    if not is_rsli_file(path):
+        data = read_input(path)
+        summary = font_summary(data, path)
+        out(args, {"path": path, **summary}, font_lines(path, summary))
+        return 0
+    from ..fonts import is_font, is_palette
+
+    archive = _read(path)
+    rows = members(archive)
+    fonts, lines = [], [f"{path}: RsLi archive, {len(archive)} members, seed {archive.seed:#06x}",
+                        *_member_lines(rows)]
+    for member in archive:
+        data, findings = member.unpack()
+        if any(f.is_error for f in findings) or not (is_font(data) or is_palette(data)):
+            continue
+        try:
+            summary = font_summary(data, member.name_str)
+        except FormatError as exc:
+            fonts.append({"name": member.name_str, "findings": [f.as_dict() for f in exc.findings]})
+            lines.append(f"{member.name_str}: unreadable: {exc}")
+            continue
+        fonts.append({"name": member.name_str, **summary})
+        lines += font_lines(member.name_str, summary)
+    out(args, {"path": path, "kind": "rsli", "seed": archive.seed, "members": rows, "fonts": fonts}, lines)
+    return 1 if _reading_errors(archive, path) else 0
+
+
+def list_file(args: argparse.Namespace, out: Out) -> int:
+    archive = _read(args.archive)
+    rows = members(archive)
+    out(args, {"path": args.archive, "members": rows}, _member_lines(rows))
+    return 1 if _reading_errors(archive, args.archive) else 0
+
+
+def extract(args: argparse.Namespace) -> str:
+    """Write one member, unpacked, to ``args.output`` through the write path; the line that says so."""
+    archive = _read(args.archive)
+    member = archive.pick(args.name)
+    if member is None:
+        raise SelectionError.single(MEMBER, None, f"no member named {args.name!r} (#N picks member N)", args.archive)
+    data = member.data(args.archive)
+    from ..write_path import Target, write
+
+    write([Target(args.output, data, owned=True)], force=getattr(args, "force", False))
+    return f"{args.archive}: wrote {member.name_str} ({len(data)} bytes, unpacked from {method_name(member.method)}) " \
+           f"to {args.output}"
+
+
+def font_findings(data: bytes, name: str) -> list[Finding]:
+    """A font's or palette's findings (one that does not read: its errors)."""
+    from ..fonts import is_palette, parse_font, parse_palette, validate_font
+
+    try:
+        if is_palette(data) or name.lower().endswith(".pal"):
+            parse_palette(data, name)
+            return []
+        return validate_font(parse_font(data, name))
+    except FormatError as exc:
+        return exc.findings
+
+
+def validate_file(path: str) -> list[Finding]:
+    """An RsLi archive's findings (each member unpacked; each font in it checked), or a bare font's."""
+    from ..fonts import is_font, is_palette
+
+    data = read_input(path)
+    if not is_rsli(data):
+        return font_findings(data, path)
+    archive = Archive.parse(data, path, tolerant=True)
+    findings = validate_rsli(archive)
+    for member in archive:
+        unpacked, problems = member.unpack()
+        if not any(f.is_error for f in problems) and (is_font(unpacked) or is_palette(unpacked)):
+            findings += [f.located(member.name_str) for f in font_findings(unpacked, "")]
+    return findings
+
+
+def rewritten_file(path: str, data: bytes) -> bytes:
+    """The file decoded and written again: each font and palette of an archive through its codec (a member whose
+    codec changes its bytes is repacked, which the comparison then shows), the archive by its writer."""
+    from ..fonts import is_font, is_palette, parse_font, parse_palette
+
+    if not is_rsli(data):
+        if is_palette(data) or path.lower().endswith(".pal"):
+            return parse_palette(data, path).to_bytes()
+        return parse_font(data, path).to_bytes()
+    archive = Archive.parse(data, path)
+    for member in list(archive):
+        unpacked = member.data(path)
+        try:
+            if is_palette(unpacked):
+                again = parse_palette(unpacked).to_bytes()
+            elif is_font(unpacked):
+                again = parse_font(unpacked).to_bytes()
+            else:
+                continue
+        except FormatError as exc:
+            raise FormatError([f.located(member.name_str) for f in exc.findings], path) from None
+        if again != unpacked:
+            archive.replace(member.name, again)
+    try:
+        return archive.to_bytes()
+    except FormatError as exc:
+        raise FormatError(exc.findings, path) from None
+
+
+def archive_font_findings(entries) -> list[Finding]:
+    """The findings of each font and palette among an NRes archive's entries (sys.lib, ui/font.lib), located by
+    entry name."""
+    from ..fonts import is_font, is_palette
+
+    findings: list[Finding] = []
+    for entry in entries:
+        if entry.unreadable is None and (is_font(entry.data) or is_palette(entry.data)):
+            findings += [f.located(entry.name_str) for f in font_findings(bytes(entry.data), "")]
+    return findings
