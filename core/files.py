@@ -12,6 +12,8 @@ from .appearance.texm import TEXM_TYPE_ID, validate_texm
 from .appearance.wear import WEAR_TYPE_ID, BlankRuns, validate_wear
 from .container.nres import Archive, Entry, fold, name_bytes
 from .disk import read_input
+from .effects.exp import EXP_TYPE_ID, validate_exp
+from .effects.fxid import FXID_TYPE_ID, validate_fxid
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
 from .map.folder import archive_kind, validate_archive
 from .msh.model import Model, looks_like_model
@@ -191,4 +193,6 @@ _LIBRARY_CHECKS = {
     MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
     WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
     CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
+    FXID_TYPE_ID: lambda entry, runs: validate_fxid(entry.data),  # effects (effects.rlb)
+    EXP_TYPE_ID: lambda entry, runs: validate_exp(entry.data),    # explosions (weapon.rlb and others)
 }

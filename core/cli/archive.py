@@ -16,7 +16,7 @@ from ..errors import ERROR, FormatError, SelectionError
 from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
-from .kinds import OBJECTS, UNDERSTOOD, is_controller, is_text_map_file, is_unit_file
+from .kinds import OBJECTS, UNDERSTOOD, is_controller, is_explosion, is_text_map_file, is_unit_file
 from .output import EXIT_BAD_DATA, EXIT_OK, EXIT_USAGE, UsageError, emit, emit_json, out
 from .roundtrip import describe_offset, first_difference, rewritten
 
@@ -182,6 +182,10 @@ def _info_file(args: argparse.Namespace) -> int:
 
     if rsli.is_rsli_file(args.file) or rsli.is_font_file(args.file):  # told by its first bytes, or a bare font
         return rsli.info_file(args, out)
+    if is_explosion(args.file):  # a bare .exp: its fields and slots
+        from . import effects
+
+        return effects.info_file(args, out)
     container = open_container(args.file, tolerant=True)
     if container.map_kind is not None:  # a Land.msh or a Land.map
         from . import map as map_cli
@@ -200,6 +204,11 @@ def _info_file(args: argparse.Namespace) -> int:
     for summary in payload["models"]:
         lines += _model_lines(summary)
     lines += _library_lines(textures, materials)
+    if any(e["type_name"] in ("FXID", "EXPL") for e in payload["entries"]):  # effects and explosions
+        from . import effects
+
+        payload["effects"], effect_lines = effects.archive_effects(container.archive)
+        lines += effect_lines
     out(args, payload, lines)
     bad_records = _record_errors(container, args.file)
     for entry, exc in failures:
@@ -318,6 +327,10 @@ def _file_findings(path: str) -> list:
         from .clips import validate_ctl
 
         return validate_ctl(path)
+    if is_explosion(path):
+        from .effects import validate_file
+
+        return validate_file(path)
     if is_text_map_file(path):
         from ..map.folder import validate_text_file
 
@@ -340,6 +353,10 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         from .clips import rewritten_ctl
 
         return rewritten_ctl(data, path)
+    if is_explosion(path):
+        from .effects import rewritten_file
+
+        return rewritten_file(path, data)
     if is_text_map_file(path):
         from ..map.folder import rewritten_text_file
 

@@ -1,5 +1,5 @@
 """``info``, ``validate`` and ``roundtrip`` for effects: a bare ``.exp`` explosion, and the FXID effects and EXPL
-explosions inside an archive (effects.rlb, weapon.rlb)."""
+explosions inside an archive (effects.rlb, weapon.rlb; core.files checks those members as it checks every archive's)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,10 @@ from ..container.nres import Archive, Entry
 from ..disk import read_input
 from ..effects.exp import EXP_TYPE_ID, read_exp, validate_exp
 from ..effects.fxid import FXID_TYPE_ID, read_fxid
-from ..effects.library import has_effects, validate_members
 from ..errors import Finding, FormatError
 
-EXPLOSION_SUFFIX = ".exp"
 EFFECT_TYPES = (FXID_TYPE_ID, EXP_TYPE_ID)
 Out = Callable[[argparse.Namespace, dict, list[str]], None]
-
-
-def is_explosion(path: str) -> bool:
-    """A bare explosion record, as the game's archives name them (member suffix .exp)."""
-    return str(path).lower().endswith(EXPLOSION_SUFFIX)
 
 
 def explosion_lines(name: str, summary: dict) -> list[str]:
@@ -71,10 +64,6 @@ def archive_effects(archive: Archive) -> tuple[list[dict], list[str]]:
             payload.append({"name": entry.name_str, "findings": [f.as_dict() for f in exc.findings]})
             lines.append(f"{entry.name_str}: unreadable: {exc}")
     return payload, lines
-
-
-def archive_findings(archive: Archive) -> list[Finding]:
-    return validate_members(archive) if has_effects(archive) else []
 
 
 def validate_file(path: str) -> list[Finding]:

@@ -10,9 +10,10 @@ OBJECTS = "objects.rlb"                 # the unit records: an archive the unit 
 CONTROLLER_SUFFIX = ".ctl"              # as core.model_controller names it (a test keeps them equal)
 TEXT_MAP_SUFFIXES = (".tma", ".wea")    # as core.map.folder names them (a test keeps them equal)
 MAP_SUFFIXES = (*TEXT_MAP_SUFFIXES, ".map")
+EXPLOSION_SUFFIX = ".exp"               # a bare explosion, as the game's archives name their EXPL members
 # What validate, roundtrip and info read in a folder (recursively): models, archives and libraries, controllers,
 # unit files, maps and missions.
-UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES)
+UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES, EXPLOSION_SUFFIX)
 
 
 def is_unit_file(path: str) -> bool:
@@ -20,6 +21,10 @@ def is_unit_file(path: str) -> bool:
     objects.rlb."""
     name = os.path.basename(str(path)).lower()
     return name.endswith(UNIT_SUFFIXES) or name == OBJECTS
+
+
+def is_explosion(path: str) -> bool:
+    return str(path).lower().endswith(EXPLOSION_SUFFIX)
 
 
 def is_controller(path: str) -> bool:

@@ -11,6 +11,7 @@ from ..files import Container, read_container
 from ..fonts import is_font, parse_font
 from ..map.folder import rewritten_archive
 from ..msh.model import Model
+from .effects import EFFECT_TYPES, rewritten_member
 
 
 def rewritten(container: Container) -> bytes:
@@ -40,6 +41,8 @@ def rewritten(container: Container) -> bytes:
                 entry.data = material_of(entry).to_bytes()
             elif entry.type_id == CTLD_TYPE_ID:
                 entry.data = read_controller(entry.data)[0].to_bytes()
+            elif entry.type_id in EFFECT_TYPES:
+                entry.data = rewritten_member(entry)
             elif is_font(entry.data):  # sys.lib's and ui/font.lib's fonts
                 entry.data = parse_font(entry.data).to_bytes()
         except FormatError:
