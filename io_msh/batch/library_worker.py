@@ -27,7 +27,7 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
     meta = json.loads(item.meta)
     if meta["kind"] == "unit":
         worker._load(item, clips="ACTIONS")
-        collection = next(c for c in bpy.data.collections if "msh_unit" in c)  # io_msh.imp.unit.UNIT
+        collection = next(c for c in bpy.data.collections if "msh_unit" in c)  # io_msh.com.props.UNIT
     else:
         collection = bpy.data.collections.new(meta["name"])
         bpy.context.scene.collection.children.link(collection)

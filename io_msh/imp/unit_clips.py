@@ -16,15 +16,14 @@ import bpy
 from ...core.errors import FormatError
 from ..com import props as P
 from .clip_actions import assign, clip_actions, clip_label, model_holders, show_clip, timeline_of
-from .unit import COMPONENT, DISPLAY
 
 TIMELINE = ""  # the clip name that shows each part's timeline again
 
 
 def unit_parts(unit: bpy.types.Collection) -> list[bpy.types.Object]:
     """The unit's part roots, by component."""
-    roots = [o for o in unit.all_objects if P.MODEL in o and COMPONENT in o]
-    return sorted(roots, key=lambda o: (P.shown_int(o, COMPONENT), o.name))
+    roots = [o for o in unit.all_objects if P.MODEL in o and P.UNIT_COMPONENT in o]
+    return sorted(roots, key=lambda o: (P.shown_int(o, P.UNIT_COMPONENT), o.name))
 
 
 def part_clips(root) -> dict[str, str]:
@@ -79,4 +78,4 @@ def show_unit_clip(scene, unit: bpy.types.Collection, label: str) -> list[bpy.ty
 
 
 def part_label(root) -> str:
-    return str(root.get(DISPLAY) or root.name)
+    return str(root.get(P.UNIT_DISPLAY) or root.name)
