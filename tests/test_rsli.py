@@ -208,3 +208,19 @@ def test_names_are_refused_when_the_table_cannot_hold_them():
         archive.add("pal.pal", b"x")
     with pytest.raises(FormatError, match="no member named"):
         archive.replace("NONE", b"x")
+
+
+@pytest.mark.parametrize("method", [0x080, 0x0A0])
+def test_an_adaptive_huffman_member_is_named_not_unpacked_and_not_written(method):
+    data = raw_archive([(b"HUFF.TEX", method, 10, bytes(8)), (b"OK.TEX", DEFLATE, 3, zlib.compress(b"abc")[2:-4])])
+    archive = Archive.parse(data, "odd.lib")
+    assert archive.members[1].data() == b"abc"
+    errors = [f for f in validate_rsli(archive) if f.is_error]
+    name = {0x080: "adaptive Huffman + LZSS", 0x0A0: "transform + adaptive Huffman + LZSS"}[method]
+    assert [f.format("odd.lib") for f in errors] == [
+        f"odd.lib:HUFF.TEX: member[0]: error: {name} ({method:#05x}) is not unpacked by this reader"]
+    with pytest.raises(FormatError, match="member\\[0\\]"):
+        archive.to_bytes()
+    unknown = raw_archive([(b"ODD.TEX", 0x1E0, 1, b"x")])
+    with pytest.raises(FormatError, match="unknown storage method 0x1e0"):
+        Archive.parse(unknown, "odd.lib")

@@ -211,7 +211,7 @@ class Archive:
                 archive.findings.append(warning(MEMBER, i, "empty name"))
             if offset > size:
                 bad = f"packed bytes at {offset}, past the end of the file ({size} bytes)"
-            elif member.method not in READABLE and member.method != HUFFMAN:
+            elif member.method not in METHOD_NAMES:
                 bad = f"unknown storage method {member.method:#05x} (flags {flags:#06x})"
             elif unpacked > most_unpacked(member.method, min(packed_size, size - offset)):
                 bad = (f"declares {unpacked} unpacked bytes; {min(packed_size, size - offset)} packed bytes of "
