@@ -80,10 +80,11 @@ def test_the_anchor_rule_is_githubs():
 # --------------------------------------------------------------------- no issue numbers
 
 ISSUE_NUMBER = re.compile(
-    r"\bissues?\s*#?\d+"           # "issue 32", "issues 10 and 19", "Issue #7"
-    r"|\bitems?\s+\d+\b"           # "item 5", "items 3-7", "(item 19)"
-    r"|#\d+,?\s+items?\b"          # "#30 item 3"
-    r"|\((?:see\s+)?#\d+\)",       # "(#17)"
+    r"\bissues?\s*#?\d+"                                       # "issue 32", "issues 10 and 19", "Issue #7"
+    r"|(?:[(\-]\s*|\"\"\"|#\s)items?\s+\d+"                       # "(item 19)", "# ---- item 15", a docstring's start
+    r"|\bitems?\s+\d+(?:\s*(?:-|–|to|and|,)\s*\d+)*(?:'s)?\s*[:;,)]"  # "item 5:", "items 3-7)", "item 7's)"
+    r"|#\d+,?\s+items?\b"                                      # "#30 item 3"
+    r"|\((?:see\s+)?#\d+\)",                                   # "(#17)"
     re.IGNORECASE)
 SKIPPED_DIRS = {".git", "out", "dist", "build", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache",
                 ".hypothesis"}
@@ -107,10 +108,12 @@ def issue_numbers(text: str) -> list[str]:
 
 def test_the_issue_number_pattern():
     for named in ("issue 32 item 5", "(issue 17)", "#30 item 3", "Issue 19, items 2 and 15", "(item 18)",
-                  "issues 10 and 19", "see (#17)"):
+                  "issues 10 and 19", "see (#17)", "# ------------ item 15", '"""Item 7: leg_l lifted',
+                  "keys (item 18)", "items 15 and 13: the contact sheet"):
         assert issue_numbers(named), named
     for fine in ("#include <stdio.h>", "colour '#ff0000'", "stream #3", "--entry '#3'", "`#N` names entry N",
-                 "an item of the list", "the issue is the float32 rounding", "# ------- names"):
+                 "an item of the list", "the issue is the float32 rounding", "# ------- names",
+                 "the list's item 3 of 5", "items 2 and 3 of the table", "x = items[3]"):
         assert not issue_numbers(fine), fine
 
 
