@@ -54,6 +54,7 @@ def exported_action_end(root, curves: list[Curve], frame_range: str) -> float:
     stored = stored_fingerprints(root)
     count = root.get(P.FRAME_COUNT)
     if frame_range == "ACTION" and not curves and stored is not None and stored["nodes"] == {} \
+            and root.get(P.ANIMATION_MODE, "NONE") != "NONE" and P.SOURCE in root \
             and isinstance(count, int) and not isinstance(count, bool) and count > 1:
         return float(count - 1)
     return action_end(root, frame_range)
