@@ -67,3 +67,14 @@ def placed_effects(controller: bytes | memoryview, source: str, load: Loader) ->
             continue
         out.append(PlacedEffect(attachment, params))
     return out
+
+
+def explosion_params(archives: Archives, archive: str, member: str) -> tuple[dict | None, str]:
+    """A damage row's (or record's) explosion, summarised: (its fields and slots, "") or (None, why not)."""
+    entry = archives.entry(archive, member) if member else None
+    if entry is None:
+        return None, f"{archive}/{member} was not found"
+    try:
+        return read_exp(entry.data, member)[0].summary(), ""
+    except FormatError as exc:
+        return None, exc.describe()

@@ -1,14 +1,21 @@
-"""The effects a model's controller attaches, as Empties (io_msh.imp.effect_plan plans them): one per record, at
-its node's origin (action 3; an explosion of action 27 at the node it explodes), or at the model's root for
-effects on three control points (action 4) or at a building's construction sphere (action 5). Each carries the
-effect's name, where it attaches, its record and its parameters as custom properties (io_msh.com.props); an
-effect's lights (emitter type 1) are previewed as point lights under it. Read-only: nothing here is exported."""
+"""The effects a model's controller attaches, and a unit's damage-table explosions, as Empties
+(io_msh.imp.effect_plan plans the model's): one per record, at its node's origin (action 3; an explosion of
+action 27 at the node it explodes), or at the model's root for effects on three control points (action 4) or at
+a building's construction sphere (action 5). Each carries the effect's name, where it attaches, its record and
+its parameters as custom properties (io_msh.com.props); an effect's lights (emitter type 1) are previewed as
+point lights under it. In a unit, an effect on three control points sits in their frame (origin their centroid,
+axes their vectors: depth, width, height), and each node whose .ndp row names an explosion that is found gets an
+Empty with its fields. Read-only: nothing here is exported."""
 
 from __future__ import annotations
 
-import bpy
-from mathutils import Matrix, Quaternion
+import json
 
+import bpy
+from mathutils import Matrix, Quaternion, Vector
+
+from ...core.effects.library import Archives
+from ...core.effects.scene import explosion_params, nearby_loader
 from ..com import props as P
 from .effect_plan import EffectPlan
 
@@ -86,3 +93,62 @@ def _lights(obj, effect: EffectPlan, collection, created) -> None:
         light.parent = obj
         light[P.EFFECT] = effect.reference
         light[f"{P.EFFECT}_emitter"] = i
+
+
+def build_unit_effects(plan, roots: list, handles_of) -> None:
+    """After a unit's parts, mounts and control points are made: each part's effects on three control points moved
+    into the points' frame, and an Empty per node whose damage row names an explosion that is found.
+    ``handles_of(root)``: a part's node index -> its bone or Empty (io_msh.imp.unit.node_handles)."""
+    points = {(int(o["msh_cpt_component"]), int(o[P.CONTROL_POINT])): o for o in bpy.data.objects
+              if P.CONTROL_POINT in o and "msh_cpt_component" in o}
+    on_points = [(part.component, o) for part in plan.parts if roots[part.component] is not None
+                 for o in roots[part.component].children if o.get(P.EFFECT_PLACE) == "points"]
+    if on_points:
+        bpy.context.view_layer.update()  # the points' world matrices, with their mounts
+        for component, obj in on_points:
+            _into_frame(obj, [points.get((component, int(i))) for i in obj.get(f"{P.EFFECT}_points", ())])
+    archives = Archives(nearby_loader(plan.path))
+    for part in plan.parts:
+        root = roots[part.component]
+        if root is None or not part.damage:
+            continue
+        handles = handles_of(root)
+        collection = root.users_collection[0] if root.users_collection else bpy.context.collection
+        for node, row in part.damage.items():
+            archive, _, member = row.explosion.partition(":")
+            params, _problem = explosion_params(archives, archive, member)
+            if params is None or node not in handles:
+                continue  # the node's msh_explosion names it either way
+            obj = bpy.data.objects.new(member, None)
+            collection.objects.link(obj)
+            obj.empty_display_type, obj.empty_display_size = "SPHERE", 0.25
+            handle = handles[node]
+            if root.type == "ARMATURE":
+                _parent(obj, root, {node: handle.name}, node, "ARMATURE")
+            else:
+                obj.parent = handle
+            obj[P.EFFECT], obj[P.EFFECT_PLACE], obj[P.EFFECT_FOUND] = f"{archive}/{member}", "damage", True
+            obj[f"{P.EFFECT}_node"] = node
+            obj[P.EFFECT_PARAMS] = json.dumps(params, sort_keys=True)
+            for key in ("kind", "damage", "radius", "placement"):
+                obj[f"{P.EFFECT}_{key}"] = params[key]
+
+
+def _into_frame(obj, points: list) -> None:
+    """The effect's world matrix: origin the points' centroid, axes their vectors (world), kept when the points
+    are parented; three equal vectors (most retail records) give one direction: that axis, unit scale."""
+    if len(points) != 3 or any(p is None for p in points):
+        return
+    origin = sum((p.matrix_world.translation for p in points), Vector()) / 3
+    # a point's Empty turns its +Z onto the point's vector
+    axes = [p.matrix_world.to_3x3() @ Vector((0.0, 0.0, Vector(p["msh_cpt_vector"]).length)) for p in points]
+    frame = Matrix((axes[0], axes[1], axes[2])).transposed()  # columns: depth, width, height
+    if abs(frame.determinant()) < 1e-9:
+        direction = axes[0] if axes[0].length > 0 else Vector((1.0, 0.0, 0.0))
+        frame = Vector((1.0, 0.0, 0.0)).rotation_difference(direction.normalized()).to_matrix()
+    world = frame.to_4x4()
+    world.translation = origin
+    parent = points[0]
+    obj.parent = parent
+    obj.matrix_parent_inverse = parent.matrix_world.inverted_safe()
+    obj.matrix_basis = world

@@ -12,6 +12,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.hierarchy import layer_collection
 from .build import bone_child_inverse, import_plans, remove_models, write_keys
+from .effects import build_unit_effects
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
 
@@ -59,6 +60,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             points = _collection(context, layer_collection(context, unit), f"{plan.name} control points", collections)
             for component, point in plan.points:
                 _point(points, roots, component, point)
+        build_unit_effects(plan, roots, node_handles)
         if set_frame_range:
             _frame_range(context.scene, plan)
     except BaseException:

@@ -1,0 +1,59 @@
+"""Import Unit shows a unit's effects: an effect its controller puts on three control points sits in their frame
+(origin the centroid, axes the points' vectors: depth, width, height), and a node whose damage row names an
+explosion that is found gets an Empty with the explosion's fields. Export Unit writes the parts as read."""
+
+import json
+
+import numpy as np
+from test_unit_import import import_unit, node_worlds
+from unit_fixtures import write_game
+
+from core.animation.controller.codec import GROUP_BLOCK, NO_GROUP, read_controller
+from core.authoring import effects as E
+from core.authoring import units
+from core.container.nres import Archive
+from core.effects.exp import EXP_TYPE_ID
+from core.unit.cpt import parse_cpt, points_of
+
+FRAME = [("fx_d", 0, 0, (0.0, 0.0, 1.0), (2.0, 0.0, 0.0)), ("fx_w", 0, 0, (1.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+         ("fx_h", 0, 0, (0.0, 1.0, 1.0), (0.0, 0.0, 0.5))]
+
+
+def _game(folder):
+    files = units.unit_files()
+    parts = Archive.parse(files[units.PARTS])
+    points = parse_cpt(parts.find("synth_chassis.cpt").data)
+    rows = [(n, int(p["node"]), int(p["carrier"]), tuple(p["pos"]), tuple(p["vector"]))
+            for n, p in zip(points.names, points.points)]
+    parts.replace("synth_chassis.cpt", points_of(rows + FRAME).to_bytes())
+    controller = read_controller(parts.find("synth_chassis.ctl").data)[0]
+    controller.groups = [*controller.groups, np.array([E.effect_record(4, (2, 3, 4, 5), E.EFFECTS, "synth_mode_4")])]
+    if (controller.group_block == NO_GROUP).all():
+        controller.group_block = np.full(GROUP_BLOCK, NO_GROUP, "<i4")
+    controller.group_block[0] = len(controller.groups) - 1
+    parts.replace("synth_chassis.ctl", controller.to_bytes())
+    parts.add("synth_chassis_1.exp", E.sample_explosions()["synth_blast_b.exp"], EXP_TYPE_ID)
+    files[units.PARTS] = parts.to_bytes()
+    files[E.EFFECTS] = E.effects_archive().to_bytes()
+    return write_game(folder, files)
+
+
+def test_a_units_effects_sit_on_their_points_and_its_explosions_on_their_nodes(blender, tmp_path):
+    bpy = blender.bpy
+    game = _game(tmp_path)
+    roots = import_unit(bpy, game / units.UNIT_DAT)
+    bpy.context.view_layer.update()
+    effects = [o for o in bpy.data.objects if "msh_effect" in o]
+    (on_points,) = [o for o in effects if o["msh_effect_place"] == "points"]
+    assert on_points["msh_effect"] == "effects.rlb/synth_mode_4" and on_points["msh_effect_found"]
+    chassis = roots[0]
+    local = np.linalg.inv(node_worlds(chassis)[0]) @ np.array(on_points.matrix_world)  # points: in node 0's frame
+    assert np.allclose(local[:3, 3], (1 / 3, 1 / 3, 1.0), atol=1e-5)
+    assert np.allclose(local[:3, :3], np.diag((2.0, 1.0, 0.5)), atol=1e-5)
+    (blast,) = [o for o in effects if o["msh_effect_place"] == "damage"]
+    assert blast["msh_effect"] == "synth_parts.rlb/synth_chassis_1.exp" and blast["msh_effect_node"] == 1
+    assert blast["msh_effect_damage"] == 800_000.0 and json.loads(blast["msh_effect_params"])["kind"] == 3
+    bpy.context.view_layer.objects.active = chassis
+    before = (game / units.PARTS).read_bytes()
+    assert bpy.ops.export_scene.parkan_unit() == {"FINISHED"}
+    assert (game / units.PARTS).read_bytes() == before
