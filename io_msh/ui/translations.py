@@ -495,6 +495,72 @@ UI = {
 REPORTS = {
     "error": "ошибка",
     "warning": "предупреждение",
+    # RsLi archives (gamefont.rlb, sprites.lib) and fonts (Tfnt, PAL.PAL)
+    "{path}: font, cell {width} x {height} (+1), pen extra {extra}, {count} drawn glyphs, atlas {w}x{h} format "
+    "{format} (PAL.PAL's colours)":
+        "{path}: шрифт, ячейка {width} x {height} (+1), добавочный шаг {extra}, нарисованных глифов: {count}, атлас "
+        "{w}x{h}, формат {format} (цвета PAL.PAL)",
+    "{path}: font, cell {width} x {height} (+1), pen extra {extra}, {count} drawn glyphs, atlas {w}x{h} format "
+    "{format}":
+        "{path}: шрифт, ячейка {width} x {height} (+1), добавочный шаг {extra}, нарисованных глифов: {count}, атлас "
+        "{w}x{h}, формат {format}",
+    "{path}: wrote {name} ({size} bytes, unpacked from {method}) to {output}":
+        "{path}: {name} ({size} байт, распаковано из {method}) записано в {output}",
+    "{path}: palette, {count} colours, tag {tag}, blend table 256 x 256":
+        "{path}: палитра, цветов: {count}, метка {tag}, таблица смешения 256 x 256",
+    "no member named {name} (#N picks member N)": "нет элемента с именем {name} (#N выбирает элемент N)",
+    "{size} bytes; a palette is {expected}": "{size} байт; в палитре {expected}",
+    "a palette holds 256 x 4 colour bytes, a 4-byte tag and a 256 x 256 table, not {colours}, {tag}, {table}":
+        "палитра — это 256 x 4 байта цветов, 4-байтовая метка и таблица 256 x 256, а не {colours}, {tag}, {table}",
+    "does not unpack": "не распаковывается",
+    "{size} bytes; a font's header, {count} glyph records and its atlas's header need {need}":
+        "{size} байт; заголовку шрифта, {count} записям глифов и заголовку атласа нужно {need}",
+    "the atlas is not a Texm": "атлас — не Texm",
+    "atlas format {format} holds colours, not palette indices":
+        "атлас формата {format} хранит цвета, а не индексы палитры",
+    "the {width}x{height} atlas needs more bytes than the font has":
+        "атласу {width}x{height} нужно больше байт, чем есть в шрифте",
+    "the atlas (format 2) draws with PAL.PAL's colours; no PAL.PAL was found beside it":
+        "атлас (формат 2) рисуется цветами PAL.PAL; рядом с ним PAL.PAL не найден",
+    "{count} glyph records; a font has {expected}": "записей глифов: {count}; в шрифте их {expected}",
+    "cell height {value} is not (glyph height + 1) / atlas height = {expected}":
+        "высота ячейки {value} не равна (высота глифа + 1) / высота атласа = {expected}",
+    "spans {span} texels, advance {advance} + 1 expected": "занимает {span} текселей, ожидалось шаг {advance} + 1",
+    "{count} glyphs span other than advance + 1 texels (10 listed)":
+        "глифов, занимающих не шаг + 1 текселей: {count} (показаны 10)",
+    "atlas of {width}x{height} with {count} levels": "атлас {width}x{height} с уровнями: {count}",
+    "atlas: {message}": "атлас: {message}",
+    "the {width}x{height} atlas (format {format}, {count} levels) needs {need} bytes; the font holds {size}":
+        "атласу {width}x{height} (формат {format}, уровней: {count}) нужно {need} байт; в шрифте {size}",
+    "{count} bytes after the atlas (kept)": "{count} байт после атласа (сохранены)",
+    "{method} is used by no shipped archive; members are written as LZSS (0x040) or Deflate (0x100)":
+        "{method} не используется ни одним архивом игры; элементы записываются как LZSS (0x040) или Deflate (0x100)",
+    "member name {name}: 1 to {count} printable ASCII characters, no spaces":
+        "имя элемента {name}: от 1 до {count} печатных символов ASCII, без пробелов",
+    "a member named {name} exists": "элемент с именем {name} уже есть",
+    "no member named {name}": "нет элемента с именем {name}",
+    "{count} members of {size} unpacked bytes in all; an archive holds at most 32767 members and 4 GiB":
+        "элементов: {count}, всего {size} распакованных байт; в архиве не больше 32767 элементов и 4 ГиБ",
+    "entry count {count} at +4 but {again} at +6 (the loader checks both)":
+        "число записей {count} по +4, но {again} по +6 (загрузчик проверяет оба)",
+    "entry count {count} needs a {size}-byte table; only {left} bytes follow the header":
+        "числу записей {count} нужна таблица в {size} байт; после заголовка лишь {left} байт",
+    "header +0x10 holds {value}, the unpacked sizes add up to {total}":
+        "в заголовке по +0x10 записано {value}, а распакованные размеры дают в сумме {total}",
+    "the table is marked sorted (0xABBA) but its sort fields do not list the names in order; the loader then scans":
+        "таблица помечена отсортированной (0xABBA), но её поля сортировки не перечисляют имена по порядку; загрузчик "
+        "тогда ищет перебором",
+    "the archive has members that could not be read; it cannot be written back":
+        "в архиве есть элементы, которые не удалось прочитать; записать его обратно нельзя",
+    "{method} ({value}) is used by no shipped archive and is not written; replace it as LZSS or Deflate":
+        "{method} ({value}) не используется ни одним архивом игры и не записывается; замените элемент как LZSS или "
+        "Deflate",
+    "packed size {size} runs {count} bytes past the end of the file; read up to the end":
+        "упакованный размер {size} выходит на {count} байт за конец файла; прочитано до конца",
+    "the Deflate stream goes on past the declared size": "поток Deflate продолжается за объявленным размером",
+    "the name repeats row {index}'s; lookups find the first": "имя повторяет имя строки {index}; поиск находит первую",
+    "{method} is used by no shipped archive; the member is read but not written back":
+        "{method} не используется ни одним архивом игры; элемент читается, но не записывается обратно",
     # effects (FXID) and explosions (.exp)
     "control point {index} is not in the list ({count} points)":
         "контрольной точки {index} нет в списке ({count} точек)",
