@@ -22,29 +22,44 @@ class PlacedEffect:
     params: dict | None      # the FXID's summary (an explosion's, for action 27); None when not found or unreadable
     problem: str = ""        # why there are no parameters
 
+    file: str = ""           # the archive file the named member was found in
+
     @property
     def reference(self) -> str:
         return f"{self.attachment.archive}/{self.attachment.member}"
 
 
-def nearby_loader(path: str | Path, folders: list[str | Path] = ()) -> Loader:
-    """A file name (any case) -> its bytes from the first of: the folder of ``path``, its parents, ``folders``."""
-    start = Path(path).resolve().parent
-    search = [start, *start.parents, *(Path(f) for f in folders if str(f))]
+class NearbyFiles:
+    """A loader: a file name (any case) -> its bytes from the first of the folder of ``path``, its parents and
+    ``folders``; ``found`` keeps where each name was found (by its lower-case form)."""
 
-    def load(name: str) -> bytes | None:
-        for folder in search:
+    def __init__(self, path: str | Path, folders: list[str | Path] = ()) -> None:
+        start = Path(path).resolve().parent
+        self.search = [start, *start.parents, *(Path(f) for f in folders if str(f))]
+        self.found: dict[str, Path] = {}
+
+    def __call__(self, name: str) -> bytes | None:
+        for folder in self.search:
             try:
                 found = names_in(folder).get(name.lower())
             except OSError:
                 continue
             if found is not None and (folder / found).is_file():
                 try:
-                    return read_input(folder / found)
+                    data = read_input(folder / found)
                 except OSError:
                     return None
+                self.found[name.lower()] = folder / found
+                return data
         return None
-    return load
+
+    def file_of(self, name: str) -> str:
+        path = self.found.get(name.lower())
+        return "" if path is None else str(path)
+
+
+def nearby_loader(path: str | Path, folders: list[str | Path] = ()) -> NearbyFiles:
+    return NearbyFiles(path, folders)
 
 
 def placed_effects(controller: bytes | memoryview, source: str, load: Loader) -> list[PlacedEffect]:
@@ -65,8 +80,12 @@ def placed_effects(controller: bytes | memoryview, source: str, load: Loader) ->
         except FormatError as exc:
             out.append(PlacedEffect(attachment, None, exc.describe()))
             continue
-        out.append(PlacedEffect(attachment, params))
+        out.append(PlacedEffect(attachment, params, file=_file_of(load, attachment.archive)))
     return out
+
+
+def _file_of(load: Loader, archive: str) -> str:
+    return load.file_of(archive) if isinstance(load, NearbyFiles) else ""
 
 
 def explosion_params(archives: Archives, archive: str, member: str) -> tuple[dict | None, str]:

@@ -58,6 +58,7 @@ EFFECT_RECORD = "msh_effect_record"  # beside it: [group, record] of the control
 EFFECT_PARAMS = "msh_effect_params"  # beside it: JSON, the effect's header and emitters (or the explosion's fields)
 EFFECT_FOUND = "msh_effect_found"    # beside it: whether the named effect was found and read (else: why not, below)
 EFFECT_PROBLEM = "msh_effect_problem"
+EFFECT_FILE = "msh_effect_file"      # on an explosion's Empty: the archive it was read from (Export writes edits there)
 
 
 def bone_frame(bone) -> tuple[float, ...]:

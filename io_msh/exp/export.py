@@ -26,6 +26,7 @@ from ..com.curves import keyframe_frames, read_curves, still_read
 from ..com.hierarchy import descendants
 from . import entries_written
 from .clip_timeline import timeline_as_exported
+from .effects import explosion_files
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .poses import exported_action_end
@@ -64,6 +65,7 @@ def _export_files(root, result: ExportResult, path: str, options: ExportOptions,
     written into one archive; the warnings of a controller write are added to ``result``."""
     states = controller_write(root, result.model)  # edited controller states (None: the .ctl is not touched)
     files = library_files(result.materials, options, read_as, archives)
+    files += explosion_files(root, lambda p: existing_archive(p, read_as, archives), skip=path)  # edited .exp fields
     wear = result.materials.wear if result.materials else None
     data = result.model.to_bytes()
     if Path(path).suffix.lower() == ".rlb":

@@ -24,6 +24,7 @@ class EffectPlan:
     values: dict = field(default_factory=dict)  # node, points, effect id, start mode, time node as read
     params: dict | None = None       # the effect's (or explosion's) parameters; None when not found
     problem: str = ""
+    file: str = ""                   # the archive file the effect (or explosion) was found in
 
     @property
     def params_text(self) -> str:
@@ -58,4 +59,4 @@ def _plan(effect: PlacedEffect) -> EffectPlan:
     values = {k: summary[k] for k in ("node", "points", "effect_id", "start_mode", "time_node") if k in summary}
     on_node = a.action == ON_NODE or a.place == "explode"
     return EffectPlan(a.member or a.archive or "effect", effect.reference, a.place, (a.group, a.record),
-                      a.node if on_node else None, values, effect.params, effect.problem)
+                      a.node if on_node else None, values, effect.params, effect.problem, effect.file)

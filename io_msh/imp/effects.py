@@ -5,7 +5,8 @@ a building's construction sphere (action 5). Each carries the effect's name, whe
 its parameters as custom properties (io_msh.com.props); an effect's lights (emitter type 1) are previewed as
 point lights under it. In a unit, an effect on three control points sits in their frame (origin their centroid,
 axes their vectors: depth, width, height), and each node whose .ndp row names an explosion that is found gets an
-Empty with its fields. Read-only: nothing here is exported."""
+Empty with its fields. An explosion's kind, damage, radius and placement are written back by the export
+(io_msh.exp.effects); effects stay read-only."""
 
 from __future__ import annotations
 
@@ -70,9 +71,15 @@ def _properties(obj, effect: EffectPlan) -> None:
         obj[f"{P.EFFECT}_duration"] = params["duration"]
         obj[f"{P.EFFECT}_flags"] = ", ".join(params["flag_names"])
         obj[f"{P.EFFECT}_emitters"] = ", ".join(b["type_name"] for b in params["blocks"])
-    else:  # an explosion
-        for key in ("kind", "damage", "radius", "placement"):
-            obj[f"{P.EFFECT}_{key}"] = params[key]
+    else:  # an explosion: its fields are edited here, and Export writes them into effect.file
+        _explosion_fields(obj, params, effect.file)
+
+
+def _explosion_fields(obj, params: dict, file: str) -> None:
+    for key in ("kind", "damage", "radius", "placement"):
+        obj[f"{P.EFFECT}_{key}"] = params[key]
+    if file:
+        P.store_path(obj, P.EFFECT_FILE, file)
 
 
 def _lights(obj, effect: EffectPlan, collection, created) -> None:
@@ -107,7 +114,8 @@ def build_unit_effects(plan, roots: list, handles_of) -> None:
         bpy.context.view_layer.update()  # the points' world matrices, with their mounts
         for component, obj in on_points:
             _into_frame(obj, [points.get((component, int(i))) for i in obj.get(f"{P.EFFECT}_points", ())])
-    archives = Archives(nearby_loader(plan.path))
+    load = nearby_loader(plan.path)
+    archives = Archives(load)
     for part in plan.parts:
         root = roots[part.component]
         if root is None or not part.damage:
@@ -130,8 +138,7 @@ def build_unit_effects(plan, roots: list, handles_of) -> None:
             obj[P.EFFECT], obj[P.EFFECT_PLACE], obj[P.EFFECT_FOUND] = f"{archive}/{member}", "damage", True
             obj[f"{P.EFFECT}_node"] = node
             obj[P.EFFECT_PARAMS] = json.dumps(params, sort_keys=True)
-            for key in ("kind", "damage", "radius", "placement"):
-                obj[f"{P.EFFECT}_{key}"] = params[key]
+            _explosion_fields(obj, params, load.file_of(archive))
 
 
 def _into_frame(obj, points: list) -> None:
