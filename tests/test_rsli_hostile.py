@@ -16,7 +16,7 @@ from core.fonts import parse_font, parse_palette, validate_font
 from core.fonts.pictures import picture_rgba, pictures_in
 from core.rsli import DEFLATE, LZSS, Archive, validate_rsli
 
-EXAMPLES = int(os.environ.get("RSLI_SWEEP_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("RSLI_SWEEP_EXAMPLES", "120"))
 WORDS = [0, 1, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0xFFFFFFFF]
 MB = 2**20
 
