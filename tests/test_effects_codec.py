@@ -269,3 +269,26 @@ def test_an_archive_of_effects_is_validated_member_by_member():
     archive.add("short.exp", bytes(10), exp.EXP_TYPE_ID)
     findings = library.validate_members(archive)
     assert [(f.where, f.is_error) for f in findings] == [("broken", True), ("short.exp", True)]
+
+
+def test_explosion_edits_are_spliced_into_their_archive_field_by_field():
+    from core.effects.edit import edit_explosion
+
+    archive = E.explosions_archive()
+    archive.add("not_an_explosion", b"x", 0)
+    before = archive.to_bytes()
+    assert edit_explosion(archive, "SYNTH_ROUND.EXP", {"damage": 1.0, "kind": 2}) is False   # the values read
+    assert archive.to_bytes() == before
+    assert edit_explosion(archive, "synth_round.exp", {"damage": 3, "placement": 0}) is True
+    edited = exp.parse_exp(archive.find("synth_round.exp").data)
+    assert (edited.damage, edited.placement, edited.kind, edited.radius) == (3.0, 0, 2, 2.0)
+    for member, fields, message in (
+            ("missing.exp", {"damage": 1.0}, "explosion 'missing.exp' is not in the archive"),
+            ("not_an_explosion", {"damage": 1.0}, r"is not an explosion \(EXPL\)"),
+            ("synth_round.exp", {"unread": 1.0}, "'unread' is not an editable field"),
+            ("synth_round.exp", {"kind": 2.5}, "kind must be a whole number, not 2.5"),
+            ("synth_round.exp", {"radius": "big"}, "radius must be a number"),
+            ("synth_round.exp", {"placement": 2 ** 31}, "does not fit an i32")):
+        with pytest.raises(FormatError, match=message):
+            edit_explosion(archive, member, fields, "weapon.rlb")
+    assert exp.parse_exp(archive.find("synth_round.exp").data).to_bytes() == edited.to_bytes()

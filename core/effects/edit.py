@@ -21,9 +21,10 @@ def edit_explosion(archive: Archive, member: str, fields: dict, source: str = ""
     bytes changed. FormatError naming the member for one that is not there or not an explosion, a field that is
     not editable or a value of the wrong type (nothing is changed then)."""
     entry = archive.find(member)
-    if entry is None or entry.type_id != EXP_TYPE_ID:
-        what = "is not in the archive" if entry is None else "is not an explosion (EXPL)"
-        raise FormatError.single(STREAM, None, f"explosion {member!r} {what}", source)
+    if entry is None:
+        raise FormatError.single(STREAM, None, f"explosion {member!r} is not in the archive", source)
+    if entry.type_id != EXP_TYPE_ID:
+        raise FormatError.single(STREAM, None, f"entry {member!r} is not an explosion (EXPL)", source)
     for name, value in fields.items():
         if name not in EDITABLE:
             raise FormatError.single(STREAM, None, f"{member}: {name!r} is not an editable field of an explosion "

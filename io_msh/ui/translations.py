@@ -562,6 +562,16 @@ REPORTS = {
     "{method} is used by no shipped archive; the member is read but not written back":
         "{method} не используется ни одним архивом игры; элемент читается, но не записывается обратно",
     # effects (FXID) and explosions (.exp)
+    "explosion {member} is not in the archive": "взрыва {member} нет в архиве",
+    "entry {member} is not an explosion (EXPL)": "элемент {member} — не взрыв (EXPL)",
+    "{member}: {name} is not an editable field of an explosion ({fields})":
+        "{member}: {name} — не изменяемое поле взрыва ({fields})",
+    "{member}: {name} must be a whole number, not {value}": "{member}: {name} должно быть целым числом, а не {value}",
+    "{member}: {name} must be a number, not {value}": "{member}: {name} должно быть числом, а не {value}",
+    "{member}: {name} {value} does not fit an i32": "{member}: {name} {value} не помещается в i32",
+    "{archive}/{member} was not found": "{archive}/{member} не найден",
+    "explosion {name} was edited but the archive it came from is not known: import the model again":
+        "взрыв {name} изменён, но архив, из которого он прочитан, неизвестен: импортируйте модель заново",
     "control point {index} is not in the list ({count} points)":
         "контрольной точки {index} нет в списке ({count} точек)",
     "{count} slots given; an explosion has {slots}": "задано слотов: {count}; у взрыва их {slots}",
@@ -614,55 +624,6 @@ REPORTS = {
     "it is shown at the model's root":
         "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет "
         "({count} узлов); он показан в корне модели",
-    # effects (FXID) and explosions (.exp)
-    "control point {index} is not in the list ({count} points)": "контрольной точки {index} нет в списке ({count} точек)",
-    "{count} slots given; an explosion has {slots}": "задано слотов: {count}; у взрыва их {slots}",
-    "{size} bytes: an explosion is {expected} bytes": "{size} байт: взрыв занимает {expected} байт",
-    "{name} is not a field of an explosion": "{name} — не поле взрыва",
-    "an explosion has {count} slots": "у взрыва {count} слотов",
-    "hit kind {kind} is none of 1-4 (kept)": "вид попадания {kind} — не из 1-4 (сохранён)",
-    "damage or radius is not finite (kept)": "урон или радиус — не конечное число (сохранены)",
-    "placement {value} is none of 0-7 (kept)": "размещение {value} — не из 0-7 (сохранено)",
-    "negative damage {damage} or radius {radius} (kept)": "отрицательный урон {damage} или радиус {radius} (сохранены)",
-    "slot names an archive or a member but not both": "слот называет архив или элемент, но не оба",
-    "slot {part} name has no NUL within its {size} bytes": "имя {part} слота без NUL в своих {size} байтах",
-    "{name} is not a header field (fields: {fields})": "{name} — не поле заголовка (поля: {fields})",
-    "{size} bytes: an effect starts with a {header}-byte header":
-        "{size} байт: эффект начинается с заголовка в {header} байт",
-    "emitter count {count} needs at least {need} bytes; {left} follow the header":
-        "число излучателей {count} требует не меньше {need} байт; после заголовка {left}",
-    "a {kind} emitter names no material or sound": "излучатель «{kind}» не называет ни материала, ни звука",
-    "header field {name} takes {count} values": "поле заголовка {name} принимает значений: {count}",
-    "no emitter {index} (the effect has {count})": "нет излучателя {index} (у эффекта их {count})",
-    "emitter {index} starts at byte {at}, past the end ({size} bytes)":
-        "излучатель {index} начинается с байта {at}, за концом ({size} байт)",
-    "emitter {index} at byte {at}: type word {word} has type {kind}, none of 1-10":
-        "излучатель {index} на байте {at}: слово типа {word} даёт тип {kind}, не из 1-10",
-    "emitter {index} ({kind}, {length} bytes at byte {at}) runs past the end of the {size}-byte effect":
-        "излучатель {index} ({kind}, {length} байт с байта {at}) выходит за конец эффекта в {size} байт",
-    "{count} bytes follow the last of the {emitters} emitters (every effect ends with its last block)":
-        "{count} байт после последнего из {emitters} излучателей (каждый эффект кончается последним блоком)",
-    "{count} bytes follow the last of the {emitters} emitters (kept)":
-        "{count} байт после последнего из {emitters} излучателей (сохранены)",
-    "{count} bytes follow the last emitter (every retail effect ends with its last block)":
-        "{count} байт после последнего излучателя (каждый эффект игры кончается последним блоком)",
-    "time mode {mode} is none of 0-17 (kept; t stays 0)": "режим времени {mode} — не из 0-17 (сохранён; t остаётся 0)",
-    "duration {value} is not a finite time >= 0 (kept)": "длительность {value} — не конечное время >= 0 (сохранена)",
-    "{kind} field {name}: {reason}": "поле {name} излучателя «{kind}»: {reason}",
-    "{name} is not a named field of a {kind} emitter (named: {fields})":
-        "{name} — не именованное поле излучателя «{kind}» (именованные: {fields})",
-    "a type-{kind} block, which no retail effect has (kept)": "блок типа {kind}, какого нет ни в одном эффекте игры (сохранён)",
-    "window {low}..{high} is not an ordered span inside 0..1 (kept)":
-        "окно {low}..{high} — не упорядоченный отрезок внутри 0..1 (сохранено)",
-    "name has no NUL within its {size} bytes": "имя без NUL в своих {size} байтах",
-    "the {kind} names no sound": "излучатель «{kind}» не называет звука",
-    "the {kind} names no material": "излучатель «{kind}» не называет материала",
-    "{source}: slot {index} names {archive}/{member}, which is not there":
-        "{source}: слот {index} называет {archive}/{member}, которого нет",
-    "{archive}/{member}: emitter {index} names {library}/{name}, which is not there":
-        "{archive}/{member}: излучатель {index} называет {library}/{name}, которого нет",
-    "{source}: group {group} record {record} puts {effect} on node {node}, which the model lacks ({count} nodes); it is shown at the model's root":
-        "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет ({count} узлов); он показан в корне модели",
     # the sky (sky.ske)
     "{count} byte(s) after the last word (carried)": "{count} байт после последнего слова (сохранены)",
     "no section: the game has no day to play": "нет ни одной секции: игре нечего проигрывать как сутки",
