@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import signal
@@ -23,7 +22,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .items import Item, Result
-from .library_plan import CATALOG_FILE, catalog_text, catalogs_defined, plan_library
 from .pictures import MAX_SIZE
 from .pool import WorkerPool
 from .results import Interrupt, finish, result_lines
@@ -84,6 +82,7 @@ def run_library(args: argparse.Namespace) -> int:
 def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path, temp: Path, start: float) -> int:
     from ...core.disk import read_with_state
     from ...core.errors import printable
+    from .library_plan import CATALOG_FILE, plan_library  # here: the core it needs loads while Blender starts
 
     notes: list[str] = []
     planned = plan_library(str(folder), args.size, notes)
@@ -148,10 +147,13 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         interrupt.check()
         state = f"{out} is up to date ({len(keep)} assets)" + (f"; {cats.name} completed" if completed else "")
     else:
-        outcome = _bundles(args, pool, interrupt, made, temp)
+        outcome = _bundles(args, pool, interrupt, made, temp, start)
         if outcome[0].ok:
             merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
-                         meta=json.dumps({"old": str(out), "keep": keep, "new": outcome[1], "count": len(made)}))
+                         meta=json.dumps({"old": str(out), "keep": keep, "new": [path for path, _ in outcome[1]],
+                                          "count": len(made)}))
+            print(printable(f"library: putting {len(keep) + len(made)} assets together in {out} "
+                            f"(elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
             outcome = []
             pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt,
                                                                          {str(out): as_read})))
@@ -189,6 +191,7 @@ def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
     completes it (so does a catalogue of ours the user deleted). OSError when it cannot be written."""
     from ...core.disk import ChangedError, read_with_state
     from ...core.write_path import Target, write
+    from .library_plan import catalog_text, catalogs_defined
 
     for attempt in range(10):
         try:
@@ -208,22 +211,46 @@ def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
     return False
 
 
-def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path) -> tuple[Result, list[str]]:
-    """The new assets appended into bundles of about the square root of their number, by the workers in
-    parallel (appending costs in proportion to what the file holds already: 120 assets one by one take 28 s,
-    in 11 bundles of 11 a few); (a result, failed or not, and the files to append into the library)."""
-    size = math.isqrt(len(made) - 1) + 1 if len(made) > 16 else 0
-    if not size:
-        return Result("", True, "", 0.0), made
-    groups = [made[n:n + size] for n in range(0, len(made), size)]
-    items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
-                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group)}))
-             for n, group in enumerate(groups)]
-    results: list[Result] = []
-    pool.run(items, lambda item, result: results.append(finish(args, item, result, set(), interrupt)))
-    interrupt.check()
-    failed = [r for r in results if not r.ok]
-    return (failed[0] if failed else Result("", True, "", 0.0)), [item.output for item in items]
+BUNDLE_FANOUT = 4  # files a bundle appends: at most this many, at every level of the tree
+
+
+def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path,
+             start: float) -> tuple[Result, list[tuple[str, int]]]:
+    """The new assets appended into bundles, the bundles into bundles, and so on, by the workers in parallel,
+    until at most BUNDLE_FANOUT files are left for the library to append. Each append costs in proportion to
+    what the file holds already (its materials' node trees: 0.7 ms each, every append), so a file appending k
+    files one by one costs k squared: bundles of a few files at every level make the whole a sum over the tree's
+    levels, each costing about as much as the assets hold (the library of 2N assets about twice that of N).
+    (A result, failed or not, and the files left to append with the assets each holds.) Every bundle's end is
+    printed."""
+    from ...core.errors import printable
+
+    files = [(path, 1) for path in made]
+    level = 0
+    while len(files) > BUNDLE_FANOUT:
+        level += 1
+        groups = [files[n:n + BUNDLE_FANOUT] for n in range(0, len(files), BUNDLE_FANOUT)]
+        items = [Item(f"{level}.{n}", None, str(temp / "bundles" / f"{level}_{n}.blend"),
+                      f"bundle {n + 1} of {len(groups)} (level {level})", kind="library_merge",
+                      meta=json.dumps({"old": "", "keep": [], "new": [path for path, _ in group],
+                                       "count": sum(count for _, count in group)}))
+                 for n, group in enumerate(groups)]
+        results: list[Result] = []
+
+        def report(item: Item, result: Result, results: list[Result] = results) -> None:
+            results.append(finish(args, item, result, set(), interrupt))
+            state = "ok" if result.ok else "FAILED"
+            print(printable(f"{item.label}: {state}, {json.loads(item.meta)['count']} assets "
+                            f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
+            interrupt.check()
+
+        pool.run(items, report)
+        interrupt.check()
+        failed = [r for r in results if not r.ok]
+        if failed:
+            return failed[0], []
+        files = [(item.output, json.loads(item.meta)["count"]) for item in items]
+    return Result("", True, "", 0.0), files
 
 
 def _usage(message: str) -> int:

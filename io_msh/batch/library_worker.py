@@ -90,6 +90,7 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
     # texts alone is the user's as much as one of objects.
     ours = any(LIBRARY in scene for scene in bpy.data.scenes) or bool(index)
     Path(worker._staged("0.json")).write_text(json.dumps({"assets": index, "ours": ours}), encoding="utf-8")
+    empty_file(worker)
     return [("0.json", item.output)]
 
 
@@ -98,13 +99,16 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
     (the parent then completes the catalogue file beside it: io_msh.batch.library); or a bundle of assets. Each
     append takes time in proportion to the objects already in the file (0.4 ms each: appending 119 assets one
     by one takes 31 s, where opening a library of them takes 0.3 s), hence the bundles (io_msh.batch.library)
-    and the old library opened, not appended."""
+    and the old library opened, not appended. A bundle starts from an empty file, and the worker is left with
+    one: what it holds is never more than the file it writes."""
     bpy = worker.bpy
     job = json.loads(item.meta)
     keep = set(job["keep"])
     if keep:
         bpy.ops.wm.open_mainfile(filepath=worker.blender_path(job["old"]), load_ui=False)
         _remove_assets(bpy, [c for c in bpy.data.collections if KEY in c and c.name not in keep])
+    else:
+        empty_file(worker)
     appended = []
     for blend in job["new"]:
         with bpy.data.libraries.load(worker.blender_path(blend), link=False, assets_only=True) as (source, target):
@@ -121,7 +125,16 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
     bpy.context.scene[LIBRARY] = VERSION
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
+    empty_file(worker)
     return [("0.blend", item.output)]
+
+
+def empty_file(worker) -> None:
+    """The worker's Blender on an empty file (after a library was opened or put together: the next item starts
+    from nothing of it, and its memory is given back)."""
+    bpy = worker.bpy
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.context.preferences.filepaths.save_version = 0  # as the worker set it (no .blend1 backups)
 
 
 def _remove_assets(bpy, collections: list) -> None:

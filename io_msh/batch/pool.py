@@ -75,11 +75,19 @@ class WorkerPool:
             self.live.discard(worker)
 
     def stop(self) -> None:
-        """End every worker now (Ctrl-C); items in flight are not finished. Each is asked first (SIGTERM: a
-        worker writing files undoes the write and removes its temporaries and locks, core.disk), then killed
-        after STOP_GRACE."""
+        """End every worker: the idle ones are let go (their input closed: they end as they would at the end of
+        the items); the busy ones (Ctrl-C) are not finished: each is asked first (SIGTERM: a worker writing files
+        undoes the write and removes its temporaries and locks, core.disk), then killed after STOP_GRACE."""
         with self.lock:
             self.stopping = True
+        idle = []
+        while not self.started.empty():
+            idle.append(self.started.get())
+        for worker in idle:
+            worker.release()
+        for worker in idle:
+            self._close(worker)
+        with self.lock:
             workers = list(self.live)
         for worker in workers:
             worker.terminate()
@@ -88,7 +96,9 @@ class WorkerPool:
             worker.kill(max(0.0, deadline - time.monotonic()))
 
     def run(self, items: list[Item], report) -> None:
-        """Do ``items``; ``report(item, result)`` is called in this thread as each one ends."""
+        """Do ``items``; ``report(item, result)`` is called in this thread as each one ends. The workers stay for
+        the run's next items (its steps: a library's assets, bundles and merge) until ``stop``: a run starts at
+        most ``jobs`` Blender processes, but for those that die."""
         self.queue: queue.Queue = queue.Queue()
         for item in items:
             if self.stage_root is not None and item.output:
@@ -103,8 +113,6 @@ class WorkerPool:
             report(*self.results.get())
         for thread in threads:
             thread.join()
-        while not self.started.empty():  # started, but more than the items needed
-            self._close(self.started.get())
 
     def _next(self) -> Item | None:
         try:
@@ -138,7 +146,10 @@ class WorkerPool:
                     done_here += 1
                     item = self._next()
             finally:
-                self._close(worker)
+                if worker.alive and item is None:
+                    self.started.put(worker)  # idle: kept for the run's next items
+                else:
+                    self._close(worker)
             with self.lock:
                 self.dead_starts = 0 if done_here else self.dead_starts + 1
                 give_up = self.dead_starts >= 3
@@ -233,6 +244,11 @@ class _WorkerProcess:
         except subprocess.TimeoutExpired:
             self.popen.kill()
         self.popen.wait()
+
+    def release(self) -> None:
+        """Close its input: an idle worker then ends (``close`` waits for it)."""
+        with contextlib.suppress(OSError):
+            self.popen.stdin.close()
 
     def close(self) -> None:
         if self.popen.poll() is None:

@@ -61,11 +61,8 @@ class Worker:
         self.stage = ""
         self.links = tempfile.mkdtemp(prefix="io_msh_names_")
         bpy.context.preferences.filepaths.save_version = 0  # no .blend1 backups next to the outputs
-        self.registered = not hasattr(bpy.types, "IMPORT_SCENE_OT_parkan_msh")
-        if self.registered:
-            from ..ui.operators import register
-
-            register()
+        # Nothing of ours is registered: the items call the import and export functions, never our operators, and
+        # loading the interface's modules (all of io_msh) was a third of a worker's start.
         if args.command == "convert" and args.format in ("glb", "fbx"):
             import addon_utils
 
@@ -74,11 +71,6 @@ class Worker:
     def close(self) -> None:
         clean_scene(self.bpy)
         shutil.rmtree(self.links, ignore_errors=True)
-        if self.registered:
-            from ..ui.operators import unregister
-
-            unregister()
-            self.registered = False
 
     def process(self, item: Item) -> Result:
         start = time.perf_counter()
@@ -218,9 +210,11 @@ class Worker:
             self._load(item)
         with self._writing(name, item.output):
             if self.args.format == "glb":
+                from ..com.compat import gltf_convert_options
+
                 # A unit's mounted parts follow their sockets through constraints: baked, so the file moves too.
-                ops.export_scene.gltf(filepath=self._staged(name), export_format="GLB", export_animations=True,
-                                      export_bake_animation=item.source.lower().endswith(UNIT_SUFFIX))
+                ops.export_scene.gltf(**gltf_convert_options(self._staged(name),
+                                                             baked=item.source.lower().endswith(UNIT_SUFFIX)))
             elif self.args.format == "fbx":
                 from ..imp.materials import textures_for_fbx
 

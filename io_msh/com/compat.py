@@ -181,3 +181,15 @@ def gltf_exports_pointer_animation() -> bool:
     except (AttributeError, KeyError):
         return False
     return "export_pointer_animation" in properties
+
+
+def gltf_convert_options(path: str, baked: bool) -> dict:
+    """Blender's glTF exporter as ``batch convert --format glb`` runs it on an imported model: its timeline as the
+    one animation. The import's keys are exported as they are (``export_force_sampling`` off): the exporter's
+    default samples every bone at every frame, animated or not, then searches the samples for keys to drop,
+    which was half its time on the game's models. ``baked``: the scene has constraints to follow (a unit's
+    mounted parts on their sockets), sampled and baked as before."""
+    options = {"filepath": path, "export_format": "GLB", "export_animations": True, "export_bake_animation": baked}
+    if not baked:
+        options.update(export_force_sampling=False, export_optimize_animation_size=False)
+    return options
