@@ -39,7 +39,7 @@ def unregister() -> None:
 
 atexit.register(lambda: (unregister(), shutil.rmtree(USER_RESOURCES, ignore_errors=True)))
 
-DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "lights")
+DATA_KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "lights", "cameras")
 SKY_WORLD = "msh_sky_shown"  # on a World a mission's sky import made (io_msh.imp.sky)
 
 
@@ -54,6 +54,7 @@ def clean_scene() -> None:
     if scene.world is None:
         scene.world = bpy.data.worlds.get("World") or bpy.data.worlds.new("World")
     scene.frame_start, scene.frame_end = 1, 250
+    scene.timeline_markers.clear()
     scene.frame_set(1)
 
 

@@ -23,6 +23,7 @@ from ...core.map.folder import LAND1, LAND2, LAND_MAP, LAND_MSH
 from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
 from ..imp import map as M
+from .map_briefing import read_briefing
 from .map_ground import EDITABLE, read_ground
 from .map_objects import read_mission
 from .map_sky import read_sky
@@ -40,6 +41,7 @@ class MapExport:
     objects: int = 0                 # objects in the mission written
     edited_objects: int = 0          # of them moved, turned, copied or given to another clan; plus removed ones
     sky_edits: int = 0               # words of the sky's shown keyframe changed
+    briefing_edits: int = 0          # values of the briefing's waypoints changed
 
 
 def map_collection(context, name: str | None = None) -> bpy.types.Collection:
@@ -104,6 +106,11 @@ def export_map(context, path: str, force: bool = False, name: str | None = None,
             result.warnings += sky.warnings
             targets.append(Target(os.path.join(os.path.dirname(path), sky.name), sky.data, kind="sky",
                                   read=sky.stored if _same(path, imported) else UNREAD))
+        briefing = read_briefing(top)
+        if briefing is not None:
+            result.briefing_edits = briefing.edited
+            targets.append(Target(os.path.join(os.path.dirname(path), briefing.name), briefing.data,
+                                  read=briefing.stored if _same(path, imported) else UNREAD))
         named = None
     else:
         folder = os.path.dirname(os.path.abspath(path))

@@ -21,6 +21,7 @@ from ..com import compat
 from ..com import props as P
 from ..com.colours import linear_rgba
 from ..com.hierarchy import layer_collection
+from .briefing import build_briefing
 from .build import Created, import_plans, triangle_mesh
 from .map_plan import GroundLook, KindPlan, MapPlan, PlacementPlan
 from .materials import image_for
@@ -45,7 +46,8 @@ IMPORTED_NAME = "msh_map_imported_name"  # on placements: the Blender name at im
 IMPORTED_MATRIX = "msh_map_matrix"     # on placements: the world matrix at import
 UV_DETAIL = "Detail"                   # the microtexture's UV map (UV18)
 ALPHA = "msh_second_alpha"             # stream 14 as a point attribute
-KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "worlds", "lights")
+KINDS = ("objects", "meshes", "materials", "armatures", "actions", "collections", "images", "worlds", "lights",
+         "cameras")
 MAP_ID = "msh_map_id"                 # on the map's collection and its placements: which import they come from
 PLACED = "msh_map_placed"              # on the map's collection: index -> the placement the import made (an ID
 #                                        reference: a copy, a rename or an undo leaves it on the original)
@@ -64,12 +66,16 @@ def stored_mission(top) -> tuple[str, bytes]:
 def import_map(context, plan: MapPlan) -> bpy.types.Collection:
     """Build the map; on any exception remove everything made and re-raise."""
     before = {kind: set(getattr(bpy.data, kind)) for kind in KINDS}
-    active, world = context.view_layer.active_layer_collection, context.scene.world
+    scene = context.scene
+    active, world, frame_end = context.view_layer.active_layer_collection, scene.world, scene.frame_end
+    markers = len(scene.timeline_markers)
     try:
         return _build(context, plan)
     except BaseException:
         context.view_layer.active_layer_collection = active
-        context.scene.world = world
+        scene.world, scene.frame_end = world, frame_end
+        for marker in list(scene.timeline_markers)[markers:]:  # the briefing's subtitles
+            scene.timeline_markers.remove(marker)
         made = [block for kind in KINDS for block in getattr(bpy.data, kind) if block not in before[kind]]
         bpy.data.batch_remove(made)
         raise
@@ -99,6 +105,8 @@ def _build(context, plan: MapPlan) -> bpy.types.Collection:
         top[PLACED] = _objects(context, top, plan)
     if plan.sky is not None:
         build_sky(context, top, _collection(top, f"{plan.name} sky"), plan.sky, plan.name)
+    if plan.briefing is not None:
+        build_briefing(context, top, _collection(top, f"{plan.name} briefing"), plan.briefing)
     return top
 
 

@@ -35,6 +35,7 @@ from ...core.map.folder import LAND1, LAND2, LAND_MAP, LAND_MSH, OBJECTS, open_m
 from ...core.map.tma import KIND_BUILDING, Mission, PlacedObject, parse_tma, text
 from ...core.map.validate import validate_mission
 from ...core.unit.objects import lookup
+from .briefing_plan import BriefingPlan, plan_briefing
 from .plan import ImportOptions, ModelPlan
 from .sky_plan import SkyPlan, plan_sky
 from .unit_plan import UnitPlan, plan_part_model, plan_unit
@@ -120,6 +121,7 @@ class MapPlan:
     empty_kinds: list[str] = field(default_factory=list)   # kinds whose file could not be imported: Empties
     warnings: list[str] = field(default_factory=list)
     sky: SkyPlan | None = None               # the mission's sky.ske, shown at one keyframe
+    briefing: BriefingPlan | None = None     # a campaign mission's briefing.cfg
 
 
 def is_mission(path: str | Path) -> bool:
@@ -162,6 +164,7 @@ def plan_map(path: str | Path, options: ImportOptions, game: str | None = None,
         plan.mission_path, plan.mission, plan.mission_bytes = path, mission, mission_bytes
         _objects(plan, Path(folder), options)
         plan.sky = plan_sky(path, sky_time, plan.warnings)
+        plan.briefing = plan_briefing(path, plan.warnings)
     plan.warnings = list(dict.fromkeys(plan.warnings))
     return plan
 

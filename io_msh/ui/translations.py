@@ -624,6 +624,47 @@ REPORTS = {
     "it is shown at the model's root":
         "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет "
         "({count} узлов); он показан в корне модели",
+    # the briefing flythrough (briefing.cfg)
+    "{key} = {value}: not a number the game reads": "{key} = {value}: игра не прочтёт это как число",
+    "object {name} has no end": "у объекта {name} нет end",
+    "{key} {value}: a quoted value cannot hold quotes or lines":
+        "{key} {value}: значение в кавычках не может содержать кавычки или переводы строки",
+    "waypoint {name} has no {key} line to write": "у точки маршрута {name} нет строки {key}, куда записать",
+    "line {line}: object {name} opens inside {other} (no end before it)":
+        "строка {line}: объект {name} открывается внутри {other} (перед ним нет end)",
+    "{what}: no {keys} (every shipped waypoint has all 24 keys)":
+        "{what}: нет {keys} (у каждой точки маршрута в игре все 24 ключа)",
+    "{what}: unknown key(s) {keys} (carried)": "{what}: неизвестные ключи {keys} (сохранены)",
+    "{what}: EdgeType {value} is none of {values}": "{what}: EdgeType {value} — не из {values}",
+    "{what}: WaitType {value} is none of {values}": "{what}: WaitType {value} — не из {values}",
+    "{what}: a flyaround with a RotateTime of 0 (the game refuses it)":
+        "{what}: облёт (flyaround) с RotateTime, равным 0 (игра такой не принимает)",
+    "{what}: a spline edge needs an EdgeTime above 0 (the game refuses it)":
+        "{what}: переходу-сплайну нужно EdgeTime больше 0 (игра такой не принимает)",
+    "{what}: LoopIndex {index} names no waypoint (of {count})":
+        "{what}: LoopIndex {index} не называет ни одной точки маршрута (их {count})",
+    "line {line}: end without an object": "строка {line}: end без объекта",
+    "line {line}: neither object, end nor Key = value inside an object: {text}":
+        "строка {line}: ни object, ни end, ни Ключ = значение внутри объекта: {text}",
+    "{what}: {key} = {value} is no number (read as 0)": "{what}: {key} = {value} — не число (читается как 0)",
+    "{path}: waypoint {name}'s camera Empty was deleted: the export cannot remove a waypoint (undo, or import the "
+    "mission again)":
+        "{path}: пустышка камеры точки маршрута {name} удалена: экспорт не умеет удалять точки маршрута "
+        "(отмените или импортируйте миссию заново)",
+    "{path}: waypoint {name}'s target Empty was deleted: the export cannot remove a waypoint (undo, or import the "
+    "mission again)":
+        "{path}: пустышка цели точки маршрута {name} удалена: экспорт не умеет удалять точки маршрута "
+        "(отмените или импортируйте миссию заново)",
+    "{name} copies a briefing waypoint: the export cannot add waypoints (delete the copy)":
+        "{name} — копия точки маршрута брифинга: экспорт не умеет добавлять точки маршрута (удалите копию)",
+    "{path}: waypoint {name}'s {key} is {value}, not {kind}":
+        "{path}: у точки маршрута {name} {key} = {value}, а не {kind}",
+    "{path}: waypoint {name}'s {key} property was deleted: the export cannot remove a key":
+        "{path}: у точки маршрута {name} удалено свойство {key}: экспорт не умеет удалять ключи",
+    "{reason} (the briefing is not shown; the file is left as it is)":
+        "{reason} (брифинг не показан; файл оставлен как есть)",
+    "{path}: cannot read: {reason} (the briefing is not shown)":
+        "{path}: не удаётся прочитать: {reason} (брифинг не показан)",
     # the sky (sky.ske)
     "{count} byte(s) after the last word (carried)": "{count} байт после последнего слова (сохранены)",
     "no section: the game has no day to play": "нет ни одной секции: игре нечего проигрывать как сутки",
