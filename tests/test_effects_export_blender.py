@@ -67,3 +67,29 @@ def test_another_programs_change_to_the_archive_is_kept(imported):
     after = Archive.parse(weapon.read_bytes())
     assert after.find("other.exp") is not None
     assert struct.unpack_from("<f", bytes(after.find("synth_round.exp").data), 8)[0] == 5.0
+
+
+def test_an_edit_taken_back_after_an_export_is_written_too(imported):
+    bpy, root, folder, _ = imported
+    blast = _effects(bpy)["weapon.rlb/synth_round.exp"]
+    before = (folder / "weapon.rlb").read_bytes()
+    blast["msh_effect_damage"] = 250.0
+    assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
+    blast["msh_effect_damage"] = 1.0     # the value imported
+    assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
+    assert (folder / "weapon.rlb").read_bytes() == before
+
+
+def test_two_copies_of_an_explosion_edited_apart_refuse_the_export(imported):
+    bpy, root, folder, _ = imported
+    blast = _effects(bpy)["weapon.rlb/synth_round.exp"]
+    copy = blast.copy()
+    bpy.context.collection.objects.link(copy)
+    blast["msh_effect_radius"], copy["msh_effect_radius"] = 3.0, 4.0
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with pytest.raises(RuntimeError, match=r"is edited twice, radius 3\.0 and 4\.0"):
+        _export(bpy, root, folder / "walker.msh")
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    copy["msh_effect_radius"] = 3.0      # agreeing copies write
+    assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
+    assert parse_exp(Archive.parse((folder / "weapon.rlb").read_bytes()).find("synth_round.exp").data).radius == 3.0

@@ -20,7 +20,8 @@ EXPLOSION_PLACES = ("explode", "damage")
 
 def explosion_edits(root) -> dict[str, dict[str, dict]]:
     """Archive path -> member -> the fields edited, over the explosion Empties below ``root``. FormatError for an
-    edited explosion whose archive is not known (so that no edit is dropped silently)."""
+    edited explosion whose archive is not known, or two Empties of one explosion edited to different values (so
+    that no edit is dropped silently)."""
     out: dict[str, dict[str, dict]] = {}
     for obj in descendants(root):
         if obj.get(P.EFFECT_PLACE) not in EXPLOSION_PLACES or P.EFFECT_PARAMS not in obj:
@@ -35,7 +36,12 @@ def explosion_edits(root) -> dict[str, dict[str, dict]]:
             raise FormatError.single("scene", None, f"explosion {printable(obj.name)!r} was edited but the archive "
                                                     "it came from is not known: import the model again")
         member = str(obj[P.EFFECT]).split("/", 1)[-1]
-        out.setdefault(path, {}).setdefault(member, {}).update(edited)
+        fields = out.setdefault(path, {}).setdefault(member, {})
+        for key, value in edited.items():
+            if key in fields and fields[key] != value:  # two copies of one explosion, edited apart
+                raise FormatError.single("scene", None, f"explosion {member} is edited twice, {key} {fields[key]!r} "
+                                                        f"and {value!r}: make the Empties agree or delete one")
+            fields[key] = value
     return out
 
 
@@ -50,6 +56,19 @@ def explosion_files(root, archive_at: Callable[[str], Archive], skip: str | None
         if skip is None or os.path.realpath(path) != os.path.realpath(skip):
             out.append((path, archive.to_bytes()))
     return out
+
+
+def remember_written(root) -> None:
+    """After the export wrote its files: each explosion Empty's values are now what its file holds, so that an
+    edit taken back later (a value set back to the one imported) is an edit too."""
+    for obj in descendants(root):
+        if obj.get(P.EFFECT_PLACE) not in EXPLOSION_PLACES or P.EFFECT_PARAMS not in obj or P.EFFECT_FILE not in obj:
+            continue
+        read = json.loads(obj[P.EFFECT_PARAMS])
+        now = {k: _plain(obj.get(f"{P.EFFECT}_{k}")) for k in EDITABLE}
+        if any(read.get(k) != v for k, v in now.items()):
+            read.update(now)
+            obj[P.EFFECT_PARAMS] = json.dumps(read, sort_keys=True)
 
 
 def _plain(value):

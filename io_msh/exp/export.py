@@ -26,7 +26,7 @@ from ..com.curves import keyframe_frames, read_curves, still_read
 from ..com.hierarchy import descendants
 from . import entries_written
 from .clip_timeline import timeline_as_exported
-from .effects import explosion_files
+from .effects import explosion_files, remember_written
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .poses import exported_action_end
@@ -51,6 +51,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
                     force=options.force)
     result.written = written.written
     result.warnings += written.notes
+    remember_written(root)  # the explosions' values as written
     if not result.kept_changed:
         root[P.WRITTEN] = digest(result.model.to_bytes())
     if result.placed is not None:
