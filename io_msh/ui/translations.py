@@ -570,6 +570,8 @@ REPORTS = {
     "{member}: {name} must be a number, not {value}": "{member}: {name} должно быть числом, а не {value}",
     "{member}: {name} {value} does not fit an i32": "{member}: {name} {value} не помещается в i32",
     "{archive}/{member} was not found": "{archive}/{member} не найден",
+    "explosion {member} is edited twice, {field} {first} and {second}: make the Empties agree or delete one":
+        "взрыв {member} изменён дважды, {field} {first} и {second}: согласуйте пустышки или удалите одну",
     "explosion {name} was edited but the archive it came from is not known: import the model again":
         "взрыв {name} изменён, но архив, из которого он прочитан, неизвестен: импортируйте модель заново",
     "control point {index} is not in the list ({count} points)":
