@@ -41,6 +41,10 @@ def write_seeds(folder: Path, target: str) -> None:
              non_canonical(generated(2, node_count=3, frame_count=7, fractional=True)), static_model(2),
              triangle_model(bytes(24), [(0, 0, 0, 0, 32767, 0, 0, 0)], [], 1, node_stride=24)]
     times = b"\x00\x00\x00\x00\x00\x00\x00\x3f\x00\x00\x80\x3f\x00\x00\x20\x40"  # 0, 0.5, 1, 2.5
+    if target == "rsli":  # RsLi archives of both shipped shapes (LZSS members, Deflate members)
+        from core.authoring.rsli import rsli_files
+
+        seeds = list(rsli_files().values())
     for i, seed in enumerate(seeds):
         (folder / f"seed{i}").write_bytes(times + seed if target == "sampler" else seed)
 

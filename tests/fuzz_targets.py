@@ -65,4 +65,30 @@ def sampler_target(data: bytes) -> None:
         return
 
 
-TARGETS = {"nres": nres_target, "model": model_target, "sampler": sampler_target}
+def rsli_target(data: bytes) -> None:
+    """An RsLi archive: read strictly and tolerantly, validated, every member unpacked to at most its declared
+    size; one that reads and may be written is written back byte for byte."""
+    from core.rsli import Archive as RsLiArchive
+    from core.rsli import validate_rsli
+
+    for tolerant in (False, True):
+        try:
+            archive = RsLiArchive.parse(data, "fuzz", tolerant=tolerant)
+        except FormatError:
+            continue
+        validate_rsli(archive)
+        for member in archive:
+            try:
+                if len(member.data()) != member.size:
+                    raise AssertionError("a member unpacked to other than its declared size")
+            except FormatError:
+                pass
+        try:
+            written = archive.to_bytes()
+        except FormatError:
+            continue
+        if written != data:
+            raise AssertionError("an unedited RsLi archive did not rewrite byte for byte")
+
+
+TARGETS = {"nres": nres_target, "model": model_target, "sampler": sampler_target, "rsli": rsli_target}
