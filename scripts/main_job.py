@@ -11,13 +11,13 @@ summary. Each run replaces only the folders it writes there (blend,
 thumbnails, msh, textures; without a file also unit, walker, maps); nothing
 else is removed.
 
-Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit,
-samples/maps): the core library reads, validates and round-trips each and lists the walker's clips; then, in Blender
+Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit, samples/maps,
+samples/rsli): the core library reads, validates and round-trips each and lists the walker's clips; then, in Blender
 (scripts/main_job_features.py), the unit is imported, pictured assembled and exported back byte for byte, the
-walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller),
-each damage stage of the tower pictured, and the sample mission imported with its map, pictured from above and
-exported back byte for byte. The tour's thumbnails of the walker, the unit and the mission are the README's first
-pictures (docs/pictures/: ``scripts/main_job_features.py OUT --pictures docs/pictures`` refreshes them).
+walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller), each
+damage stage of the tower pictured, and the sample mission imported with its map, pictured from above and exported
+back byte for byte. The tour's thumbnails of the walker, the unit and the mission are the README's first pictures
+(docs/pictures/: ``scripts/main_job_features.py OUT --pictures docs/pictures`` refreshes them).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ FEATURE_FOLDERS = ("unit", "walker", "maps")  # what the feature tour adds (repl
 WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", SAMPLES / "unit"
 MAPS = SAMPLES / "maps"
 MISSION = MAPS / "MISSIONS" / "SAMPLE" / "data.tma"
+RSLI = sorted((SAMPLES / "rsli").glob("*"))  # the font and sprite archives
 
 
 def sample_steps(target: str) -> list[list[str]]:
@@ -83,7 +84,8 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
                  ["roundtrip", str(WALKER)], ["clips", str(WALKER)], ["info", str(TOWER)],
                  ["validate", str(TOWER)], ["roundtrip", str(TOWER)],
                  ["validate", *map(str, sorted(UNIT.rglob("*.dat")))],
-                 ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))]):
+                 ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))],
+                 ["info", *map(str, RSLI[:1])], ["validate", *map(str, RSLI)], ["roundtrip", *map(str, RSLI)]):
         print(f"\n$ python -m core {shlex.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
