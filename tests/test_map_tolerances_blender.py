@@ -6,10 +6,13 @@ tolerance the import is refused, naming the file and the stream."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.authoring import map_retail as R
 from core.authoring.map_game import mission_game_files
+from core.map.landmsh import LandMesh
+from core.map.validate import validate_land
 
 MISSION = "MISSIONS/SAMPLE/data.tma"
 PASSING = {**{name: (target, data) for name, (target, data) in R.warning_cases().items()},
@@ -65,3 +68,25 @@ def test_beyond_a_tolerance_the_import_is_refused_naming_the_file_and_stream(ble
     assert "Land.msh" in message and STREAMS[case] in message and "Traceback" not in message
     assert not any(o.get("msh_map_level") == 0 for o in bpy.data.objects)
     assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("case", sorted(R.warning_cases()))
+def test_a_height_edit_of_a_map_with_warnings_is_written_and_keeps_what_it_warned_of(blender, tmp_path, files, case):
+    """The warnings do not stand in the way of an edit: the height reaches Land.msh, the face naming itself
+    still names itself, a Land.map with a short areal or an areal naming itself is kept byte for byte."""
+    bpy = blender.bpy
+    target, data = R.warning_cases()[case]
+    root = write(tmp_path, {**files, target: data})
+    before = snapshot(root)
+    assert bpy.ops.import_scene.parkan_map(filepath=str(root / MISSION)) == {"FINISHED"}
+    near = next(o for o in bpy.data.objects if o.get("msh_map_level") == 0)
+    near.data.vertices[5].co.z += 2.5
+    assert bpy.ops.export_scene.parkan_map(filepath=str(root / MISSION)) == {"FINISHED"}
+    after = snapshot(root)
+    assert [k for k in after if after[k] != before[k]] == [R.LAND_MSH]
+    edited = LandMesh.parse(after[R.LAND_MSH])
+    original = LandMesh.parse(before[R.LAND_MSH])
+    assert edited.positions[5, 2] == pytest.approx(original.positions[5, 2] + 2.5)
+    assert np.array_equal(edited.faces["neighbours"], original.faces["neighbours"])
+    findings = [(f.severity, f.message) for f in validate_land(edited)]
+    assert findings == ([("warning", "face is its own neighbour")] if target == R.LAND_MSH else [])
