@@ -1,0 +1,163 @@
+"""A stateful sweep of the explosion writer through Export Parkan MSH: the walker imported with its controller's
+effects, then in any order its explosion Empty edited (kind, damage, radius, placement; now and then a value of
+the wrong type), copied, renamed or deleted, weapon.rlb rewritten by another program (an entry added), and
+exports, often twice.
+
+The invariant of every export:
+
+- refused: every file is byte for byte as it was, and the scene had a value of the wrong type or two copies
+  edited apart;
+- finished: weapon.rlb's explosion holds what the scene's Empties say (the fields no Empty edits are as the file
+  held them), every other entry of weapon.rlb, including another program's, is as it was, the model is as read.
+
+EFFECTS_WRITE_SWEEP_EXAMPLES, EFFECTS_WRITE_SWEEP_STEPS and EFFECTS_WRITE_SWEEP_RANDOM=1 soak it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
+from test_effects_blender import _walker_folder
+
+from core.authoring import effects as E
+from core.container.nres import Archive
+from core.effects.exp import EXP_TYPE_ID, parse_exp
+
+EXAMPLES = int(os.environ.get("EFFECTS_WRITE_SWEEP_EXAMPLES", "10"))
+STEPS = int(os.environ.get("EFFECTS_WRITE_SWEEP_STEPS", "8"))
+RANDOM = os.environ.get("EFFECTS_WRITE_SWEEP_RANDOM") == "1"
+MEMBER = "synth_round.exp"
+FIELDS = ("kind", "damage", "radius", "placement")
+VALUES = {"kind": st.integers(1, 4), "placement": st.integers(0, 7),
+          "damage": st.sampled_from([0.0, 1.0, 250.5, 800_000.0]), "radius": st.sampled_from([1.0, 2.0, 4.5])}
+
+
+def explosion_sweep(blender, stats: Counter):
+    bpy = blender.bpy
+
+    class CarelessExplosionEdits(RuleBasedStateMachine):
+        @initialize()
+        def import_the_walker(self):
+            blender.clean_scene()
+            self.folder = Path(tempfile.mkdtemp(prefix="effects_write_sweep_"))
+            self.model = _walker_folder(self.folder)
+            assert bpy.ops.import_scene.parkan_msh(filepath=str(self.folder / "walker.msh")) == {"FINISHED"}
+            (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+            self.root_name = root.name
+            self.others = 0
+
+        def teardown(self):
+            blender.clean_scene()
+            shutil.rmtree(getattr(self, "folder", ""), ignore_errors=True)
+
+        def _blasts(self) -> list:
+            return [o for o in bpy.data.objects if o.get("msh_effect_place") == "explode"]
+
+        @rule(which=st.integers(0, 3), field=st.sampled_from(FIELDS), data=st.data(), wrong=st.integers(0, 9))
+        def edit(self, which, field, data, wrong):
+            blasts = self._blasts()
+            if not blasts:
+                return
+            value = 2.5 if wrong == 0 and field in ("kind", "placement") else data.draw(VALUES[field])
+            blasts[which % len(blasts)][f"msh_effect_{field}"] = value
+            stats[f"edited {field}{' (wrong type)' if value == 2.5 else ''}"] += 1
+
+        @rule(which=st.integers(0, 3))
+        def copy(self, which):
+            blasts = self._blasts()
+            if blasts:
+                bpy.context.collection.objects.link(blasts[which % len(blasts)].copy())
+                stats["copied"] += 1
+
+        @rule(which=st.integers(0, 3))
+        def rename(self, which):
+            blasts = self._blasts()
+            if blasts:
+                blasts[which % len(blasts)].name = f"renamed {which}"
+                stats["renamed"] += 1
+
+        @rule(which=st.integers(0, 3))
+        def delete(self, which):
+            blasts = self._blasts()
+            if blasts:
+                bpy.data.objects.remove(blasts[which % len(blasts)])
+                stats["deleted"] += 1
+
+        @rule()
+        def another_program_writes(self):
+            path = self.folder / "weapon.rlb"
+            archive = Archive.parse(path.read_bytes())
+            self.others += 1
+            archive.add(f"other_{self.others}.exp", E.sample_explosions()["synth_quiet.exp"], EXP_TYPE_ID)
+            path.write_bytes(archive.to_bytes())
+            stats["another program wrote"] += 1
+
+        @rule(twice=st.booleans())
+        def export(self, twice):
+            for _ in range(2 if twice else 1):
+                self._export()
+
+        def _files(self) -> dict:
+            return {p.name: p.read_bytes() for p in sorted(self.folder.iterdir())}
+
+        def _export(self):
+            before = self._files()
+            wanted, clash = self._wanted()
+            bpy.context.view_layer.objects.active = bpy.data.objects[self.root_name]
+            try:
+                result = bpy.ops.export_scene.parkan_msh(filepath=str(self.folder / "walker.msh"))
+            except RuntimeError as exc:
+                said = str(exc)
+                assert "Traceback" not in said, said
+                assert self._files() == before, f"refused ({said}) but the folder changed"
+                assert clash, f"refused with nothing wrong: {said}"
+                stats["refused"] += 1
+                return
+            assert result == {"FINISHED"} and not clash, clash
+            after = self._files()
+            assert set(after) == set(before) and after["walker.msh"] == self.model
+            archive, old = Archive.parse(after["weapon.rlb"]), Archive.parse(before["weapon.rlb"])
+            assert [e.name_str for e in archive] == [e.name_str for e in old]
+            for entry in archive:
+                if entry.name_str != MEMBER:
+                    assert bytes(entry.data) == bytes(old.find(entry.name_str).data), entry.name_str
+            held, was = parse_exp(archive.find(MEMBER).data), parse_exp(old.find(MEMBER).data)
+            for field in FIELDS:
+                assert getattr(held, field) == wanted.get(field, getattr(was, field)), field
+            stats["finished"] += 1
+
+        def _wanted(self) -> tuple[dict, str]:
+            """The fields the Empties edit (against what each remembers as written) and why the export must
+            refuse, if it must."""
+            wanted: dict = {}
+            for blast in self._blasts():
+                read = json.loads(blast["msh_effect_params"])
+                for field in FIELDS:
+                    value = blast[f"msh_effect_{field}"]
+                    if value == read[field]:
+                        continue
+                    if field in ("kind", "placement") and not isinstance(value, int):
+                        return wanted, "a value of the wrong type"
+                    if field in wanted and wanted[field] != value:
+                        return wanted, "two copies edited apart"
+                    wanted[field] = value
+            return wanted, ""
+
+    return CarelessExplosionEdits
+
+
+def test_every_explosion_export_writes_the_scenes_values_or_is_refused_leaving_every_file(blender):
+    stats: Counter = Counter()
+    budget = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, derandomize=not RANDOM, deadline=None,
+                      suppress_health_check=list(HealthCheck))
+    run_state_machine_as_test(explosion_sweep(blender, stats), settings=budget)
+    print("\nexplosion write sweep:", dict(sorted(stats.items())))
+    assert stats["finished"] and stats["edited damage"]
