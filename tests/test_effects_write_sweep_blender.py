@@ -31,7 +31,7 @@ from core.authoring import effects as E
 from core.container.nres import Archive
 from core.effects.exp import EXP_TYPE_ID, parse_exp
 
-EXAMPLES = int(os.environ.get("EFFECTS_WRITE_SWEEP_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("EFFECTS_WRITE_SWEEP_EXAMPLES", "8"))
 STEPS = int(os.environ.get("EFFECTS_WRITE_SWEEP_STEPS", "8"))
 RANDOM = os.environ.get("EFFECTS_WRITE_SWEEP_RANDOM") == "1"
 MEMBER = "synth_round.exp"
