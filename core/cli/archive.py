@@ -16,7 +16,15 @@ from ..errors import ERROR, FormatError, SelectionError
 from ..files import Container, open_container, validate_container
 from ..msh import streams as S
 from ..msh.model import Model
-from .kinds import OBJECTS, UNDERSTOOD, is_controller, is_explosion, is_text_map_file, is_unit_file
+from .kinds import (
+    OBJECTS,
+    UNDERSTOOD,
+    is_controller,
+    is_explosion,
+    is_mission_world_file,
+    is_text_map_file,
+    is_unit_file,
+)
 from .output import EXIT_BAD_DATA, EXIT_OK, EXIT_USAGE, UsageError, emit, emit_json, out
 from .roundtrip import describe_offset, first_difference, rewritten
 
@@ -166,6 +174,10 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _info_file(args: argparse.Namespace) -> int:
+    if is_mission_world_file(args.file):
+        from . import world
+
+        return world.info_file(args)
     if is_text_map_file(args.file):  # a mission or a map's material list
         from . import map as map_cli
 
@@ -331,6 +343,10 @@ def _file_findings(path: str) -> list:
         from .effects import validate_file
 
         return validate_file(path)
+    if is_mission_world_file(path):
+        from .world import validate_file
+
+        return validate_file(path)
     if is_text_map_file(path):
         from ..map.folder import validate_text_file
 
@@ -355,6 +371,10 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         return rewritten_ctl(data, path)
     if is_explosion(path):
         from .effects import rewritten_file
+
+        return rewritten_file(path, data)
+    if is_mission_world_file(path):
+        from .world import rewritten_file
 
         return rewritten_file(path, data)
     if is_text_map_file(path):

@@ -13,7 +13,10 @@ MAP_SUFFIXES = (*TEXT_MAP_SUFFIXES, ".map")
 EXPLOSION_SUFFIX = ".exp"               # a bare explosion, as the game's archives name their EXPL members
 # What validate, roundtrip and info read in a folder (recursively): models, archives and libraries, controllers,
 # unit files, maps and missions.
-UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES, EXPLOSION_SUFFIX)
+SKY_SUFFIX = ".ske"                     # a mission's sky.ske (core.sky)
+BRIEFING = "briefing.cfg"               # a campaign mission's briefing flythrough (core.briefing)
+UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES, EXPLOSION_SUFFIX, SKY_SUFFIX,
+              BRIEFING)
 
 
 def is_unit_file(path: str) -> bool:
@@ -21,6 +24,15 @@ def is_unit_file(path: str) -> bool:
     objects.rlb."""
     name = os.path.basename(str(path)).lower()
     return name.endswith(UNIT_SUFFIXES) or name == OBJECTS
+
+
+def is_sky(path: str) -> bool:
+    return str(path).lower().endswith(SKY_SUFFIX)
+
+
+def is_mission_world_file(path: str) -> bool:
+    """A mission's sky or briefing (core.cli.world)."""
+    return is_sky(path) or os.path.basename(str(path)).lower() == BRIEFING
 
 
 def is_explosion(path: str) -> bool:
