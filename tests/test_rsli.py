@@ -224,3 +224,15 @@ def test_an_adaptive_huffman_member_is_named_not_unpacked_and_not_written(method
     unknown = raw_archive([(b"ODD.TEX", 0x1E0, 1, b"x")])
     with pytest.raises(FormatError, match="unknown storage method 0x1e0"):
         Archive.parse(unknown, "odd.lib")
+
+
+def test_a_deflate_stream_longer_than_its_declared_size_is_a_warning():
+    picture = bytes(range(256)) * 20
+    packed = zlib.compress(picture, 9)[2:-4]
+    exact = Archive.parse(raw_archive([(b"A.TEX", DEFLATE, len(picture), packed)]))
+    assert validate_rsli(exact) == []
+    for cut in (len(picture) - 1, 100):
+        longer = Archive.parse(raw_archive([(b"A.TEX", DEFLATE, cut, packed)]))
+        assert longer.members[0].data() == picture[:cut]
+        assert [(f.severity, f.message) for f in validate_rsli(longer)] == [
+            ("warning", "the Deflate stream goes on past the declared size")]
