@@ -15,7 +15,7 @@ LAYERS = [
     ["core.container", "core.rsli"],
     ["core.msh", "core.appearance"],
     ["core.animation"],
-    ["core.unit", "core.map", "core.sky", "core.briefing"],
+    ["core.unit", "core.map", "core.sky", "core.briefing", "core.interior"],
     ["core.effects", "core.fonts"],
     ["core.files", "core.authoring"],
     ["core.kinds"],
