@@ -45,3 +45,17 @@ def test_batch_textures_renders_font_atlases_and_sprites(tmp_path):
         assert np.array_equal(shown, picture_rgba(data, index)), name
     assert sorted(p.name for p in (out / "gamefont").iterdir()) == ["ARIALTEX.TFT.png"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game", "out"]
+
+
+def test_batch_skips_rsli_archives_found_in_a_folder_and_names_one_given(tmp_path):
+    """A game folder holds gamefont.rlb, which is no NRes: a model command skips it with a note (it failed on it),
+    and names it when it is given on the command line."""
+    game = tmp_path / "game"
+    shutil.copytree(SAMPLES, game)
+    shutil.copy(ROOT / "samples" / "sample.msh", game / "sample.msh")
+    result = batch("import", game, "-o", tmp_path / "out")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"skipped {game / 'gamefont.rlb'}: an RsLi archive holds no model" in result.stdout  # .lib: not scanned
+    assert (tmp_path / "out" / "sample.blend").is_file()
+    named = batch("import", game / "gamefont.rlb", "-o", tmp_path / "named")
+    assert named.returncode == 1 and f"{game / 'gamefont.rlb'}: an RsLi archive holds no model" in named.stdout

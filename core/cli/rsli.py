@@ -10,24 +10,16 @@ from collections.abc import Callable
 
 from ..disk import read_input
 from ..errors import Finding, FormatError, SelectionError
-from ..rsli import Archive, is_rsli, validate_rsli
+from ..rsli import Archive, is_rsli, is_rsli_file, validate_rsli
 from ..rsli.archive import MEMBER, method_name
 from .output import emit
 
 # The font codecs (numpy) and the write path are imported by the functions that need them: every info,
-# validate and roundtrip asks ``is_rsli_file`` first.
+# validate and roundtrip asks ``is_rsli_file`` first (re-exported here for the commands).
+__all__ = ["is_rsli_file"]
 
 FONT_SUFFIXES = (".tft", ".pal")
 Out = Callable[[argparse.Namespace, dict, list[str]], None]
-
-
-def is_rsli_file(path: str) -> bool:
-    """Whether the file begins as an RsLi archive does (False when it cannot be read: the NRes reader says why)."""
-    try:
-        with open(path, "rb") as handle:
-            return is_rsli(handle.read(4))
-    except OSError:
-        return False
 
 
 def is_font_file(path: str) -> bool:

@@ -45,6 +45,15 @@ def is_rsli(data: bytes | memoryview) -> bool:
     return bytes(data[:4]) == MAGIC
 
 
+def is_rsli_file(path) -> bool:
+    """Whether the file at ``path`` begins as an RsLi archive does (False when it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return is_rsli(handle.read(4))
+    except OSError:
+        return False
+
+
 def method_name(method: int) -> str:
     return METHOD_NAMES.get(method, f"unknown method {method:#05x}")
 

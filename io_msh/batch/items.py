@@ -95,6 +95,7 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
     taken: set[str] = {str(out / SHEET_NAME).lower()} if args.command == "thumbnails" else set()
     from ...core.errors import FormatError
     from ...core.files import open_container
+    from ...core.rsli import is_rsli_file
 
     items = []
     units = args.command in UNIT_COMMANDS
@@ -105,6 +106,13 @@ def plan_items(args, notes: list[str] | None = None) -> list[Item]:
             continue
         if path.suffix.lower() == UNIT_SUFFIX:
             _unit_item(items, path, str(path) in args.inputs, out / stem.with_suffix(suffix), taken, notes)
+            continue
+        if is_rsli_file(path):  # gamefont.rlb, sprites.lib: pictures and a font, no model
+            why = "an RsLi archive holds no model (batch textures draws its pictures)"
+            if str(path) in args.inputs:
+                items.append(Item(str(path), None, "", str(path), f"{path}: {why}"))
+            else:
+                notes.append(f"skipped {path}: {why}")
             continue
         try:
             container = open_container(path)
