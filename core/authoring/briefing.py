@@ -1,5 +1,5 @@
-"""A synthetic ``briefing.cfg`` in the shipped shape (world digest W78-W79): every waypoint with all 24 keys in
-the shipped order, the three edge types and a flyaround, opening and closing black (each change of FadePercent
+"""A synthetic ``briefing.cfg`` in the shipped shape (openparkan docs/21-briefing.md): every waypoint with all 24
+keys in the shipped order, the three edge types and a flyaround, opening and closing black (each change of FadePercent
 carried by a FadeTime on the earlier waypoint), LoopIndex -1 everywhere."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A synthetic ``sky.ske`` and ``sky.wea`` in the shape the shipped missions have (world digest W55-W66): a
+"""A synthetic ``sky.ske`` and ``sky.wea`` in the shape the shipped missions have (openparkan docs/10-sky.md): a
 day of 0:15, the clock starting at 01:30, the sun up from 00:30 to 14:30 and the moon from 15:30 to 23:30, an
 optional rain spell with its sound, version-3 keyframes, slot 0 holding editor heap addresses, and the
 section headers' 23:59 times with the tail words of an editor session."""
@@ -11,11 +11,11 @@ from ..appearance.wear import Wear
 from ..sky.ske import SLOTS, Keyframe, Section, Sky, Time
 
 SKY_MATERIALS = ("ENV_NEBULA_0", "ENV_STARS", "ENV_CLOUDS", "ENV_SUN", "ENV_MOON", "ENV_FLARE_00",
-                 "ENV_FLARE_01", "SNOWFLAKE", "RAIN_DROP")  # the nine roles by slot (W66)
-EDITOR_WORD = 6939832  # the uninitialised section-header word of the files whose last word is 1 (W57)
+                 "ENV_FLARE_01", "SNOWFLAKE", "RAIN_DROP")  # the nine roles by slot
+EDITOR_WORD = 6939832  # the uninitialised section-header word of the files whose last word is 1
 RAIN_SOUND = b"atm_rain1.wav"
 
-# (hour, minute, opcode, first name, light, horizon, apex) of one day; 7 is the usual "no event" (W62)
+# (hour, minute, opcode, first name, light, horizon, apex) of one day; 7 is the usual "no event"
 DAY = ((0, 0, 7, b"", 0.0, (20, 24, 60), (2, 2, 10)),
        (0, 30, 0, b"sun", 0.2, (120, 90, 80), (20, 30, 80)),
        (3, 0, 7, b"", 1.2, (200, 170, 140), (60, 110, 200)),
@@ -48,12 +48,12 @@ def _keyframe(section: int, row: tuple, index: int, rain: bool) -> Keyframe:
     if not rain and opcode in (3, 4):
         opcode = 7
     slots = [0] * SLOTS
-    slots[0] = 0x01A3_0000 + 0x40 * index  # a heap address of the editor's (W59: never copied)
+    slots[0] = 0x01A3_0000 + 0x40 * index  # a heap address of the editor's (never copied)
     for slot in (1, 2, 3, 4):
         slots[slot] = _colour(horizon)
     for slot, share in ((7, 0.75), (8, 0.75), (9, 0.75), (10, 0.75), (11, 0.4), (12, 0.4), (13, 0.4), (14, 0.4)):
         slots[slot] = _colour(tuple(int(h * share + a * (1 - share)) for h, a in zip(horizon, apex, strict=True)))
-    slots[15] = _colour(apex, 0 if light == 0.0 else 255)  # the apex is see-through at night (W59)
+    slots[15] = _colour(apex, 0 if light == 0.0 else 255)  # the apex is see-through at night
     slots[5], slots[6] = _f32(0.0), _f32(1.0)  # fog from 0 to 700 units
     slots[17] = _colour((255, 255, 255), 128)
     slots[18] = _colour((200, 200, 210))

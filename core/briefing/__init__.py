@@ -1,1 +1,1 @@
-"""A campaign mission's briefing flythrough (core.briefing.cfg, world digest §5)."""
+"""A campaign mission's briefing flythrough (core.briefing.cfg, openparkan docs/21-briefing.md)."""

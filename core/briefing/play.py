@@ -1,4 +1,4 @@
-"""How the game plays a briefing (world digest W79; openparkan docs/21-briefing.md, "How the player runs it"): a
+"""How the game plays a briefing (openparkan docs/21-briefing.md, "How the player runs it"): a
 dwell at waypoint i (``WaypointTime`` when ``WaitForTime`` is set, else none), then the edge leaving i (its
 ``EdgeType`` over its ``EdgeTime``) to the next stop (``LoopIndex`` unless -1, else i + 1). The last waypoint's
 edge has nowhere to go: the camera holds for its ``EdgeTime`` and the briefing ends. A loop back is played

@@ -1,5 +1,5 @@
 """The sky at a time of day: a section's keyframes interpolated around the clock (colours per channel, floats
-linearly, world digest W59) and the sun and moon on their arcs (W64)."""
+linearly, openparkan docs/10-sky.md) and the sun and moon on their arcs."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from .ske import FLOAT_SLOTS, SLOTS, Keyframe, Section
 
-FOG_SCALE = 700.0  # slots 5 and 6 hold fog start and end / 700 (W59)
-# where the bodies stand: constants of Terrain.dll, not of the file (W64): azimuth A and tilt B, degrees
+FOG_SCALE = 700.0  # slots 5 and 6 hold fog start and end / 700
+# where the bodies stand: constants of Terrain.dll, not of the file: azimuth A and tilt B, degrees
 BODIES = {"sun": (90.0, 30.0), "moon": (0.0, 50.0)}
-HORIZON = (2, 3, 1, 4)  # the horizon colours at compass quarters 0..3 (k x 90 degrees from +y toward +x), W59
+HORIZON = (2, 3, 1, 4)  # the horizon colours at compass quarters 0..3 (k x 90 degrees from +y toward +x)
 RINGS = ((2, 3, 1, 4), (7, 10, 8, 9), (11, 14, 12, 13), (15, 15, 15, 15))  # dome ring 4 (horizon) .. apex
 SUN_LIGHT, SCENE_COLOUR, COUNTER_LIGHT, CLOUDS = 19, 20, 21, 18
 
@@ -39,7 +39,7 @@ class SkyState:
 
     @property
     def sun_light(self) -> tuple[float, float, float]:
-        """The main light's colour: slot 19 times float 3 (W59, W63)."""
+        """The main light's colour: slot 19 times float 3."""
         red, green, blue, _ = self.colours[SUN_LIGHT]
         light = self.values[2]
         return red * light, green * light, blue * light
@@ -47,9 +47,9 @@ class SkyState:
 
 def state_at(section: Section, minutes: float) -> SkyState:
     """The sky ``minutes`` after midnight of ``section``'s day. Between two keyframes it is interpolated;
-    before the first and after the last it holds that keyframe (our reading: the digest does not say how the
+    before the first and after the last it holds that keyframe (our reading: the sources do not say how the
     game runs past a day's last stamp). A section without keyframes gives black."""
-    keys = sorted(section.keyframes, key=lambda k: k.time.minutes)  # the game sorts each section (W58)
+    keys = sorted(section.keyframes, key=lambda k: k.time.minutes)  # the game sorts each section
     if not keys:
         return SkyState(((0.0, 0.0, 0.0, 0.0),) * SLOTS, 0.0, 0.0, (0.0,) * 4, ())
     before, after, t = _around(keys, minutes)
@@ -76,8 +76,8 @@ def _around(keys: list[Keyframe], minutes: float) -> tuple[Keyframe, Keyframe, f
 
 def _bodies(keys: list[Keyframe], minutes: float) -> list[Body]:
     """Each body up at ``minutes``: started by an opcode-0 keyframe naming it, living to the first later
-    opcode-1 keyframe of the section, not wrapping (W62); its arc theta = (1.2 f - 0.1) pi, the light along
-    R_z(A) R_x(B) (cos theta, 0, -sin theta) (W64)."""
+    opcode-1 keyframe of the section, not wrapping; its arc theta = (1.2 f - 0.1) pi, the light along
+    R_z(A) R_x(B) (cos theta, 0, -sin theta)."""
     found = []
     for k, key in enumerate(keys):
         if key.opcode != 0 or key.time.minutes > minutes:

@@ -1,5 +1,5 @@
 """``sky.ske``, a mission's atmosphere: per section a day of keyframes (colour slots, the sun and moon, weather
-events), read and written word for word (world digest §3.2, W57-W58, the layout of ``Terrain.dll``'s
+events), read and written word for word (openparkan docs/10-sky.md, the layout of ``Terrain.dll``'s
 deserialiser). Every word is kept as read, the unused ones too (slot 0 holds editor heap addresses, slot 16 is
 never read, the section headers' 23:59 times and their tails), so an unedited file writes back byte for byte."""
 
@@ -13,16 +13,16 @@ from ..errors import Finding, FormatError, warning
 
 STREAM = "sky.ske"
 MAGIC = 0xFFFFFFFF
-VERSION = 5  # the only version the loader takes ("Old version ske file / ReSave in SunEditor"), W55
-TIME_WORDS = 8  # a time: eight u32, +0 section, +0x0C hour, +0x10 minute (W57)
+VERSION = 5  # the only version the loader takes ("Old version ske file / ReSave in SunEditor")
+TIME_WORDS = 8  # a time: eight u32, +0 section, +0x0C hour, +0x10 minute
 SLOTS = 22
-SLOTS_V1 = 20  # keyframe version 1: slots 20-21 made from slot 19 x 0.3 by the loader (W58)
+SLOTS_V1 = 20  # keyframe version 1: slots 20-21 made from slot 19 x 0.3 by the loader
 NAMES = 6
 FLOATS = 4
-KEYFRAME_VERSIONS = (1, 2, 3)  # 3 on 656 of 656 shipped keyframes; the loader also takes 1 and 2 (W58)
-EFFECTS_KEPT = 4  # the loader copies at most four effect-list names (W58)
-OPCODES = 10  # 0..9 (W62)
-FLOAT_SLOTS = (5, 6)  # fog start / end / 700 (W59); every other slot is a BGRA colour
+KEYFRAME_VERSIONS = (1, 2, 3)  # 3 on 656 of 656 shipped keyframes; the loader also takes 1 and 2
+EFFECTS_KEPT = 4  # the loader copies at most four effect-list names
+OPCODES = 10  # 0..9
+FLOAT_SLOTS = (5, 6)  # fog start / end / 700; every other slot is a BGRA colour
 # the smallest keyframe: version, time, opcode, 20 slots, six empty names, four floats (no effect list)
 SMALLEST_KEYFRAME = 4 + 4 * TIME_WORDS + 4 + 4 * SLOTS_V1 + 4 * NAMES + 4 * FLOATS
 
@@ -47,7 +47,7 @@ class Time:
 
     @property
     def minutes(self) -> int:
-        """Minutes since midnight (the order keyframes are sorted in, W58)."""
+        """Minutes since midnight (the order keyframes are sorted in)."""
         return self.hour * 60 + self.minute
 
     def at(self, hour: int, minute: int) -> Time:
@@ -58,7 +58,7 @@ class Time:
 
 @dataclass
 class Keyframe:
-    """One stamp of a section's day (W58). ``slots`` and ``floats`` are the u32 words as read (colours BGRA,
+    """One stamp of a section's day. ``slots`` and ``floats`` are the u32 words as read (colours BGRA,
     slots 5 and 6 and the four floats f32 bits), so that NaN payloads survive too."""
 
     version: int
@@ -89,7 +89,7 @@ class Keyframe:
 
     @property
     def values(self) -> tuple[float, ...]:
-        """The four floats: sprite extent across, extent up, light, weather intensity (W63)."""
+        """The four floats: sprite extent across, extent up, light, weather intensity."""
         return tuple(_float(w) for w in self.floats)
 
     def with_values(self, values: tuple[float, ...]) -> Keyframe:
@@ -98,7 +98,7 @@ class Keyframe:
 
     @property
     def body(self) -> str:
-        """``sun``, ``moon`` or empty: the first name, the only one used (W58, W62)."""
+        """``sun``, ``moon`` or empty: the first name, the only one used."""
         return self.names[0].decode("latin-1")
 
 
@@ -106,7 +106,7 @@ class Keyframe:
 class Section:
     version: int
     unused_time: Time  # 23:59, read, never used
-    day: Time  # the day's length in real hours and minutes (W60)
+    day: Time  # the day's length in real hours and minutes
     keyframes: list[Keyframe] = field(default_factory=list)
 
     @property
@@ -114,14 +114,14 @@ class Section:
         return self.day.hour * 3600 + self.day.minute * 60
 
     def seconds_of(self, time: Time) -> int:
-        """A stamp's real seconds into this section's day, in integers as the game computes it (W60)."""
+        """A stamp's real seconds into this section's day, in integers as the game computes it."""
         return time.minutes * 60 * self.day_seconds // 86_400
 
 
 @dataclass
 class Sky:
     sections: list[Section]
-    start: Time  # where the clock starts: section, hour, minute (W61)
+    start: Time  # where the clock starts: section, hour, minute
     unused: int  # i32, 0, read, never used
     handed: int  # i32, 0 or 1, handed to the sky, never read
     version: int = VERSION
@@ -287,7 +287,7 @@ def _check_section(s: int, section: Section) -> list[Finding]:
     return found
 
 
-# opcode: (what it starts or stops, whether it starts), W62; 0 and 1 start and stop a body (sun or moon,
+# opcode: (what it starts or stops, whether it starts); 0 and 1 start and stop a body (sun or moon,
 # by the first name), 2 and 7 do nothing
 EVENTS = {0: ("sun", True), 1: ("sun", False), 3: ("rain", True), 4: ("rain", False), 5: ("snow", True),
           6: ("snow", False), 8: ("lightning", True), 9: ("lightning", False)}

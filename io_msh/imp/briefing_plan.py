@@ -1,5 +1,5 @@
 """The campaign mission's briefing flythrough as the map import shows it: ``briefing.cfg`` beside ``data.tma``
-(world digest W78), read and timed (core.briefing)."""
+(openparkan docs/21-briefing.md), read and timed (core.briefing)."""
 
 from __future__ import annotations
 

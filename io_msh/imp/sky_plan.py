@@ -1,6 +1,6 @@
 """The mission's sky as the map import shows it: ``sky.ske`` and ``sky.wea`` beside ``data.tma`` (found by fixed
-name, world digest W55), and the keyframe shown: the one of the clock's section at or before the time of day
-asked for (by default where the mission's clock starts, W61). The sky is shown as that keyframe holds it, so
+name, openparkan docs/10-sky.md), and the keyframe shown: the one of the clock's section at or before the time of day
+asked for (by default where the mission's clock starts). The sky is shown as that keyframe holds it, so
 that what the user edits in Blender is that keyframe's values (io_msh.exp.map_sky)."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def plan_sky(mission_path: str | Path, minutes: int | None, warnings: list[str])
         return None
     keys = sky.sections[section].keyframes
     at = sky.start.minutes if minutes is None else minutes
-    order = sorted(range(len(keys)), key=lambda k: keys[k].time.minutes)  # the game's order (W58)
+    order = sorted(range(len(keys)), key=lambda k: keys[k].time.minutes)  # the game's order
     earlier = [k for k in order if keys[k].time.minutes <= at]
     keyframe = earlier[-1] if earlier else order[0]
     bodies = state_at(sky.sections[section], keys[keyframe].time.minutes).bodies
