@@ -41,16 +41,20 @@ VALUES = {"kind": st.integers(1, 4), "placement": st.integers(0, 7),
 
 
 def explosion_sweep(blender, stats: Counter):
-    bpy = blender.bpy
-
     class CarelessExplosionEdits(RuleBasedStateMachine):
+        # Blender's modules are looked up at each use, never held by the class (which outlives the scene: 4.2
+        # crashes at exit when a class hypothesis keeps holds bpy).
+        @property
+        def bpy(self):
+            return blender.bpy
+
         @initialize()
         def import_the_walker(self):
             blender.clean_scene()
             self.folder = Path(tempfile.mkdtemp(prefix="effects_write_sweep_"))
             self.model = _walker_folder(self.folder)
-            assert bpy.ops.import_scene.parkan_msh(filepath=str(self.folder / "walker.msh")) == {"FINISHED"}
-            (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+            assert self.bpy.ops.import_scene.parkan_msh(filepath=str(self.folder / "walker.msh")) == {"FINISHED"}
+            (root,) = [o for o in self.bpy.data.objects if "msh_model" in o]
             self.root_name = root.name
             self.others = 0
 
@@ -59,7 +63,7 @@ def explosion_sweep(blender, stats: Counter):
             shutil.rmtree(getattr(self, "folder", ""), ignore_errors=True)
 
         def _blasts(self) -> list:
-            return [o for o in bpy.data.objects if o.get("msh_effect_place") == "explode"]
+            return [o for o in self.bpy.data.objects if o.get("msh_effect_place") == "explode"]
 
         @rule(which=st.integers(0, 3), field=st.sampled_from(FIELDS), data=st.data(), wrong=st.integers(0, 9))
         def edit(self, which, field, data, wrong):
@@ -74,7 +78,7 @@ def explosion_sweep(blender, stats: Counter):
         def copy(self, which):
             blasts = self._blasts()
             if blasts:
-                bpy.context.collection.objects.link(blasts[which % len(blasts)].copy())
+                self.bpy.context.collection.objects.link(blasts[which % len(blasts)].copy())
                 stats["copied"] += 1
 
         @rule(which=st.integers(0, 3))
@@ -88,7 +92,7 @@ def explosion_sweep(blender, stats: Counter):
         def delete(self, which):
             blasts = self._blasts()
             if blasts:
-                bpy.data.objects.remove(blasts[which % len(blasts)])
+                self.bpy.data.objects.remove(blasts[which % len(blasts)])
                 stats["deleted"] += 1
 
         @rule()
@@ -111,9 +115,9 @@ def explosion_sweep(blender, stats: Counter):
         def _export(self):
             before = self._files()
             wanted, clash = self._wanted()
-            bpy.context.view_layer.objects.active = bpy.data.objects[self.root_name]
+            self.bpy.context.view_layer.objects.active = self.bpy.data.objects[self.root_name]
             try:
-                result = bpy.ops.export_scene.parkan_msh(filepath=str(self.folder / "walker.msh"))
+                result = self.bpy.ops.export_scene.parkan_msh(filepath=str(self.folder / "walker.msh"))
             except RuntimeError as exc:
                 said = str(exc)
                 assert "Traceback" not in said, said
