@@ -7,11 +7,12 @@ import struct
 
 from .container.nres import MAGIC
 from .errors import FormatError
+from .rsli import is_rsli
 from .sky import ske
 
 EMPTY, OTHER = "empty", "other"
 KIND_NAMES = {
-    "model": "a model", "archive": "an NRes archive", "land": "a terrain mesh (Land.msh)",
+    "model": "a model", "archive": "an NRes archive", "rsli": "an RsLi archive", "land": "a terrain mesh (Land.msh)",
     "arealmap": "an areal map (Land.map)", "mission": "a mission (data.tma)", "unit tree": "a unit tree (.dat)",
     "sky": "a sky (sky.ske)",
     "glb": "a binary glTF file", "gltf": "a glTF file", "fbx": "an FBX file", "blend": "a .blend file",
@@ -33,6 +34,8 @@ def kind_of(data: bytes) -> str:
         except FormatError:
             return "archive"
         return container.map_kind or ("model" if container.is_model else "archive")
+    if is_rsli(data):  # gamefont.rlb, sprites.lib
+        return "rsli"
     if data[:4] == b"glTF":
         return "glb"
     if data[:18] == b"Kaydara FBX Binary":

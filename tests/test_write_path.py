@@ -57,6 +57,20 @@ def test_kinds_are_told_from_the_bytes(model_bytes):
     assert kind_of(b"hello") == "other"
 
 
+def test_an_rsli_archive_is_a_kind_of_its_own_replaced_only_by_another(tmp_path):
+    """gamefont.rlb and sprites.lib are no NRes and no "other data": a member extracted over one is refused."""
+    from core.authoring.rsli import rsli_files
+
+    font, sprites = rsli_files()["gamefont.rlb"], rsli_files()["sprites.lib"]
+    assert kind_of(font) == kind_of(sprites) == "rsli"
+    path = tmp_path / "gamefont.rlb"
+    path.write_bytes(font)
+    with pytest.raises(InputError, match="holds an RsLi archive"):
+        write([Target(str(path), b"Texm" + bytes(40), owned=True)])
+    assert path.read_bytes() == font
+    assert write([Target(str(path), sprites, owned=True)]).written == [str(path)]
+
+
 def test_an_unedited_file_is_not_written_and_another_programs_change_is_kept(tmp_path):
     path = tmp_path / "a.wea"
     path.write_bytes(b"as imported")
