@@ -8,25 +8,23 @@ import os
 
 import bpy
 from bpy.props import BoolProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from ...core.disk import recovery_notes
-from ...core.errors import FormatError, printable
+from ...core.errors import FormatError
 from ..com import compat
 from ..exp.map import export_map, map_collection
-from ..exp.write_scene import as_shown
 from ..imp import map as M
 from ..imp.map import import_map
-from ..imp.map_plan import plan_map
+from ..imp.map_plan import MapPlan, plan_map
 from ..imp.plan import ImportOptions
 from ..imp.sky_plan import parse_time_of_day
 from . import dialog as D
 from . import registration
+from .file_operators import ExportFile, ImportFiles
 from .preferences import game_folder
-from .translations import exported, report
+from .translations import report
 
 
-class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
+class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportFiles):
     bl_idname = "import_scene.parkan_map"
     bl_label = "Import Parkan Map"
     bl_description = ("Import a Parkan: Iron Strategy map (Land.msh) with its materials and water, or a mission "
@@ -47,41 +45,21 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
                     "mission's clock starts. Colours, fog and the sun edited in Blender are written into that "
                     "keyframe by Export Parkan Map")
 
-    def invoke(self, context, event):
-        return self.invoke_popup(context)
-
-    def execute(self, context):
-        """Every map or mission chosen (or dropped), each imported whole or not at all."""
-        paths = D.chosen_paths(self)
-        if not paths:
-            report(self, "ERROR", "No file to import")
-        done = [self.import_file(context, path) for path in paths]
-        return {"FINISHED"} if any(done) else {"CANCELLED"}
-
-    def import_file(self, context, path: str) -> bool:
-        folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
-        options = ImportOptions(node_mode=self.node_mode, game_folders=folders, animation="NONE",
-                                name_bytes=compat.node_name_bytes(self.node_mode))
+    def plan(self, context, path: str) -> MapPlan | None:
         try:
             minutes = parse_time_of_day(self.sky_time)
         except ValueError as exc:
             report(self, "ERROR", f"Time of Day: {exc}")
-            return False
-        try:
-            plan = plan_map(path, options, self.game_folder or None, minutes)
-        except FormatError as exc:
-            report(self, "ERROR", exc.describe(path))
-            return False
-        except OSError as exc:
-            report(self, "ERROR", f"{printable(str(exc.filename or path))}: cannot read: {exc.strerror or exc}")
-            return False
-        try:
-            import_map(context, plan)
-        except Exception as exc:  # a Blender-side failure must not leave half a map
-            report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
-            return False
-        for line in plan.warnings:
-            report(self, "INFO", line)
+            return None
+        folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
+        options = ImportOptions(node_mode=self.node_mode, game_folders=folders, animation="NONE",
+                                name_bytes=compat.node_name_bytes(self.node_mode))
+        return plan_map(path, options, self.game_folder or None, minutes)
+
+    def build(self, context, plan: MapPlan) -> None:
+        import_map(context, plan)
+
+    def imported(self, path: str, plan: MapPlan) -> None:
         faces = [len(level.triangles) for level in plan.levels]
         report(self, "INFO", f"Imported {os.path.basename(path)}: {faces[0]} + {faces[1]} faces, "
                               f"{len(plan.placements)} object(s) of {len(plan.kinds) + len(plan.empty_kinds)} "
@@ -90,10 +68,9 @@ class IMPORT_SCENE_OT_parkan_map(bpy.types.Operator, ImportHelper):
         if plan.warnings:
             report(self, "WARNING", f"Imported {os.path.basename(path)} with {len(plan.warnings)} warning(s); "
                                      f"first: {plan.warnings[0]}")
-        return True
 
 
-class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
+class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportFile):
     bl_idname = "export_scene.parkan_map"
     bl_label = "Export Parkan Map"
     bl_description = ("Export an imported Parkan map and mission: the ground's heights into Land.msh (normals and "
@@ -121,15 +98,10 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportHelper):
             self.filepath = str(top[key])
         return super().invoke(context, event)
 
-    def execute(self, context):
-        path = self.filepath
-        with as_shown(context):  # Edit Mode's heights read, the user left in the mode they were in
-            result = exported(self, path, lambda: export_map(context, path, self.force, self.collection or None,
-                                                             self.replace_changed, self.replace_map))
-        for note in recovery_notes():
-            report(self, "WARNING", note)
-        if result is None:
-            return {"CANCELLED"}
+    def export(self, context, path: str):
+        return export_map(context, path, self.force, self.collection or None, self.replace_changed, self.replace_map)
+
+    def written(self, path: str, result) -> set[str]:
         report(self, "INFO", f"Wrote {len(result.written)} file(s) of {os.path.basename(path)}, "
                               f"{len(result.unchanged)} unchanged: {result.heights} height(s) changed, "
                               f"{result.edited_objects} object(s) edited")

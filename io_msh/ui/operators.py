@@ -12,11 +12,7 @@ from functools import lru_cache
 import bpy
 from bpy.app.translations import pgettext_iface as iface
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
-from bpy_extras.io_utils import (
-    ExportHelper,
-    ImportHelper,
-    orientation_helper,
-)
+from bpy_extras.io_utils import ImportHelper, orientation_helper
 
 from ...core.disk import recovery_notes
 from ...core.errors import FormatError, printable
@@ -30,8 +26,9 @@ from . import engine_operators, library_operators, map_operators, registration, 
 from .clip_operators import CLASSES as CLIP_CLASSES
 from .clip_operators import menu_object as clip_menu_object
 from .dialog import export_options
+from .file_operators import ExportFile
 from .preferences import ParkanMshPreferences, game_folder
-from .translations import exported, report
+from .translations import report
 
 EXTENSIONS = ".msh;.rlb"
 
@@ -221,7 +218,7 @@ class IMPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
-class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
+class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportFile):
     """Export the selected Parkan model (or the scene's only one) as .msh, or into an .rlb archive"""
 
     bl_idname = "export_scene.parkan_msh"
@@ -230,6 +227,7 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
 
     filename_ext = ".msh"
     check_extension = False  # .msh writes a model, .rlb puts it into an archive
+    read_as_shown = False  # the export leaves Edit Mode itself (io_msh.exp.export)
     filter_glob: StringProperty(default="*.msh;*.rlb", options={"HIDDEN"})
     collection: StringProperty(options={"HIDDEN"}, description="Export the model in this collection")
 
@@ -262,18 +260,18 @@ class EXPORT_SCENE_OT_parkan_msh(bpy.types.Operator, ExportHelper):
         """Whether an option applies to the choices made (the others are drawn greyed out)."""
         return D.export_enabled(self, name)
 
-    def execute(self, context):
-        path = target_path(self.filepath)
+    def target(self, filepath: str) -> str | None:
+        path = target_path(filepath)
         if path is None:
-            folder = os.path.normpath(self.filepath if os.path.isdir(self.filepath) else os.path.dirname(self.filepath))
+            folder = os.path.normpath(filepath if os.path.isdir(filepath) else os.path.dirname(filepath))
             report(self, "ERROR", f"{printable(folder)}: is a folder, not a file: type the file's name (a .msh "
                                   f"model, or an .rlb archive)")
-            return {"CANCELLED"}
-        options = export_options(self)
-        result = exported(self, path, lambda: export_to_file(context, path, options, self.entry or None,
-                                                             self.collection or None))
-        if result is None:
-            return {"CANCELLED"}
+        return path
+
+    def export(self, context, path: str):
+        return export_to_file(context, path, export_options(self), self.entry or None, self.collection or None)
+
+    def written(self, path: str, result) -> set[str]:
         edited = len(result.edited_nodes)
         if not result.written:  # every file already held what the scene shows (core.write_path)
             report(self, "INFO", f"Nothing to write: {path} and the files beside it already hold the model")

@@ -12,6 +12,8 @@ from bpy_extras.io_utils import poll_file_object_drop
 
 from ...core.disk import Terminated
 
+PACKAGE = __name__.rpartition(".ui.")[0]  # the extension's own classes (not bpy_extras' helpers)
+
 
 class DropFileHandler:
     """Mixin of the add-on's ``bpy.types.FileHandler`` classes: a file dropped onto the 3D Viewport or the
@@ -52,12 +54,13 @@ def _signalled_again(method: Callable) -> Callable:
 
 def register(classes: Sequence[type], imports: Sequence[Callable] = (), exports: Sequence[Callable] = ()) -> None:
     """Register ``classes`` in order, then add the ``imports`` and ``exports`` menu entries. Operators' execute
-    and invoke pass on a SIGTERM their writes deferred (``_signalled_again``)."""
+    and invoke (their own or their mixin's, io_msh.ui.file_operators) pass on a SIGTERM their writes deferred
+    (``_signalled_again``)."""
     for cls in classes:
         if issubclass(cls, bpy.types.Operator):
             for name in ("execute", "invoke"):
-                if name in cls.__dict__:
-                    setattr(cls, name, _signalled_again(cls.__dict__[name]))
+                if any(name in k.__dict__ for k in cls.__mro__ if k.__module__.startswith(PACKAGE)):
+                    setattr(cls, name, _signalled_again(getattr(cls, name)))
         bpy.utils.register_class(cls)
     for menu in imports:
         bpy.types.TOPBAR_MT_file_import.append(menu)

@@ -9,30 +9,26 @@ import os
 
 import bpy
 from bpy.props import StringProperty
-from bpy_extras.io_utils import (
-    ExportHelper,
-    ImportHelper,
-    orientation_helper,
-)
+from bpy_extras.io_utils import orientation_helper
 
 from ...core.errors import FormatError
 from ..com import compat
 from ..exp.unit import export_unit, unit_collection
-from ..exp.write_scene import as_shown
 from ..imp.build import import_root_matrix
 from ..imp.plan import ImportOptions
 from ..imp.unit import import_unit
 from ..imp.unit_clips import TIMELINE, show_unit_clip
-from ..imp.unit_plan import plan_unit
+from ..imp.unit_plan import UnitPlan, plan_unit
 from . import dialog as D
 from . import registration
+from .file_operators import ExportFile, ImportFiles
 from .preferences import game_folder
-from .translations import exported, report
+from .translations import report
 
 
 @D.describe_axes
 @orientation_helper(axis_forward="Y", axis_up="Z")
-class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
+class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportFiles):
     bl_idname = "import_scene.parkan_unit"
     bl_label = "Import Parkan Unit"
     bl_description = ("Import a Parkan: Iron Strategy unit (.dat): its parts, each mounted at its socket, with "
@@ -59,50 +55,28 @@ class IMPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ImportHelper):
     root_motion: D.root_motion()
     frame_rate: D.frame_rate()
 
-    def invoke(self, context, event):
-        return self.invoke_popup(context)
-
     def draw(self, context):
         D.draw_panels(self, "PARKAN_UNIT_import", D.IMPORT_PANELS)
 
-    def execute(self, context):
-        """Every unit chosen (or dropped), each imported whole or not at all."""
-        paths = D.chosen_paths(self)
-        if not paths:
-            report(self, "ERROR", "No file to import")
-        done = [self.import_file(context, path) for path in paths]
-        return {"FINISHED"} if any(done) else {"CANCELLED"}
-
-    def import_file(self, context, path: str) -> bool:
+    def plan(self, context, path: str) -> UnitPlan:
         folders = tuple(f for f in (self.game_folder, game_folder(context)) if f)
-        options = ImportOptions(
+        return plan_unit(path, ImportOptions(
             node_mode=self.node_mode, animation=self.animation, slots=self.slots, stage=self.stage, lod=int(self.lod),
             game_folders=folders, clips=self.clips, root_motion=self.root_motion, frame_rate=self.frame_rate,
-            name_bytes=compat.node_name_bytes(self.node_mode))
-        try:
-            plan = plan_unit(path, options)
-        except FormatError as exc:
-            report(self, "ERROR", exc.describe(path))
-            return False
-        except OSError as exc:
-            report(self, "ERROR", f"{path}: cannot read: {exc.strerror or exc}")
-            return False
-        root_matrix = import_root_matrix(self.axis_forward, self.axis_up, self.global_scale)
-        try:
-            import_unit(context, plan, root_matrix, self.set_frame_range)
-        except Exception as exc:  # a Blender-side failure must not leave half a unit
-            report(self, "ERROR", f"Import failed, nothing was kept: {type(exc).__name__}: {exc}")
-            return False
-        for line in plan.warnings:
-            report(self, "INFO", line)
-        imported = sum(p.model is not None for p in plan.parts)
+            name_bytes=compat.node_name_bytes(self.node_mode)))
+
+    def build(self, context, plan: UnitPlan) -> None:
+        import_unit(context, plan, import_root_matrix(self.axis_forward, self.axis_up, self.global_scale),
+                    self.set_frame_range)
+
+    def imported(self, path: str, plan: UnitPlan) -> None:
         if plan.warnings:
+            imported = sum(p.model is not None for p in plan.parts)
             report(self, "WARNING", f"Imported {imported} part(s) of {os.path.basename(path)} with "
                                      f"{len(plan.warnings)} warning(s); first: {plan.warnings[0]}")
-        return True
 
 
-class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
+class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportFile):
     bl_idname = "export_scene.parkan_unit"
     bl_label = "Export Parkan Unit"
     bl_description = ("Export a Parkan unit: every changed part into its archive, and the .dat tree (a part moved "
@@ -132,13 +106,13 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportHelper):
             self.filepath = str(unit_collection(context, self.collection or None)["msh_unit"])
         return super().invoke(context, event)
 
-    def execute(self, context):
-        path = self.filepath if os.path.splitext(self.filepath)[1] else self.filepath + ".dat"
-        options = D.export_options(self)
-        with as_shown(context):
-            result = exported(self, path, lambda: export_unit(context, path, options, self.collection or None))
-        if result is None:
-            return {"CANCELLED"}
+    def target(self, filepath: str) -> str:
+        return filepath if os.path.splitext(filepath)[1] else filepath + ".dat"
+
+    def export(self, context, path: str):
+        return export_unit(context, path, D.export_options(self), self.collection or None)
+
+    def written(self, path: str, result) -> set[str]:
         if path in result.written:
             report(self, "INFO", f"Wrote {path}: {len(result.parts_written)} part(s) changed, "
                                   f"{len(result.moved)} moved to another socket")
