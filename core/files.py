@@ -15,6 +15,8 @@ from .disk import read_input
 from .effects.exp import EXP_TYPE_ID, validate_exp
 from .effects.fxid import FXID_TYPE_ID, validate_fxid
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
+from .interior.bas import BAS_TYPE_ID, validate_bas
+from .interior.hallway import validate_hallway
 from .map.folder import archive_kind, validate_archive
 from .msh.model import Model, looks_like_model
 from .msh.validate import validate_model
@@ -155,10 +157,15 @@ def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model
     every finding when any of them is an error.
     """
     model = Model.parse(data, name)
-    findings = validate_model(model)
+    findings = model_findings(model)
     if strict and has_errors(findings):
         raise FormatError(findings, name)
     return model, findings
+
+
+def model_findings(model: Model) -> list[Finding]:
+    """The model's streams, and its hall way (stream 17) when it has one."""
+    return validate_model(model) + validate_hallway(model)
 
 
 def validate_container(container: Container) -> list[Finding]:
@@ -168,7 +175,7 @@ def validate_container(container: Container) -> list[Finding]:
         return list(container.archive.findings) + validate_archive(container.archive, container.map_kind,
                                                                    container.path)
     if container.is_model:
-        return validate_model(container.open_model())
+        return model_findings(container.open_model())
     findings = list(container.archive.findings)  # with the records a tolerant read could not read
     for entry in container.distinct_model_entries():
         if entry.unreadable is not None:
@@ -178,7 +185,7 @@ def validate_container(container: Container) -> list[Finding]:
         except FormatError as exc:
             findings += [f.located(entry.name_str) for f in exc.findings]
             continue
-        findings += [f.located(entry.name_str) for f in validate_model(model)]
+        findings += [f.located(entry.name_str) for f in model_findings(model)]
     runs = BlankRuns()  # WEAR entries sharing payload bytes scan each blank run once
     for entry in container.archive.entries:
         check = _LIBRARY_CHECKS.get(entry.type_id)
@@ -195,4 +202,5 @@ _LIBRARY_CHECKS = {
     CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
     FXID_TYPE_ID: lambda entry, runs: validate_fxid(entry.data),  # effects (effects.rlb)
     EXP_TYPE_ID: lambda entry, runs: validate_exp(entry.data),    # explosions (weapon.rlb and others)
+    BAS_TYPE_ID: lambda entry, runs: validate_bas(entry.data),    # buildings' ground plans (fortif.rlb)
 }

@@ -21,6 +21,7 @@ from .kinds import (
     UNDERSTOOD,
     is_controller,
     is_explosion,
+    is_ground_plan,
     is_mission_world_file,
     is_text_map_file,
     is_unit_file,
@@ -198,6 +199,10 @@ def _info_file(args: argparse.Namespace) -> int:
         from . import effects
 
         return effects.info_file(args, out)
+    if is_ground_plan(args.file):  # a bare .bas: its form and rings
+        from . import interior
+
+        return interior.info_file(args, out)
     container = open_container(args.file, tolerant=True)
     if container.map_kind is not None:  # a Land.msh or a Land.map
         from . import map as map_cli
@@ -221,6 +226,11 @@ def _info_file(args: argparse.Namespace) -> int:
 
         payload["effects"], effect_lines = effects.archive_effects(container.archive)
         lines += effect_lines
+    from . import interior
+
+    if interior.has_interiors(container.archive, models):  # hall ways and ground plans
+        payload["interiors"], interior_lines = interior.interiors(container.archive, models)
+        lines += interior_lines
     out(args, payload, lines)
     bad_records = _record_errors(container, args.file)
     for entry, exc in failures:
@@ -343,6 +353,10 @@ def _file_findings(path: str) -> list:
         from .effects import validate_file
 
         return validate_file(path)
+    if is_ground_plan(path):
+        from .interior import validate_file
+
+        return validate_file(path)
     if is_mission_world_file(path):
         from .world import validate_file
 
@@ -371,6 +385,10 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         return rewritten_ctl(data, path)
     if is_explosion(path):
         from .effects import rewritten_file
+
+        return rewritten_file(path, data)
+    if is_ground_plan(path):
+        from .interior import rewritten_file
 
         return rewritten_file(path, data)
     if is_mission_world_file(path):

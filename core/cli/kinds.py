@@ -15,8 +15,9 @@ EXPLOSION_SUFFIX = ".exp"               # a bare explosion, as the game's archiv
 # unit files, maps and missions.
 SKY_SUFFIX = ".ske"                     # a mission's sky.ske (core.sky)
 BRIEFING = "briefing.cfg"               # a campaign mission's briefing flythrough (core.briefing)
+GROUND_PLAN_SUFFIX = ".bas"             # a building's ground plan, as fortif.rlb names its BASE members
 UNDERSTOOD = (".msh", ".rlb", ".lib", *UNIT_SUFFIXES, CONTROLLER_SUFFIX, *MAP_SUFFIXES, EXPLOSION_SUFFIX, SKY_SUFFIX,
-              BRIEFING)
+              BRIEFING, GROUND_PLAN_SUFFIX)
 
 
 def is_unit_file(path: str) -> bool:
@@ -33,6 +34,10 @@ def is_sky(path: str) -> bool:
 def is_mission_world_file(path: str) -> bool:
     """A mission's sky or briefing (core.cli.world)."""
     return is_sky(path) or os.path.basename(str(path)).lower() == BRIEFING
+
+
+def is_ground_plan(path: str) -> bool:
+    return str(path).lower().endswith(GROUND_PLAN_SUFFIX)
 
 
 def is_explosion(path: str) -> bool:

@@ -12,6 +12,7 @@ from ..fonts import is_font, parse_font
 from ..map.folder import rewritten_archive
 from ..msh.model import Model
 from .effects import EFFECT_TYPES, rewritten_member
+from .interior import BAS_TYPE_ID, rewritten_plan, with_hallway_rewritten
 
 
 def rewritten(container: Container) -> bytes:
@@ -19,14 +20,14 @@ def rewritten(container: Container) -> bytes:
     if container.map_kind is not None:
         return rewritten_archive(container.archive, container.map_kind, container.path)
     if container.is_model:
-        return container.open_model().reencoded().to_bytes()
+        return with_hallway_rewritten(container.open_model().reencoded()).to_bytes()
     archive = Archive.parse(container.to_bytes(), container.path)
     for entry in archive.models():
         if entry.alias_of is not None:  # rewritten with the entry it aliases
             entry.data = entry.alias_of.data
             continue
         try:
-            entry.data = Model.parse(entry.data, entry.name_str).reencoded().to_bytes()
+            entry.data = with_hallway_rewritten(Model.parse(entry.data, entry.name_str).reencoded()).to_bytes()
         except FormatError as exc:
             raise FormatError([f.located(entry.name_str) for f in exc.findings], container.path) from None
     for entry in archive.entries:
@@ -43,6 +44,8 @@ def rewritten(container: Container) -> bytes:
                 entry.data = read_controller(entry.data)[0].to_bytes()
             elif entry.type_id in EFFECT_TYPES:
                 entry.data = rewritten_member(entry)
+            elif entry.type_id == BAS_TYPE_ID:
+                entry.data = rewritten_plan(entry)
             elif is_font(entry.data):  # sys.lib's and ui/font.lib's fonts
                 entry.data = parse_font(entry.data).to_bytes()
         except FormatError:

@@ -95,7 +95,8 @@ def read_hallway(data: bytes | memoryview, attr1: int, attr2: int, attr3: int = 
     links = np.frombuffer(raw, LINK, link_count, at).copy()
     at += link_count * LINK.itemsize
     hallway = HallWay(vertices, links, attr3 & 0xFFFFFFFF, raw[at:])
-    findings += link_checks(hallway)
+    if not findings:  # records read past a wrong count are not links: their ends say nothing
+        findings += link_checks(hallway)
     return hallway, findings
 
 
