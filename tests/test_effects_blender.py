@@ -80,3 +80,18 @@ def _node_world(bpy, root, node: int, node_mode: str) -> np.ndarray:
         return np.array((root.matrix_world @ bone.matrix).translation)
     empty = next(o for o in root.children_recursive if o.get("msh_node_index") == node and o.type == "EMPTY")
     return np.array(empty.matrix_world.translation)
+
+
+def test_an_effect_with_words_past_an_int_imports(blender, tmp_path):
+    """A time mode with the top bit set (no retail effect has one) is kept as its 32 bits; NaN fields as text."""
+    bpy = blender.bpy
+    _walker_folder(tmp_path)
+    effects = E.effects_archive()
+    odd = bytearray(E.every_type_effect())
+    odd[4:8] = (0xFFFFFFFF).to_bytes(4, "little")
+    odd[8:12] = bytes.fromhex("0100c07f")  # a NaN duration
+    effects.replace("synth_exp", bytes(odd))
+    (tmp_path / "EFFECTS.RLB").write_bytes(effects.to_bytes())
+    import_file(bpy, str(tmp_path / "walker.msh"))
+    on_node = _effects(bpy)["effects.rlb/synth_exp"]
+    assert on_node["msh_effect_time_mode"] == -1 and json.loads(on_node["msh_effect_params"])["mode"] == 0xFFFFFFFF

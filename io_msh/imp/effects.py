@@ -67,7 +67,7 @@ def _properties(obj, effect: EffectPlan) -> None:
     obj[P.EFFECT_PARAMS] = effect.params_text
     params = effect.params
     if "emitters" in params:  # an FXID
-        obj[f"{P.EFFECT}_time_mode"] = params["mode"]
+        P.store_u32(obj, f"{P.EFFECT}_time_mode", params["mode"])  # a u32 of the file
         obj[f"{P.EFFECT}_duration"] = params["duration"]
         obj[f"{P.EFFECT}_flags"] = ", ".join(params["flag_names"])
         obj[f"{P.EFFECT}_emitters"] = ", ".join(b["type_name"] for b in params["blocks"])
