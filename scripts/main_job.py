@@ -47,6 +47,7 @@ WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", 
 MAPS = SAMPLES / "maps"
 MISSION = MAPS / "MISSIONS" / "SAMPLE" / "data.tma"
 RSLI = sorted((SAMPLES / "rsli").glob("*"))  # the font and sprite archives
+EFFECTS = [SAMPLES / "effects" / "effects.rlb", SAMPLES / "effects" / "weapon.rlb"]  # effects and explosions
 
 
 def sample_steps(target: str) -> list[list[str]]:
@@ -85,7 +86,8 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
                  ["validate", str(TOWER)], ["roundtrip", str(TOWER)],
                  ["validate", *map(str, sorted(UNIT.rglob("*.dat")))],
                  ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))],
-                 ["info", *map(str, RSLI[:1])], ["validate", *map(str, RSLI)], ["roundtrip", *map(str, RSLI)]):
+                 ["info", *map(str, RSLI[:1])], ["validate", *map(str, RSLI)], ["roundtrip", *map(str, RSLI)],
+                 ["info", str(EFFECTS[1])], ["validate", *map(str, EFFECTS)], ["roundtrip", *map(str, EFFECTS)]):
         print(f"\n$ python -m core {shlex.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()
