@@ -59,6 +59,9 @@ def test_each_attached_effect_is_an_empty_at_its_node_with_its_parameters(blende
     lights = [o for o in on_node.children if o.type == "LIGHT"]
     assert len(lights) == 1 and lights[0].data.cutoff_distance == pytest.approx(30.0)
     assert tuple(lights[0].data.color) == pytest.approx((1.0, 2 / 3, 0.0))
+    (speaker,) = [o for o in on_node.children if o.type == "SPEAKER"]
+    assert (speaker.data.distance_reference, speaker.data.distance_max) == (3.0, 40.0)
+    assert speaker["msh_effect_sound"] == "sounds.lib/synth_boom.wav"
     bpy.context.view_layer.objects.active = root
     out = tmp_path / "out.msh"
     assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}

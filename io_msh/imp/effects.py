@@ -3,10 +3,10 @@
 action 27 at the node it explodes), or at the model's root for effects on three control points (action 4) or at
 a building's construction sphere (action 5). Each carries the effect's name, where it attaches, its record and
 its parameters as custom properties (io_msh.com.props); an effect's lights (emitter type 1) are previewed as
-point lights under it. In a unit, an effect on three control points sits in their frame (origin their centroid,
-axes their vectors: depth, width, height), and each node whose .ndp row names an explosion that is found gets an
-Empty with its fields. An explosion's kind, damage, radius and placement are written back by the export
-(io_msh.exp.effects); effects stay read-only."""
+point lights and its sounds (type 2) as speakers under it. In a unit, an effect on three control points sits in
+their frame (origin their centroid, axes their vectors: depth, width, height), and each node whose .ndp row
+names an explosion that is found gets an Empty with its fields. An explosion's kind, damage, radius and
+placement are written back by the export (io_msh.exp.effects); effects stay read-only."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from ..com import props as P
 from .effect_plan import EffectPlan
 
 DISPLAY = {"node": "SPHERE", "explode": "SPHERE", "points": "CUBE", "sphere": "CIRCLE"}
-LIGHT_TYPE = 1
+LIGHT_TYPE, SOUND_TYPE = 1, 2
 
 
 def build_effects(plan, root, node_objects, created) -> list[bpy.types.Object]:
@@ -83,7 +83,11 @@ def _explosion_fields(obj, params: dict, file: str) -> None:
 
 
 def _lights(obj, effect: EffectPlan, collection, created) -> None:
+    """Lights as point lights (colour start, range as the cut-off), sounds as speakers (near and far distance);
+    the other emitters have no Blender counterpart here."""
     for i, block in enumerate(effect.params.get("blocks", ())):
+        if block["type"] == SOUND_TYPE:
+            _speaker(obj, effect, i, block, collection, created)
         if block["type"] != LIGHT_TYPE:
             continue
         colour = [v if isinstance(v, float) else 0.0 for v in block["colour_start"][:3]]
@@ -159,3 +163,16 @@ def _into_frame(obj, points: list) -> None:
     obj.parent = parent
     obj.matrix_parent_inverse = parent.matrix_world.inverted_safe()
     obj.matrix_basis = world
+
+
+def _speaker(obj, effect: EffectPlan, index: int, block: dict, collection, created) -> None:
+    data = created.add(bpy.data.speakers.new(f"{effect.name} sound {index}"))
+    near, far = block["near"], block["far"]
+    if isinstance(near, float) and isinstance(far, float) and 0 <= near <= far:
+        data.distance_reference, data.distance_max = near, max(far, near)
+    speaker = created.add(bpy.data.objects.new(data.name, data))
+    collection.objects.link(speaker)
+    speaker.parent = obj
+    speaker[P.EFFECT] = effect.reference
+    speaker[f"{P.EFFECT}_emitter"] = index
+    speaker[f"{P.EFFECT}_sound"] = "/".join(block.get("reference", ()))
