@@ -154,10 +154,16 @@ def mission(bpy, ext, out: Path) -> list[str]:
     ground = next(o for o in bpy.data.objects if o.get("msh_map_level") == 0)
     thumbnail = out / "thumbnails" / "mission_from_above.png"
     _module("io_msh.batch.maps").render_map_thumbnail(bpy, thumbnail, THUMBNAIL)
+    world = bpy.context.scene.world
+    stands = [o for o in bpy.data.objects if "msh_briefing_waypoint" in o and o.name.endswith(" camera")]
+    lamps = sorted(o.name for o in bpy.data.objects if o.type == "LIGHT")
     bpy.ops.export_scene.parkan_map(filepath=str(tma))
     differ = _same(kept)
     return [f"mission {tma.name}: its map imported ({len(ground.data.polygons)} ground faces), {len(placed)} objects "
             f"placed by clan; thumbnail from above: {thumbnail}",
+            f"mission {tma.name}: its sky as the World {world.name!r} at {world.get('msh_sky_shown')} "
+            f"({', '.join(lamps) or 'no lamp'}); its briefing: {len(stands)} waypoints, the flythrough on frames "
+            f"1-{bpy.context.scene.frame_end}",
             f"mission {tma.name}: exported back with Export Parkan Map, {len(kept)} files "
             + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
 

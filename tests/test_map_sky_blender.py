@@ -155,3 +155,18 @@ def test_every_colour_byte_comes_back_as_itself(blender):
         rgba = (value, 255 - value, value // 2, 77)
         back = written_colour(key, 4, shown_colour(rgba)[:3]).colour(4)
         assert back == rgba, value
+
+
+def test_the_map_thumbnail_leaves_the_scene_as_it_was(blender, tmp_path, game_files):
+    """The thumbnail from above adds its markers, camera and sun for the picture only."""
+    bpy = blender.bpy
+    imported(bpy, write(tmp_path, game_files))
+    scene = bpy.context.scene
+    before = (sorted(o.name for o in bpy.data.objects), sorted(c.name for c in bpy.data.cameras),
+              sorted(light.name for light in bpy.data.lights), scene.camera, tuple(scene.world.color))
+    from io_msh_ext.io_msh.batch.maps import render_map_thumbnail
+
+    render_map_thumbnail(bpy, tmp_path / "above.png", 64)
+    assert (tmp_path / "above.png").stat().st_size > 100
+    assert (sorted(o.name for o in bpy.data.objects), sorted(c.name for c in bpy.data.cameras),
+            sorted(light.name for light in bpy.data.lights), scene.camera, tuple(scene.world.color)) == before

@@ -28,7 +28,9 @@ def _values(row: tuple, index: int) -> dict[str, str]:
             "NightVisionOn": "false", "LoopIndex": "-1"}
 
 
-def synthetic_briefing(path: tuple = PATH) -> bytes:
+def synthetic_briefing(path: tuple = PATH, scale: float = 1.0) -> bytes:
+    """The flythrough of ``path``, its positions times ``scale`` (the bundled sample's map is 400 across)."""
+    path = tuple((tuple(c * scale for c in row[0]), tuple(c * scale for c in row[1]), *row[2:]) for row in path)
     lines = []
     for index, row in enumerate(path):
         values = _values(row, index)

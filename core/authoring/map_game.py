@@ -10,9 +10,12 @@ import numpy as np
 
 from ..appearance.mat0 import ANIM_KEY, MAT0_TYPE_ID, AnimBlock, Material, blend_attr1, phase
 from ..appearance.texm import TEXM_TYPE_ID, encode_texm
+from ..sky.ske import write_ske
 from ..unit.objects import tag_id
 from . import units as U
+from .briefing import synthetic_briefing
 from .maps import LAND1, LAND2, SAMPLE_MAP, MapSpec, map_files, object_path, synthetic_land, synthetic_mission
+from .sky import sky_wea, synthetic_sky
 from .synth import checker, ground, robot_libraries
 
 MICRO = "MICRO.0"
@@ -93,3 +96,10 @@ def mission_game_files(spec: MapSpec | None = None, objects: int = 12, kinds: in
     files[U.OBJECTS] = records.to_bytes()
     files[U.PARTS] = game[U.PARTS]
     return files
+
+
+def mission_world_files(name: str = SAMPLE_MAP) -> dict[str, bytes]:
+    """A mission's sky (sky.ske and its nine materials, sky.wea) and its briefing flythrough, by path."""
+    folder = f"MISSIONS/{name}/"
+    return {folder + "sky.ske": write_ske(synthetic_sky()), folder + "sky.wea": sky_wea(),
+            folder + "briefing.cfg": synthetic_briefing(scale=3.0)}

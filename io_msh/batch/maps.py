@@ -117,20 +117,22 @@ def render_map_thumbnail(bpy, target: Path, size: int) -> None:
     camera.rotation_euler = (TILT, 0.0, 0.0)
     camera.location = centre + Vector((0.0, -np.sin(TILT), np.cos(TILT))) * extent * 2
     scene.collection.objects.link(camera)
-    scene.camera = camera
+    shown_camera, scene.camera = scene.camera, camera
     sun = bpy.data.objects.new("map sun", bpy.data.lights.new("map sun", "SUN"))
     scene.collection.objects.link(sun)
+    added += [camera, sun]
     scene.render.resolution_x = scene.render.resolution_y = size
     scene.render.resolution_percentage = 100
     scene.world = scene.world or bpy.data.worlds.new("thumbnail world")
-    scene.world.color = (0.02, 0.02, 0.025)
+    background, scene.world.color = tuple(scene.world.color), (0.02, 0.02, 0.025)
     scene.display.shading.light = "STUDIO"   # the relief shaded
     scene.display.shading.color_type = "TEXTURE"
     try:
         render_still(bpy, scene, target)
     finally:
+        scene.camera, scene.world.color = shown_camera, background
         for made in added:
-            data = made.data
+            data, kind = made.data, made.type
             bpy.data.objects.remove(made)
             if data is not None:
-                bpy.data.meshes.remove(data)
+                getattr(bpy.data, {"MESH": "meshes", "CAMERA": "cameras", "LIGHT": "lights"}[kind]).remove(data)
