@@ -24,6 +24,7 @@ from ..com.hierarchy import children_map, descendants
 from .animation import rebase
 from .clip_actions import build_controller, model_clip_actions, timeline_actions
 from .effects import build_effects
+from .hallway import build_hallway
 from .material_animation import build_materials, material_actions
 from .plan import BLENDER_LAST_FRAME, ChannelPlan, MeshPlan, ModelPlan, NodePlan
 
@@ -80,6 +81,7 @@ def import_plans(context: bpy.types.Context, plans: list[ModelPlan], root_matrix
             written = _build_animation(plan, root, node_objects, created)
             build_controller(plan, root, node_objects, created)
             build_effects(plan, root, node_objects, created)
+            build_hallway(context, plan, root, created)
             root[P.CURVES] = fingerprints(written)  # as curves_fingerprint(root) reads them back, without the read
             if progress:
                 progress(i + 1)

@@ -27,6 +27,7 @@ from ..com import conversion as C
 from .animation import ChannelPlan, KeyCount, has_non_canonical_maps, plan_channels
 from .clips import ControllerPlan, plan_controller
 from .effect_plan import EffectPlan, plan_effects
+from .hallway_plan import HallwayPlan, plan_hallway
 from .material_keys import MaterialKeys, plan_belt_keys, plan_material_keys
 
 BONE_NAME_BYTES = 63
@@ -99,6 +100,7 @@ class ModelPlan:
     controller: ControllerPlan | None = None  # clips and channel sliders (io_msh.imp.clips)
     material_keys: dict[int, MaterialKeys] = field(default_factory=dict)  # animated materials by batch word
     effects: list[EffectPlan] = field(default_factory=list)  # what the controller attaches (io_msh.imp.effects)
+    hallway: HallwayPlan | None = None  # a building's path graph, mesh stream 17 (io_msh.imp.hallway)
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -213,9 +215,11 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     warnings += [f"{where}: {w}" for w in clip_warnings]
     effects, effect_warnings = plan_effects(container, entry, model.node_count, tuple(options.game_folders))
     warnings += [f"{where}: {w}" for w in effect_warnings]
+    hallway, hallway_warnings = plan_hallway(model, np.array([n.rest_world for n in nodes]).reshape(-1, 4, 4))
+    warnings += [f"{where}: {w}" for w in hallway_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                      nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys,
-                     effects=effects)
+                     effects=effects, hallway=hallway)
 
 
 def _no_material_list(container: Container, model_name: str) -> str:

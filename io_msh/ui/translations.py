@@ -578,6 +578,48 @@ REPORTS = {
         "контрольной точки {index} нет в списке ({count} точек)",
     "{count} slots given; an explosion has {slots}": "задано слотов: {count}; у взрыва их {slots}",
     "{size} bytes: an explosion is {expected} bytes": "{size} байт: взрыв занимает {expected} байт",
+    # building interiors: the hall way (mesh stream 17) and the ground plan (.bas)
+    "{name}: hall way, {vertices} vertices on nodes {joints}, {links} links ({gates}), {places}, attr3 {attr3}":
+        "{name}: граф проходов, вершин: {vertices} на узлах {joints}, связей: {links} ({gates}), {places}, "
+        "attr3 {attr3}",
+    "{name}: hall way, {vertices} vertices on nodes {joints}, {links} links ({gates}), {places}, attr3 {attr3}, "
+    "{count} bytes after the links":
+        "{name}: граф проходов, вершин: {vertices} на узлах {joints}, связей: {links} ({gates}), {places}, "
+        "attr3 {attr3}, {count} байт после связей",
+    "the {ring} ring has {count} corners; {given} given (corners can be moved, not added or removed)":
+        "у кольца {ring} углов: {count}; задано {given} (углы можно двигать, но не добавлять и не удалять)",
+    "the inner ring needs a triangle and a corner per corner":
+        "внутреннему кольцу нужны треугольник и его угол для каждого угла",
+    "{count} {side} contours cannot fit in the {size} bytes left":
+        "контуры ({side}, {count}) не помещаются в оставшиеся {size} байт",
+    "only the two-ring form of a ground plan can be edited (this one is carried as read)":
+        "изменять можно только план основания из двух колец (этот сохраняется как прочитан)",
+    "ends at byte {offset} inside {what}": "обрывается на байте {offset} внутри {what}",
+    "{what}: {count} records need {size} bytes at byte {offset}, {left} remain":
+        "{what}: {count} записей требуют {size} байт на байте {offset}, осталось {left}",
+    "{count} bytes after the contours (carried as read)": "{count} байт после контуров (сохранены как прочитаны)",
+    "{inner} inner and {outer} outer contours: every retail plan has one of each; the public readings differ on "
+    "this form (carried as read)":
+        "внутренних контуров: {inner}, внешних: {outer}; в каждом плане игры их по одному; открытые прочтения "
+        "расходятся в этой форме (сохранён как прочитан)",
+    "{message} (carried as read)": "{message} (сохранено как прочитано)",
+    "{side} contour {index} has {count} corners; retail rings have {low}-{high} (kept)":
+        "контур {side} {index}: углов {count}; у колец игры их {low}-{high} (сохранён)",
+    "{side} contour {index} does not end on its first corner (kept)":
+        "контур {side} {index} не кончается на своём первом угле (сохранён)",
+    "{side} contour {index} has a point that is not finite (kept)":
+        "в контуре {side} {index} есть точка, не являющаяся конечным числом (сохранён)",
+    "{side} contour {index} winds clockwise; all retail rings wind anticlockwise (kept)":
+        "контур {side} {index} идёт по часовой стрелке; все кольца игры идут против неё (сохранён)",
+    "{size} bytes, but attr1 {vertices} vertices and attr2 {links} links take {need} (20 x vertices + 40 x links)":
+        "{size} байт, но вершины attr1 ({vertices}) и связи attr2 ({links}) занимают {need} "
+        "(20 x вершины + 40 x связи)",
+    "link {index} joins vertex {start} to {end}; there are {count} vertices":
+        "связь {index} соединяет вершину {start} с {end}; вершин всего {count}",
+    "link {index} is shut (tail words 1 and 5 are 0; no retail link is)":
+        "связь {index} закрыта (слова хвоста 1 и 5 равны 0; в игре таких нет)",
+    "vertex {index} hangs on node {node}; the model has {count} nodes (kept)":
+        "вершина {index} висит на узле {node}; у модели узлов: {count} (сохранена)",
     "{name} is not a field of an explosion": "{name} — не поле взрыва",
     "an explosion has {count} slots": "у взрыва {count} слотов",
     "hit kind {kind} is none of 1-4 (kept)": "вид попадания {kind} — не из 1-4 (сохранён)",

@@ -1,0 +1,100 @@
+"""Import shows a building's hall way (mesh stream 17): one mesh object of loose vertices and links in a hidden
+Navigation collection, each vertex placed through its joint node, with its flags, joint, the links' tail words
+and a vertex group per named place. The object follows the model root without being part of it: the unedited
+model exports byte for byte."""
+
+import numpy as np
+import pytest
+from test_import import import_file
+
+from core.authoring import interiors as I
+from core.interior import hallway as H
+
+
+def _folder(folder, graph=None) -> bytes:
+    data = I.building_model(graph).to_bytes()
+    (folder / "synth_hall.msh").write_bytes(data)
+    (folder / "synth_hall.wea").write_bytes(I.WEAR)
+    return data
+
+
+def _hallway(bpy):
+    (obj,) = [o for o in bpy.data.objects if "msh_hallway" in o and o.type == "MESH"]
+    return obj
+
+
+def _ints(mesh, name: str) -> np.ndarray:
+    attribute = mesh.attributes[name]
+    out = np.zeros(len(attribute.data), np.int32)
+    attribute.data.foreach_get("value", out)
+    return out.view(np.uint32)
+
+
+def _world(obj) -> np.ndarray:
+    m = np.array(obj.matrix_world)
+    co = np.zeros(len(obj.data.vertices) * 3, np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3).astype(np.float64)
+    return co @ m[:3, :3].T + m[:3, 3]
+
+
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_the_hall_way_is_a_hidden_graph_placed_through_its_joints(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    data = _folder(tmp_path)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"), node_mode=node_mode)
+    obj = _hallway(bpy)
+    graph = I.hallway()
+    assert obj["msh_hallway"] == root and obj.parent is None
+    assert obj.constraints[0].type == "CHILD_OF" and obj.constraints[0].target == root
+    mesh = obj.data
+    assert (len(mesh.vertices), len(mesh.edges), len(mesh.polygons)) == (8, 10, 0)
+    edges = np.zeros(20, np.int32)
+    mesh.edges.foreach_get("vertices", edges)
+    assert edges.reshape(-1, 2).tolist() == [[int(a), int(b)] for a, b in zip(graph.links["start"], graph.links["end"])]
+    assert _ints(mesh, "flags").tolist() == graph.vertices["flags"].tolist()
+    assert _ints(mesh, "joint").tolist() == [0, 0, 0, 0, 0, 1, 1, 2]
+    assert _ints(mesh, "tail_1").tolist() == graph.links["tail"][:, 1].tolist()
+    assert _ints(mesh, "tail_5")[5] == 1 and _ints(mesh, "tail_0")[0] == H.NO_WORD
+    groups = {g.name: [v.index for v in mesh.vertices if any(e.group == g.index for e in v.groups)]
+              for g in obj.vertex_groups}
+    assert groups == {"creation": [5], "control pod": [7], "loading": [3], "unloading": [2]}
+    (collection,) = obj.users_collection
+    assert "Navigation" in collection.name and collection.hide_render
+    layer = next(lc for lc in bpy.context.view_layer.layer_collection.children if lc.collection == collection) \
+        if collection.name in bpy.context.scene.collection.children else None
+    assert layer is None or layer.hide_viewport
+    bpy.context.view_layer.update()
+    world = _world(obj)
+    # the pod vertex sits on the pod node, set off and turned: raw, it would be at the root's origin
+    expected_pod = np.array(root.matrix_world) @ np.array([*I.POD_OFFSET, 1.0])
+    assert np.allclose(world[7], expected_pod[:3], atol=1e-4)
+    assert np.allclose(world[2], (np.array(root.matrix_world) @ np.array([5.0, 5.0, 0.0, 1.0]))[:3], atol=1e-4)
+    bpy.context.view_layer.objects.active = root
+    out = tmp_path / "out.msh"
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == data
+
+
+def test_a_pod_vertex_follows_its_turned_joint(blender, tmp_path):
+    bpy = blender.bpy
+    graph = I.hallway()
+    graph.vertices["position"][7] = (1.0, 0.0, 0.0)  # one metre along the pod's x, which is turned 90 degrees
+    _folder(tmp_path, graph)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"), node_mode="EMPTIES")
+    bpy.context.view_layer.update()
+    world = _world(_hallway(bpy))
+    pod = next(o for o in root.children_recursive if o.get("msh_node_index") == 2)
+    expected = np.array(pod.matrix_world) @ np.array([1.0, 0.0, 0.0, 1.0])
+    assert np.allclose(world[7], expected[:3], atol=1e-4)
+    assert not np.allclose(world[7], (np.array(root.matrix_world) @ np.array([7.0, 0.0, 0.5, 1.0]))[:3], atol=1e-3)
+
+
+def test_a_model_without_a_hall_way_gets_no_navigation(blender, tmp_path):
+    bpy = blender.bpy
+    model = I.building_model()
+    model.archive.entries.remove(model.stream(17))
+    (tmp_path / "plain.msh").write_bytes(model.to_bytes())
+    import_file(bpy, str(tmp_path / "plain.msh"))
+    assert not [o for o in bpy.data.objects if "msh_hallway" in o]
+    assert not [c for c in bpy.data.collections if "Navigation" in c.name]
