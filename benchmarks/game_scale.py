@@ -209,6 +209,8 @@ def library_figure(game: Game, args) -> list[Row]:
     made = _assets_made_at(whole)
     return [Row("library of the whole folder / of half of it", whole.seconds / half_run.seconds,
                 f"{half_run.seconds:.1f} s (whole {whole.seconds:.1f} s)", 2.3),
+            Row("library of the whole folder / of half of it, CPU", whole.cpu / half_run.cpu,
+                f"{half_run.cpu:.1f} s CPU (whole {whole.cpu:.1f} s)", 2.3),
             Row("library of the whole folder / making its assets", whole.seconds / made,
                 f"{made:.1f} s of making assets", 1.3)]
 

@@ -4,8 +4,10 @@ beside it (io_msh.batch.library_plan). A second run re-does only the assets whos
 carries the fingerprint of what it was made from; the others are copied over from the library as it was.
 
 The run: the old library's index (a worker reads it), the changed assets (the workers, in parallel, each into a
-.blend of its own), then one worker appends them all into the library; the library and the catalogue file are
-moved into place together, so an interrupted or failed run leaves the library as it was.
+.blend of its own), bundles of them and bundles of bundles (the workers, in parallel: ``_bundles``), then one
+worker appends the last few into the library; the library and the catalogue file are moved into place
+together, so an interrupted or failed run leaves the library as it was. The same workers do every step, and
+every step's end is printed.
 """
 
 from __future__ import annotations
