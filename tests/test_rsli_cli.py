@@ -6,6 +6,7 @@ import json
 import struct
 import zlib
 
+import numpy as np
 from fixtures import run_cli as run
 
 from core.authoring.fonts import sample_font, sample_palette
@@ -103,3 +104,29 @@ def test_roundtrip_says_where_an_archive_it_cannot_write_back_differs(capsys, tm
     code, _, err = run(capsys, "roundtrip", path)
     assert code == 1 and f"{path}:A.TEX: member[0]: error: stored (0x000) is used by no shipped archive" in err
     assert zlib.crc32(path.read_bytes()) == zlib.crc32(header + keystream_xor(record, 9) + plain)
+
+
+def test_texture_writes_an_rsli_members_picture_and_a_fonts_atlas(capsys, tmp_path):
+    from PIL import Image
+
+    from core.fonts.pictures import picture_rgba
+
+    font, sprites = write_samples(tmp_path)
+    code, out, _ = run(capsys, "texture", font, "arialtex.tft", "-o", tmp_path / "atlas.png")
+    assert code == 0 and "wrote ARIALTEX.TFT (128x128)" in out
+    shown = np.asarray(Image.open(tmp_path / "atlas.png").convert("RGBA"))
+    assert np.array_equal(shown, picture_rgba(font.read_bytes(), 1))
+    code, _, _ = run(capsys, "texture", sprites, "#1", "-o", tmp_path / "logo.png")
+    assert code == 0 and np.array_equal(np.asarray(Image.open(tmp_path / "logo.png").convert("RGBA")),
+                                        picture_rgba(sprites.read_bytes(), 1))
+    code, _, err = run(capsys, "texture", font, "PAL.PAL", "-o", tmp_path / "pal.png")
+    assert code == 2 and "PAL.PAL is neither a texture (Texm) nor a font (Tfnt)" in err
+    code, _, err = run(capsys, "texture", font, "ARIALTEX.TFT", "--mip", "1", "-o", tmp_path / "m.png")
+    assert code == 2 and "a font's atlas has one level" in err
+    library = NResArchive()
+    library.add("PAL.PAL", sample_palette().to_bytes(), 0x4C4150)
+    library.add("GF_640.TFT", sample_font(2), int.from_bytes(b"Tfnt", "little"))
+    (tmp_path / "font.lib").write_bytes(library.to_bytes())
+    code, _, _ = run(capsys, "texture", tmp_path / "font.lib", "gf_640.tft", "-o", tmp_path / "gf.png")
+    assert code == 0 and np.array_equal(np.asarray(Image.open(tmp_path / "gf.png").convert("RGBA")), shown)
+    assert not (tmp_path / "pal.png").exists() and not (tmp_path / "m.png").exists()

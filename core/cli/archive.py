@@ -290,6 +290,16 @@ def cmd_texture(args: argparse.Namespace) -> int:
     _not_the_input(args.output, args.library)
     # An -o that is a folder is refused by the writer, naming it; any other -o names its format.
     picture_format = "PNG" if os.path.isdir(args.output) else _picture_format(Image, args.output)
+    from . import rsli
+
+    shown = rsli.picture(args.library, args.name, args.mip)  # an RsLi member, a font's atlas; None: a Texm entry
+    if shown is not None:
+        from ..write_path import Target, write
+
+        write([Target(args.output, _encoded(Image.fromarray(shown[1], "RGBA"), picture_format, args.output),
+                      owned=True)], force=args.force)
+        emit(f"{args.library}: wrote {shown[0]} ({shown[1].shape[1]}x{shown[1].shape[0]}) to {args.output}")
+        return EXIT_OK
     container = open_container(args.library, tolerant=True)
     entry = container.find_entry(args.name)
     if entry is None:

@@ -195,3 +195,44 @@ def archive_font_findings(entries) -> list[Finding]:
         if entry.unreadable is None and (is_font(entry.data) or is_palette(entry.data)):
             findings += [f.located(entry.name_str) for f in font_findings(bytes(entry.data), "")]
     return findings
+
+
+def picture(path: str, name: str, mip: int = 0):
+    """``texture``'s picture of an RsLi member (a Texm, or a font's atlas) or of an NRes font entry: (name, RGBA8
+    array); None for an NRes entry that is no font (the command reads it as a texture)."""
+    from ..appearance.texm import MAGIC as TEXM_MAGIC
+    from ..appearance.texm import parse_texm
+    from ..container.nres import Archive as NResArchive
+    from ..container.nres import fold, lookup_key
+    from ..fonts import is_font
+    from ..fonts.pictures import picture_rgba
+    from .output import UsageError
+
+    data = read_input(path)
+    if is_rsli(data):
+        archive = Archive.parse(data, path, tolerant=True)
+        member = archive.pick(name)
+        if member is None:
+            raise SelectionError.single(MEMBER, None, f"no member named {name!r} (#N picks member N)", path)
+        index, shown, payload = archive.members.index(member), member.name_str, member.data(path)
+    else:
+        entries = NResArchive.parse(data, path, tolerant=True).entries
+        found = next((e for e in entries if fold(e.name) == lookup_key(name)), None)
+        if found is None and name.startswith("#") and name[1:].isdigit() and int(name[1:]) < len(entries):
+            found = entries[int(name[1:])]
+        if found is None or found.unreadable is not None or not is_font(found.data):
+            return None
+        index, shown, payload = entries.index(found), found.name_str, bytes(found.data)
+    if not is_font(payload) and payload[:4] != TEXM_MAGIC:
+        raise SelectionError.single(MEMBER, index, f"{shown} is neither a texture (Texm) nor a font (Tfnt)", path)
+    if is_font(payload):
+        if mip:
+            raise UsageError(f"--mip {mip}: a font's atlas has one level (0)")
+        return shown, picture_rgba(data, index, path)
+    try:
+        texture = parse_texm(payload)
+        if not 0 <= mip < texture.mip_count:
+            raise UsageError(f"--mip {mip}: {shown} has mip levels 0..{texture.mip_count - 1}")
+        return shown, texture.decode(mip)
+    except FormatError as exc:
+        raise FormatError([f.located(shown) for f in exc.findings], path) from None

@@ -513,6 +513,7 @@ REPORTS = {
     "a palette holds 256 x 4 colour bytes, a 4-byte tag and a 256 x 256 table, not {colours}, {tag}, {table}":
         "палитра — это 256 x 4 байта цветов, 4-байтовая метка и таблица 256 x 256, а не {colours}, {tag}, {table}",
     "does not unpack": "не распаковывается",
+    "{name} is neither a texture (Texm) nor a font (Tfnt)": "{name} — ни текстура (Texm), ни шрифт (Tfnt)",
     "{size} bytes; a font's header, {count} glyph records and its atlas's header need {need}":
         "{size} байт; заголовку шрифта, {count} записям глифов и заголовку атласа нужно {need}",
     "the atlas is not a Texm": "атлас — не Texm",
