@@ -1,7 +1,7 @@
-"""``briefing.cfg``, a campaign mission's opening flythrough (world digest §5, W78-W81): ``object WayPointN`` ...
+"""``briefing.cfg``, a campaign mission's opening flythrough (openparkan docs/21-briefing.md): ``object WayPointN`` ...
 ``end`` blocks of ``Key = value`` lines (strings quoted), the ``mission.cfg`` syntax. The text is kept line for
 line; an edit rewrites the value of the lines it changes and nothing else (the originals' key order and number
-formatting are not documented, W81), so an unedited file writes back byte for byte."""
+formatting are not documented, so an unedited file writes back byte for byte."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..container.nres import game_bytes, game_text
 from ..errors import Finding, FormatError, error, warning
 
 STREAM = "briefing.cfg"
-# the 24 keys, in the shipped order (W79; openparkan docs/21-briefing.md)
+# the 24 keys, in the shipped order (openparkan docs/21-briefing.md)
 KEYS = ("CameraX", "CameraY", "CameraZ", "TargetX", "TargetY", "TargetZ", "EdgeType", "WaitType", "EdgeTime",
         "WaypointTime", "RotateTime", "FadeTime", "ZoomTime", "WaitForText", "WaitForSound", "WaitForTime",
         "WaitForClick", "TextResID", "SoundResID", "NoisePercent", "FadePercent", "ZoomOn", "NightVisionOn",
@@ -92,13 +92,18 @@ class Briefing:
 def _written(key: str, value: object) -> str:
     if key in TEXT_KEYS:
         text = str(value)
-        if '"' in text or "\n" in text or "\r" in text:
+        if '"' in text or len(f"x{text}x".splitlines()) > 1:  # every line break the reader splits at
             raise FormatError.single(STREAM, None, f"{key} {text!r}: a quoted value cannot hold quotes or lines")
+        try:
+            game_bytes(text)
+        except UnicodeEncodeError as exc:
+            raise FormatError.single(STREAM, None, f"{key} {text!r}: {text[exc.start:exc.end]!r} is no character "
+                                                   "of the game's text (cp1251)") from None
         return f'"{text}"'
     if key in FLAG_KEYS:
         return "true" if value else "false"
     number = float(value)
-    if not math.isfinite(number):
+    if not math.isfinite(number) or abs(number) > float(np.finfo(np.float32).max):
         raise FormatError.single(STREAM, None, f"{key} = {number}: not a number the game reads")
     if key in INTEGER_KEYS and number == int(number):
         return str(int(number))
@@ -161,7 +166,7 @@ def validate_briefing(data: bytes | memoryview) -> list[Finding]:
 
 
 def check_briefing(briefing: Briefing) -> list[Finding]:
-    """Errors for what the game's loader refuses (a flyaround that never turns, a spline edge of no time, W79);
+    """Errors for what the game's loader refuses (a flyaround that never turns, a spline edge of no time;
     warnings for the rest, whose values are carried as written."""
     found = []
     count = len(briefing.waypoints)

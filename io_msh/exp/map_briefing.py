@@ -47,6 +47,11 @@ def read_briefing(top) -> BriefingRead | None:
             if key not in now:
                 raise FormatError.single("briefing", index, f"{name}: waypoint {point.name}'s {key} property was "
                                                             "deleted: the export cannot remove a key")
+        for key in now:
+            if key not in shown:
+                raise FormatError.single("briefing", index, f"{name}: waypoint {point.name} has no {key} line: "
+                                                            f"the export cannot add a key (delete the {key} "
+                                                            "property)")
         if changed:
             _check_kinds(name, point.name, index, changed)
             briefing = briefing.with_values(index, changed)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.errors import FormatError
 from ...core.sky.day import COUNTER_LIGHT, FOG_SCALE, SUN_LIGHT
 from ...core.sky.ske import Keyframe, parse_ske, write_ske
 from ..com.colours import linear_to_srgb
@@ -45,9 +46,14 @@ def read_sky(top) -> SkyRead | None:
     lamps = {role: lamp for role, lamp in (top.get(S.SKY_LAMPS) or {}).items()
              if lamp is not None and lamp.type == "LIGHT"}
     now.update({role: [*lamp.data.color, lamp.data.energy] for role, lamp in lamps.items()})
+    lamp_edits: dict[str, tuple[str, list[float]]] = {}  # slot 19 / 21 and the light: the lamp that set it
     for name, values in now.items():
         if name not in record or _same(values, record[name]):
             continue
+        if any(np.isnan(values[:3])) and name != "mist":
+            what = lamps[name].name if name in lamps else name
+            raise FormatError.single("sky", section, f"{result.name}: {what}'s colour is not a number (NaN): the "
+                                                     "sky's colours are bytes")
         if name.startswith("slot "):
             key = written_colour(key, int(name.split()[1]), values)
         elif name == "mist":
@@ -57,10 +63,28 @@ def read_sky(top) -> SkyRead | None:
             if not _same([start + depth], [shown_start + shown_depth]):
                 key = key.with_slot(6, _f32_word((start + depth) / FOG_SCALE))
         else:
-            key = written_colour(key, SUN_LIGHT if name == "main" else COUNTER_LIGHT, values[:3])
-            if name == "main" and not _same(values[3:], record[name][3:]):
-                light = key.values
-                key = key.with_values((light[0], light[1], float(np.float32(values[3])), light[3]))
+            main = name.split()[0] == "main"
+            slot = SUN_LIGHT if main else COUNTER_LIGHT
+            parts = [("colour", values[:3], record[name][:3])]
+            if main:
+                parts.append(("strength", values[3:], record[name][3:]))
+            for part, edited, shown in parts:
+                if _same(edited, shown):
+                    continue
+                if slot >= len(key.slots):
+                    raise FormatError.single("sky", section, f"{result.name}: {lamps[name].name}'s colour: the "
+                                                             f"shown keyframe (version {key.version}) has no slot "
+                                                             f"{slot} to hold it (the game makes it of slot 19)")
+                other = lamp_edits.setdefault(f"{slot} {part}", (name, edited))
+                if not _same(other[1], edited):
+                    raise FormatError.single("sky", section, f"{result.name}: {lamps[other[0]].name} and "
+                                                             f"{lamps[name].name} show one {part} of the keyframe, "
+                                                             "edited to different values")
+                if part == "colour":
+                    key = written_colour(key, slot, edited)
+                else:
+                    light = key.values
+                    key = key.with_values((light[0], light[1], float(np.float32(edited[0])), light[3]))
     result.edited = sum(a != b for a, b in zip(before.slots, key.slots, strict=True)) + \
         sum(a != b for a, b in zip(before.floats, key.floats, strict=True))
     if result.edited:

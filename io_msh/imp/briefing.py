@@ -1,4 +1,4 @@
-"""The briefing flythrough in Blender (world digest, "Mapping to Blender" of §5): each waypoint is two Empties,
+"""The briefing flythrough in Blender (the sources' suggested mapping): each waypoint is two Empties,
 where the camera stands and where it looks, the camera one carrying the waypoint's other keys as custom
 properties (EdgeType, WaitType, the times, the flags, TextResID, ...), which is what Export Parkan Map writes
 back. Beside them a camera, aimed at a look-at Empty, plays the flythrough as the game does (core.briefing.play):
@@ -63,13 +63,33 @@ def build_briefing(context, top, collection, plan: BriefingPlan) -> None:
 
 def shown_values(camera, target) -> dict:
     """A waypoint as its Empties hold it: the positions (world), and the camera Empty's properties."""
-    values = {key: float(v) for key, v in zip(POSITIONS, (*camera.matrix_world.translation,
-                                                          *target.matrix_world.translation), strict=True)}
+    values = {key: float(v) for key, v in zip(POSITIONS, (*world_matrix(camera).translation,
+                                                          *world_matrix(target).translation), strict=True)}
     for key in property_keys():
         if key in camera:
             value = camera[key]
-            values[key] = value if isinstance(value, (str, bool, int, float)) else str(value)
+            values[key] = value if isinstance(value, (str, bool, int, float)) else _plain(value)
     return values
+
+
+def world_matrix(obj):
+    """Where ``obj`` stands: its world matrix, or, for an object the view layer does not evaluate (in no
+    collection of the scene, or in an excluded one, whose ``matrix_world`` a move does not update), its
+    parents' chain of local matrices."""
+    if obj.name in bpy.context.view_layer.objects:
+        return obj.matrix_world
+    if obj.parent is None:
+        return obj.matrix_basis
+    return world_matrix(obj.parent) @ obj.matrix_parent_inverse @ obj.matrix_basis
+
+
+def _plain(value):
+    """A property Blender holds as an array, a group or a datablock, as a value none of the keys' kinds is (a
+    list or a dict, or its description)."""
+    for convert in ("to_list", "to_dict"):
+        if hasattr(value, convert):
+            return getattr(value, convert)()
+    return [repr(value)]
 
 
 def _empty(collection, name: str, location, shape: str, index: int):

@@ -1,7 +1,7 @@
-"""The mission's sky in Blender (world digest, "Mapping to Blender" of §3): the scene's World shows the dome of
+"""The mission's sky in Blender (the sources' suggested mapping): the scene's World shows the dome of
 the shown keyframe (io_msh.imp.sky_plan) as the game draws it, horizon to apex by elevation and the four
-compass quarters by heading (W59, W65), its fog as the World's mist, and each body up at that time as a Sun
-lamp along its arc with the weak counter light opposite (W64).
+compass quarters by heading, its fog as the World's mist, and each body up at that time as a Sun
+lamp along its arc with the weak counter light opposite.
 
 Every colour the dome uses is an RGB node named ``slot N``; the sun's colour and light are the main lamp's
 colour and strength, the counter light's its colour: those are what Export Parkan Map reads back into the
@@ -30,12 +30,12 @@ SLOT_NODE = "slot {}"
 ROLES = {2: "horizon north", 3: "horizon east", 1: "horizon south", 4: "horizon west", 15: "apex",
          7: "ring 3 north", 10: "ring 3 east", 8: "ring 3 south", 9: "ring 3 west",
          11: "ring 2 north", 14: "ring 2 east", 12: "ring 2 south", 13: "ring 2 west"}
-COUNTER_STRENGTH = 1.0  # the second light's strength: the digest gives its colour only (W64)
+COUNTER_STRENGTH = 1.0  # the second light's strength: the sources give its colour only
 
 
 def ring_elevations() -> tuple[float, float, float]:
     """Radians above the eye of dome rings 3, 2 and 1 (ring 4, the horizon, is at 0): a cap of height 10 000 and
-    angle pi/4 drawn at the camera (W65), its rings taken as evenly spaced in the cap's angle (our reading)."""
+    angle pi/4 drawn at the camera, its rings taken as evenly spaced in the cap's angle (our reading)."""
     height, cap = 10_000.0, math.pi / 4
     radius = height / (1.0 - math.cos(cap))
     out = []
@@ -55,14 +55,15 @@ def build_sky(context, top, collection, plan: SkyPlan, name: str) -> None:
     world.mist_settings.depth = max(0.0, (key.number(6) - key.number(5)) * FOG_SCALE)
     world[SKY_SHOWN] = plan.label
     if plan.materials:
-        world[SKY_MATERIAL_NAMES] = plan.materials  # sky.wea's nine by role (W66): nebula, stars, clouds, ...
+        world[SKY_MATERIAL_NAMES] = plan.materials  # sky.wea's nine by role: nebula, stars, clouds, ...
     context.scene.world = world
     lamps = {}
-    for body in plan.bodies:
-        lamps["main"] = _lamp(collection, f"{name} {body.name}", body.direction, key.colour(SUN_LIGHT),
-                              key.values[2])
-        lamps["counter"] = _lamp(collection, f"{name} {body.name} counter light", tuple(-c for c in body.direction),
-                                 key.colour(COUNTER_LIGHT), COUNTER_STRENGTH)
+    for number, body in enumerate(plan.bodies):  # the sun and the moon may both be up: each its two lamps
+        suffix = f" {number + 1}" if number else ""
+        lamps["main" + suffix] = _lamp(collection, f"{name} {body.name}", body.direction, key.colour(SUN_LIGHT),
+                                       key.values[2])
+        lamps["counter" + suffix] = _lamp(collection, f"{name} {body.name} counter light",
+                                          tuple(-c for c in body.direction), counter_colour(key), COUNTER_STRENGTH)
     top[SKY] = plan.data
     top[SKY_NAME] = plan.name
     top[SKY_SHOWN] = [plan.section, plan.keyframe]
@@ -80,6 +81,14 @@ def shown_values(world, lamps: dict) -> dict[str, list[float]]:
     for role, lamp in lamps.items():
         values[role] = [*lamp.data.color, lamp.data.energy]
     return values
+
+
+def counter_colour(key) -> tuple[int, int, int, int]:
+    """Slot 21; a version-1 keyframe has none: the loader makes it of slot 19 x 0.3 (W58)."""
+    if len(key.slots) > COUNTER_LIGHT:
+        return key.colour(COUNTER_LIGHT)
+    red, green, blue, alpha = key.colour(SUN_LIGHT)
+    return int(red * 0.3), int(green * 0.3), int(blue * 0.3), alpha
 
 
 def shown_colour(rgba: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
@@ -164,5 +173,5 @@ def _lamp(collection, name: str, direction, rgba, strength: float):
     return lamp
 
 
-__all__ = ["SKY", "SKY_LAMPS", "SKY_NAME", "SKY_SHOWN", "SKY_WORLD", "SLOT_NODE", "build_sky", "ring_elevations",
-           "shown_colour"]
+__all__ = ["SKY", "SKY_LAMPS", "SKY_NAME", "SKY_SHOWN", "SKY_WORLD", "SLOT_NODE", "build_sky", "counter_colour",
+           "ring_elevations", "shown_colour"]

@@ -658,7 +658,7 @@ REPORTS = {
         "блок типа {kind}, какого нет ни в одном эффекте игры (сохранён)",
     "window {low}..{high} is not an ordered span inside 0..1 (kept)":
         "окно {low}..{high} — не упорядоченный отрезок внутри 0..1 (сохранено)",
-    "name has no NUL within its {size} bytes": "имя без NUL в своих {size} байтах",
+    "name has no NUL within its {size} bytes": "в {size} байтах имени нет завершающего нуля",
     "the {kind} names no sound": "излучатель «{kind}» не называет звука",
     "the {kind} names no material": "излучатель «{kind}» не называет материала",
     "{source}: slot {index} names {archive}/{member}, which is not there":
@@ -706,6 +706,19 @@ REPORTS = {
         "{path}: у точки маршрута {name} {key} = {value}, а не {kind}",
     "{path}: waypoint {name}'s {key} property was deleted: the export cannot remove a key":
         "{path}: у точки маршрута {name} удалено свойство {key}: экспорт не умеет удалять ключи",
+    "{path}: waypoint {name} has no {key} line: the export cannot add a key (delete the {prop} property)":
+        "{path}: у точки маршрута {name} нет строки {key}: экспорт не умеет добавлять ключи (удалите свойство "
+        "{prop})",
+    "{key} {text}: {char} is no character of the game's text (cp1251)":
+        "{key} {text}: {char} — не символ текста игры (cp1251)",
+    "{path}: {name}'s colour is not a number (NaN): the sky's colours are bytes":
+        "{path}: цвет {name} — не число (NaN): цвета неба хранятся байтами",
+    "{path}: {name}'s colour: the shown keyframe (version {version}) has no slot {slot} to hold it (the game "
+    "makes it of slot 19)":
+        "{path}: цвет {name}: в показанном ключевом кадре (версии {version}) нет слота {slot} для него (игра "
+        "делает его из слота 19)",
+    "{path}: {first} and {second} show one {part} of the keyframe, edited to different values":
+        "{path}: {first} и {second} показывают один {part} ключевого кадра, изменённый по-разному",
     "{reason} (the briefing is not shown; the file is left as it is)":
         "{reason} (брифинг не показан; файл оставлен как есть)",
     "{path}: cannot read: {reason} (the briefing is not shown)":
