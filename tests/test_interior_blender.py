@@ -19,7 +19,7 @@ def _folder(folder, graph=None) -> bytes:
 
 
 def _hallway(bpy):
-    (obj,) = [o for o in bpy.data.objects if "msh_hallway" in o and o.type == "MESH"]
+    (obj,) = [o for o in bpy.data.objects if "msh_hallway" in o and "msh_ground_plan" not in o]
     return obj
 
 
@@ -97,4 +97,42 @@ def test_a_model_without_a_hall_way_gets_no_navigation(blender, tmp_path):
     (tmp_path / "plain.msh").write_bytes(model.to_bytes())
     import_file(bpy, str(tmp_path / "plain.msh"))
     assert not [o for o in bpy.data.objects if "msh_hallway" in o]
+    assert not [c for c in bpy.data.collections if "Navigation" in c.name]
+
+
+def test_a_building_unit_shows_its_ground_plan_as_two_loops_and_its_hall_way(blender, tmp_path):
+    from unit_fixtures import write_game
+
+    bpy = blender.bpy
+    write_game(tmp_path, I.interior_files())
+    assert bpy.ops.import_scene.parkan_unit(filepath=str(tmp_path / I.HALL_DAT)) == {"FINISHED"}
+    (root,) = [o for o in bpy.data.objects if "msh_model" in o]
+    (plan_obj,) = [o for o in bpy.data.objects if "msh_ground_plan" in o]
+    assert plan_obj["msh_ground_plan"] == "fortif.rlb/synth_hall.bas" and plan_obj["msh_hallway"] == root
+    assert plan_obj["msh_ground_plan_form"] == "two rings"
+    expected = I.ground_plan_for(I.building_model())
+    inner, outer = expected.inner[0].corner_points, expected.outer[0].corner_points
+    mesh = plan_obj.data
+    assert (len(mesh.vertices), len(mesh.edges)) == (len(inner) + len(outer), len(inner) + len(outer))
+    ring = _ints(mesh, "ring")
+    assert ring.tolist() == [0] * len(inner) + [1] * len(outer)
+    bpy.context.view_layer.update()
+    world = _world(plan_obj)
+    m = np.array(root.matrix_world)
+    assert np.allclose(world[:len(inner)], inner @ m[:3, :3].T + m[:3, 3], atol=1e-4)
+    degree = np.bincount(np.array([v for e in mesh.edges for v in e.vertices]), minlength=len(ring))
+    assert (degree == 2).all()  # two closed loops
+    assert {g.name for g in plan_obj.vertex_groups} == {"inner", "outer"}
+    assert _hallway(bpy)["msh_hallway"] == root
+    assert all("Navigation" in c.name for o in (plan_obj, _hallway(bpy)) for c in o.users_collection)
+
+
+def test_removing_the_model_removes_its_navigation(blender, tmp_path):
+    bpy = blender.bpy
+    _folder(tmp_path)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"))
+    assert [c for c in bpy.data.collections if "Navigation" in c.name]
+    blender.ext.io_msh.imp.build.remove_models([root])
+    assert not [o for o in bpy.data.objects if "msh_hallway" in o]
+    assert not [m for m in bpy.data.meshes if "hall way" in m.name]
     assert not [c for c in bpy.data.collections if "Navigation" in c.name]

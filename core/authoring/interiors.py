@@ -17,12 +17,15 @@ from ..container.nres import Archive
 from ..interior import bas as B
 from ..interior import hallway as H
 from ..msh import streams as S
+from ..unit.dat import Component, UnitTree
 from ..unit.objects import tag_id
 from ..unit.text import BLOCK
 from .build import ModelDef, NodeDef, Part, build_model
 from .synth import axis_quat, box, box_uvs, bunker
 
 FORTIF = "fortif.rlb"
+HALL_DAT = "UNITS/SYNTH/synth_hall.dat"
+BUILDING_TYPE = 0x80001000  # the synthetic fort's unit type (core.authoring.units)
 OBJECTS = "objects.rlb"
 BUILDING = "synth_hall"
 WEAR = b"1\r\n0 SYNTH_HULL\r\n"
@@ -123,9 +126,15 @@ def objects_archive(name: str = BUILDING) -> Archive:
     return archive
 
 
+def building_tree(name: str = BUILDING) -> UnitTree:
+    """A unit of one component, the building's FORT record."""
+    return UnitTree(BUILDING_TYPE, [Component.new(name, 0, -1, "Hall (hl01)", 0)])
+
+
 def interior_files() -> dict[str, bytes]:
     """The game-folder files of the synthetic building, by path relative to the game folder."""
-    return {FORTIF: fortif_archive().to_bytes(), OBJECTS: objects_archive().to_bytes()}
+    return {FORTIF: fortif_archive().to_bytes(), OBJECTS: objects_archive().to_bytes(),
+            HALL_DAT: building_tree().to_bytes()}
 
 
 def extreme_plans() -> dict[str, bytes]:

@@ -493,6 +493,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     graph once, not once per datablock or model."""
     children = children_map()
     objects = [o for root in roots for o in (root, *descendants(root, children))]
+    objects += [o for o in bpy.data.objects if o.get(P.HALLWAY) in roots]  # their navigation (hall way, plan)
     data = {o.data for o in objects if o.data is not None}
     actions = {o.animation_data.action for o in objects if o.animation_data and o.animation_data.action}
     actions |= model_clip_actions(roots, objects) | timeline_actions(objects)
@@ -509,6 +510,7 @@ def remove_models(roots: list[bpy.types.Object]) -> None:
     doomed |= {image for image in images if users[image] <= doomed | trees}
     # Slot collections left with none of their own objects (Object.users_collection would scan every
     # collection once per object).
-    doomed |= {c for c in bpy.data.collections if (P.SLOT in c or F.NODE_GROUP in c) and c.all_objects
+    doomed |= {c for c in bpy.data.collections if (P.SLOT in c or F.NODE_GROUP in c or P.HALLWAY in c)
+               and c.all_objects
                and set(c.all_objects) <= doomed}
     bpy.data.batch_remove(list(doomed))

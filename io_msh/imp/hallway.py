@@ -98,3 +98,22 @@ def build_ground_plan(context, name: str, reference: str, inner: np.ndarray, out
     obj.display_type = "WIRE"
     obj.show_in_front = True
     return obj
+
+
+def build_unit_ground_plans(context, plan, roots: list, created) -> list[bpy.types.Object]:
+    """A ground-plan object for each building part of a unit (``plan``, a UnitPlan) whose record names one,
+    following that part's root; on failure nothing of them is left (``created``: an io_msh.imp.build.Created)."""
+    made = []
+    try:
+        for part in plan.parts:
+            ground = getattr(part, "ground_plan", None)
+            root = roots[part.component]
+            if ground is None or root is None:
+                continue
+            made.append(build_ground_plan(context, f"{root.name} ground plan", ground.reference, ground.inner,
+                                          ground.outer, root, created))
+            made[-1]["msh_ground_plan_form"] = ground.form
+    except BaseException:
+        created.remove_all()
+        raise
+    return made

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.container.nres import Archive
+from ...core.errors import FormatError
+from ...core.interior.bas import read_bas
 from ...core.interior.hallway import PLACES, HallWay, hallway_of
+from ...core.unit import objects
+from ...core.unit.text import block_name
 
 
 @dataclass
@@ -57,3 +62,35 @@ def plan_hallway(model, rest_world: np.ndarray) -> tuple[HallwayPlan | None, lis
         if len(graph.links) else np.zeros((0, 2), np.int64)
     return HallwayPlan(placed(graph, rest_world), flags, graph.vertices["joint"].copy(), edges,
                        graph.links["tail"].copy(), places), [f.format() for f in findings]
+
+
+@dataclass
+class GroundPlanPlan:
+    reference: str          # 'archive/member' the building's record names
+    inner: np.ndarray       # (n, 3) the inner ring's corners, in the model's frame
+    outer: np.ndarray       # (m, 3) the outer ring's corners
+    form: str               # core.interior.bas TWO_RINGS, or OTHER (shown as far as it reads; carried)
+
+
+def plan_ground_plan(records, record: str, load) -> tuple[GroundPlanPlan | None, list[str]]:
+    """The ground plan a building's record names (W75: a FORT record's ``.bas`` slot, redirects followed), read
+    through ``load`` (an archive name -> its bytes, None when missing); None with why when it is not there."""
+    lookup = objects.lookup(records, record, ".bas")
+    slot = lookup.slot
+    if slot is None:
+        return None, []
+    reference = f"{slot.archive}/{slot.member}"
+    try:
+        data = load(slot.archive)
+        archive = None if data is None else Archive.parse(data, slot.archive)
+    except FormatError as exc:
+        return None, [f"ground plan {reference}: {exc}"]
+    entry = None if archive is None else archive.find(block_name(slot.member_raw))
+    if entry is None:
+        return None, [f"ground plan {reference} was not found: the building is imported without it"]
+    plan, findings = read_bas(entry.data, reference)
+    warnings = [f.format(reference) for f in findings]
+    if not plan.inner or not plan.outer:
+        return None, [*warnings, f"ground plan {reference} has no inner and outer ring to show"]
+    return GroundPlanPlan(reference, plan.inner[0].corner_points.astype(np.float64),
+                          plan.outer[0].corner_points.astype(np.float64), plan.form), warnings

@@ -11,8 +11,9 @@ from mathutils import Matrix, Quaternion, Vector
 from ..com import compat
 from ..com import props as P
 from ..com.hierarchy import layer_collection
-from .build import bone_child_inverse, import_plans, remove_models, write_keys
+from .build import Created, bone_child_inverse, import_plans, remove_models, write_keys
 from .effects import build_unit_effects
+from .hallway import build_unit_ground_plans
 from .plan import BLENDER_LAST_FRAME
 from .unit_plan import PartPlan, PointPlan, UnitPlan
 
@@ -61,6 +62,7 @@ def import_unit(context, plan: UnitPlan, root_matrix: Matrix, set_frame_range: b
             for component, point in plan.points:
                 _point(points, roots, component, point)
         build_unit_effects(plan, roots, node_handles)
+        build_unit_ground_plans(context, plan, roots, Created())
         if set_frame_range:
             _frame_range(context.scene, plan)
     except BaseException:

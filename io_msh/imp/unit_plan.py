@@ -26,6 +26,7 @@ from ...core.unit.dat import parse_dat
 from ...core.unit.mount import mounted_damage_rows, mounted_points
 from ...core.unit.resolve import Unit, resolve_unit
 from ...core.unit.text import block_text
+from .hallway_plan import GroundPlanPlan, plan_ground_plan
 from .plan import BLENDER_LAST_FRAME, ImportOptions, ModelPlan, plan_model
 
 ROOT_FRAMES = 65_536  # node-0 poses sampled at most (an animated part root is keyed at each of these frames)
@@ -65,6 +66,7 @@ class PartPlan:
     root_frames: np.ndarray | None = None   # frames of ``root_inverse`` (one frame: a static root)
     root_inverse: np.ndarray | None = None  # (frames, 4, 4) inverse of the part's node-0 pose
     damage: dict[int, DamagePlan] = field(default_factory=dict)  # by part node
+    ground_plan: GroundPlanPlan | None = None  # a building's .bas (io_msh.imp.hallway)
 
 
 @dataclass
@@ -120,6 +122,9 @@ def plan_unit(path: str | Path, options: ImportOptions) -> UnitPlan:
                     plan.damage[owner[1]] = DamagePlan(
                         row, int(record["flags"]), float(record["hit_points"]), float(record["density"]),
                         f"{block_text(bytes(record['archive']))}:{block_text(bytes(record['member']))}")
+        if model is not None and part.tag == "FORT":  # a building: its record names its ground plan
+            plan.ground_plan, plan_warnings = plan_ground_plan(records, part.record, folder_loader(folder))
+            warnings += [f"{path}: {w}" for w in plan_warnings]
         parts.append(plan)
     points = []
     for i, part in enumerate(unit.parts):
