@@ -108,14 +108,14 @@ def test_a_text_cp1251_holds_and_a_long_one_are_written(blender, tmp_path):
     assert points[1].text("TextResID") == "Брифинг" and points[2].text("SoundResID") == "x" * 3000
 
 
-@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, 1e39])
-def test_a_property_of_a_kind_the_key_cannot_hold_is_refused(blender, tmp_path, value):
+@pytest.mark.parametrize(("key", "value"), [("EdgeType", [1, 2]), ("EdgeType", {"a": 1}), ("EdgeTime", 1e39),
+                                            ("LoopIndex", 2.5)])
+def test_a_property_of_a_kind_the_key_cannot_hold_is_refused(blender, tmp_path, key, value):
     bpy = blender.bpy
     root = write(tmp_path, FILES)
     imported(bpy, root)
-    key = "EdgeTime" if isinstance(value, float) else "EdgeType"
     bpy.data.objects["WayPoint1 camera"][key] = value
-    refused(bpy, root, "not text|not a number")
+    refused(bpy, root, "not text|not a number|not a whole number")
 
 
 @pytest.mark.parametrize("how", ["excluded", "in no scene collection"])
@@ -281,7 +281,7 @@ def _same_value(value, shown) -> bool:
 def _holdable(key: str, value) -> bool:
     """Whether briefing.cfg can hold ``value`` for ``key`` (what the export must write rather than refuse)."""
     if key in TEXT_KEYS:
-        if not isinstance(value, str) or '"' in value or len(f"x{value}x".splitlines()) > 1:
+        if not isinstance(value, str) or '"' in value or len(f"x{value}x".splitlines()) > 1 or "\0" in value:
             return False
         try:
             value.encode("cp1251")
@@ -290,8 +290,9 @@ def _holdable(key: str, value) -> bool:
         return True
     if key in FLAG_KEYS:
         return isinstance(value, bool)
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and \
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and \
         abs(value) <= F32_MAX
+    return number and (key != "LoopIndex" or value == int(value))
 
 
 SKY_TIMES = ("", "07:00", "20:00", "00:10", "13:00")
@@ -418,13 +419,15 @@ def world_sweep(blender, base: Path):
             self.edited(f"mist {which} {kind}")
 
         @precondition(lambda self: self.model["lamps"])
-        @rule(which=st.integers(0, 3), kind=st.sampled_from(NUMBER_KINDS + COLOUR_KINDS))
-        def change_a_lamp(self, which, kind):
+        @rule(which=st.integers(0, 3), what=st.sampled_from(["energy", "colour"]),
+              kind=st.sampled_from(NUMBER_KINDS + COLOUR_KINDS))
+        def change_a_lamp(self, which, what, kind):
             from io_msh_ext.io_msh.imp.sky import shown_colour
 
             role = sorted(self.model["lamps"])[which % len(self.model["lamps"])]
             light = self.lamp(role).data
-            if kind in NUMBER_KINDS:
+            kind = kind if kind in (NUMBER_KINDS if what == "energy" else COLOUR_KINDS) else "unchanged"
+            if what == "energy":
                 light.energy = {"value": 2.5, "unchanged": light.energy, "negative": -3.0, "huge": 1e6,
                                 "nan": math.nan}[kind]
             else:
@@ -432,7 +435,7 @@ def world_sweep(blender, base: Path):
                                "negative": (-1.0, 0.0, 0.0), "huge": (1e30, 1.0, 1.0),
                                "nan": (math.nan, 0.0, 0.0)}[kind]
             self.model["lamps"][role] = [*light.color, light.energy]
-            self.edited(f"lamp {kind}")
+            self.edited(f"lamp {what} {kind}")
 
         @precondition(lambda self: self.model["world"])
         @rule(how=st.sampled_from(["delete", "duplicate", "rename"]))
@@ -488,6 +491,8 @@ def world_sweep(blender, base: Path):
             value = values[pick % len(values)]
             if key in INTEGER_KEYS and pick == 0:
                 value = 4
+            if key == "LoopIndex" and pick == 3:
+                value = 1
             self.empty(index, "camera")[key] = value
             self.model["points"][index][key] = value
             self.model["deleted"].discard((index, key))

@@ -92,7 +92,7 @@ class Briefing:
 def _written(key: str, value: object) -> str:
     if key in TEXT_KEYS:
         text = str(value)
-        if '"' in text or len(f"x{text}x".splitlines()) > 1:  # every line break the reader splits at
+        if '"' in text or len(f"x{text}x".splitlines()) > 1 or "\0" in text:  # a line break the reader splits
             raise FormatError.single(STREAM, None, f"{key} {text!r}: a quoted value cannot hold quotes or lines")
         try:
             game_bytes(text)
@@ -107,6 +107,8 @@ def _written(key: str, value: object) -> str:
         raise FormatError.single(STREAM, None, f"{key} = {number}: not a number the game reads")
     if key in INTEGER_KEYS and number == int(number):
         return str(int(number))
+    if key == "LoopIndex":  # a waypoint's index: a fraction would be read as another stop
+        raise FormatError.single(STREAM, None, f"{key} = {number}: not a whole number (a waypoint's index)")
     for places in (3, 4, 5, 6):  # the shipped files write three decimals; more where a float32 needs them
         text = f"{number:.{places}f}"
         if np.float32(float(text)) == np.float32(number):

@@ -86,7 +86,8 @@ def _check_kinds(name: str, waypoint: str, index: int, changed: dict) -> None:
 
 def _same(value, shown) -> bool:
     if isinstance(value, (int, float)) and isinstance(shown, (int, float)) and not isinstance(value, bool):
-        return bool(np.float32(value) == np.float32(shown))
+        with np.errstate(over="ignore"):  # beyond float32: inf, refused when written
+            return bool(np.float32(value) == np.float32(shown))
     return value == shown
 
 

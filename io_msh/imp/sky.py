@@ -84,7 +84,7 @@ def shown_values(world, lamps: dict) -> dict[str, list[float]]:
 
 
 def counter_colour(key) -> tuple[int, int, int, int]:
-    """Slot 21; a version-1 keyframe has none: the loader makes it of slot 19 x 0.3 (W58)."""
+    """Slot 21; a version-1 keyframe has none: the loader makes it of slot 19 x 0.3."""
     if len(key.slots) > COUNTER_LIGHT:
         return key.colour(COUNTER_LIGHT)
     red, green, blue, alpha = key.colour(SUN_LIGHT)

@@ -711,6 +711,8 @@ REPORTS = {
         "{prop})",
     "{key} {text}: {char} is no character of the game's text (cp1251)":
         "{key} {text}: {char} — не символ текста игры (cp1251)",
+    "{key} = {value}: not a whole number (a waypoint's index)":
+        "{key} = {value}: не целое число (это номер точки маршрута)",
     "{path}: {name}'s colour is not a number (NaN): the sky's colours are bytes":
         "{path}: цвет {name} — не число (NaN): цвета неба хранятся байтами",
     "{path}: {name}'s colour: the shown keyframe (version {version}) has no slot {slot} to hold it (the game "
