@@ -108,3 +108,35 @@ def test_every_count_past_the_blocks_is_refused_before_allocating():
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         assert peak < 200_000, (count, peak)
+
+
+@settings(derandomize=True, max_examples=max(EXAMPLES // 3, 20), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_a_hostile_controller_or_effect_library_gives_only_format_errors_when_effects_are_placed(data):
+    """What an import asks of core (core.effects.scene.placed_effects): a controller that does not read is a
+    FormatError; an effect library or member that does not read leaves that effect without parameters."""
+    import numpy as np
+
+    from core.authoring.controllers import walker_controller
+    from core.effects.scene import placed_effects
+
+    controller = walker_controller()
+    controller.groups = [np.concatenate([controller.groups[0], E.attaching_group()])]
+    files = {"effects.rlb": bytearray(E.effects_archive().to_bytes()),
+             "weapon.rlb": bytearray(E.explosions_archive().to_bytes()), "ctl": bytearray(controller.to_bytes())}
+    name = data.draw(st.sampled_from(sorted(files)))
+    blob = files[name]
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(blob) - 4))
+        blob[at:at + 4] = struct.pack("<I", data.draw(st.sampled_from(EDGES)))
+    if data.draw(st.booleans()):
+        del blob[data.draw(st.integers(0, len(blob))):]
+    try:
+        placed = placed_effects(bytes(files["ctl"]), "walker.ctl", lambda n: bytes(files[n.lower()])
+                                if n.lower() in files else None)
+    except FormatError as exc:
+        assert name == "ctl" and str(exc).startswith("walker.ctl"), exc
+        return
+    for effect in placed:
+        assert effect.params is not None or effect.problem
