@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .animation.controller.codec import CTLD_TYPE_ID, validate_ctld
 from .appearance.mat0 import MAT0_TYPE_ID, validate_mat0
 from .appearance.texm import TEXM_TYPE_ID, validate_texm
 from .appearance.wear import WEAR_TYPE_ID, BlankRuns, validate_wear
@@ -20,6 +19,10 @@ from .interior.hallway import validate_hallway
 from .map.folder import archive_kind, validate_archive
 from .msh.model import Model, looks_like_model
 from .msh.validate import validate_model
+
+# as core.animation.controller.codec names it, whose package (the clip planner, the sampler) is imported only
+# when an archive holds a controller to check (a test keeps them equal)
+CTLD_TYPE_ID = int.from_bytes(b"CTLD", "little")
 
 
 @dataclass
@@ -199,8 +202,14 @@ _LIBRARY_CHECKS = {
     TEXM_TYPE_ID: lambda entry, runs: validate_texm(entry.data),
     MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
     WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
-    CTLD_TYPE_ID: lambda entry, runs: validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
+    CTLD_TYPE_ID: lambda entry, runs: _validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
     FXID_TYPE_ID: lambda entry, runs: validate_fxid(entry.data),  # effects (effects.rlb)
     EXP_TYPE_ID: lambda entry, runs: validate_exp(entry.data),    # explosions (weapon.rlb and others)
     BAS_TYPE_ID: lambda entry, runs: validate_bas(entry.data),    # buildings' ground plans (fortif.rlb)
 }
+
+
+def _validate_ctld(data: bytes) -> list[Finding]:
+    from .animation.controller.codec import validate_ctld
+
+    return validate_ctld(data)

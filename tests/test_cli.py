@@ -10,7 +10,6 @@ import pytest
 from fixtures import generated, nres, triangle_model
 from fixtures import run_cli as run
 
-from core.cli import archive as archive_cli
 from core.cli import main as cli
 from core.cli import roundtrip
 from core.container.nres import Archive
@@ -124,7 +123,7 @@ def test_roundtrip_names_the_first_difference_and_its_stream(capsys, files, monk
         data[keys_at + 5] ^= 0xFF
         return bytes(data)
 
-    monkeypatch.setattr(archive_cli, "rewritten", flip_a_key_byte)
+    monkeypatch.setattr(roundtrip, "rewritten", flip_a_key_byte)
     code, _, err = run(capsys, "roundtrip", files["rlb"])
     assert code == 1
     assert "DIFFERS at byte" in err and "stream Res8" in err and "entry 'sample.msh'" in err

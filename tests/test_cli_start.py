@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core import files
+from core.animation.controller.codec import CTLD_TYPE_ID
 from core.cli import kinds
 from core.map.folder import TEXT_SUFFIXES
 from core.model_controller import CONTROLLER_SUFFIX
@@ -34,7 +36,7 @@ def test_info_of_an_archive_loads_neither_the_unit_map_clip_nor_write_modules(tm
                           f"with contextlib.redirect_stdout(io.StringIO()): assert main(['info', {str(path)!r}]) == 0")
     assert "core.cli.archive" in loaded
     assert not loaded & {"core.cli.poses", "core.cli.clips", "core.cli.unit", "core.cli.map", "core.write_path",
-                         "core.unit.resolve"}
+                         "core.unit.resolve", "core.animation.controller", "core.animation.sampler"}
 
 
 def test_the_output_module_imports_no_command():
@@ -44,3 +46,4 @@ def test_the_output_module_imports_no_command():
 def test_the_kinds_by_name_are_the_codecs():
     assert kinds.CONTROLLER_SUFFIX == CONTROLLER_SUFFIX and kinds.TEXT_MAP_SUFFIXES == TEXT_SUFFIXES
     assert kinds.is_unit_file("a/OBJECTS.RLB") and kinds.is_unit_file("x.Dat") and not kinds.is_unit_file("x.rlb")
+    assert files.CTLD_TYPE_ID == CTLD_TYPE_ID  # core.files checks controllers without importing their package

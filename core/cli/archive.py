@@ -27,7 +27,6 @@ from .kinds import (
     is_unit_file,
 )
 from .output import EXIT_BAD_DATA, EXIT_OK, EXIT_USAGE, UsageError, emit, emit_json, out
-from .roundtrip import describe_offset, first_difference, rewritten
 
 
 def _type_name(type_id: int) -> str:
@@ -413,6 +412,8 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
 
     if rsli.is_rsli_file(path) or rsli.is_font_file(path):
         return rsli.rewritten_file(path, data)
+    from .roundtrip import rewritten  # the codecs of every entry: only roundtrip needs them
+
     return rewritten(open_container(path))
 
 
@@ -452,6 +453,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_roundtrip(args: argparse.Namespace) -> int:
+    from .roundtrip import describe_offset, first_difference
+
     worst, identical = EXIT_OK, 0
     files, folders = _expanded(args.files)
     for path in files:
