@@ -9,6 +9,7 @@ from test_import import import_file
 
 from core.authoring import interiors as I
 from core.interior import hallway as H
+from core.msh.model import Model
 
 
 def _folder(folder, graph=None) -> bytes:
@@ -136,3 +137,79 @@ def test_removing_the_model_removes_its_navigation(blender, tmp_path):
     assert not [o for o in bpy.data.objects if "msh_hallway" in o]
     assert not [m for m in bpy.data.meshes if "hall way" in m.name]
     assert not [c for c in bpy.data.collections if "Navigation" in c.name]
+
+
+def _export(bpy, root, out):
+    bpy.context.view_layer.objects.active = root
+    for obj in bpy.context.selected_objects:
+        obj.select_set(False)
+    root.select_set(True)
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(out)) == {"FINISHED"}
+    return H.hallway_of(Model.parse(out.read_bytes()))[0]
+
+
+@pytest.mark.parametrize("node_mode", ["EMPTIES", "ARMATURE"])
+def test_a_moved_vertex_is_written_back_through_its_joint_and_nothing_else_changes(blender, tmp_path, node_mode):
+    bpy = blender.bpy
+    graph = I.hallway()
+    graph.attr3 = 77
+    graph.links["tail"][2][7] = 0x12345678  # an unexplained word
+    data = _folder(tmp_path, graph)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"), node_mode=node_mode)
+    obj = _hallway(bpy)
+    pod_vertex = np.array(obj.data.vertices[7].co)
+    obj.data.vertices[7].co = (pod_vertex + np.array([0.0, 2.0, 0.0])).tolist()  # 2 m along the root's y
+    written = _export(bpy, root, tmp_path / "out.msh")
+    source = Model.parse(data).stream(17)
+    entry = Model.parse((tmp_path / "out.msh").read_bytes()).stream(17)
+    assert (entry.attr1, entry.attr2, entry.attr3) == (8, 10, 77)
+    # the pod is turned 90 degrees about z: the root's +y is the pod's -x
+    assert np.allclose(written.vertices["position"][7], (-2.0, 0.0, 0.0), atol=1e-5)
+    assert bytes(entry.data)[:7 * 20] == bytes(source.data)[:7 * 20]
+    assert bytes(entry.data)[7 * 20 + 12:] == bytes(source.data)[7 * 20 + 12:]
+    assert written.links["tail"][2][7] == 0x12345678
+    out = Model.parse((tmp_path / "out.msh").read_bytes())
+    out.set_stream(17, bytes(source.data))
+    assert out.to_bytes() == data  # nothing but the hall way changed
+
+
+def test_flags_and_a_new_link_are_written_with_the_retail_default_tail(blender, tmp_path):
+    import bmesh
+
+    bpy = blender.bpy
+    _folder(tmp_path)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"))
+    obj = _hallway(bpy)
+    obj.data.attributes["flags"].data[0].value = H.ANY_SIZE | H.CONTROL_POD
+    for other in bpy.context.selected_objects:
+        other.select_set(False)
+    layer = next(lc for lc in bpy.context.view_layer.layer_collection.children if lc.collection in obj.users_collection)
+    layer.hide_viewport = False
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    mesh = bmesh.from_edit_mesh(obj.data)
+    mesh.verts.ensure_lookup_table()
+    mesh.edges.new((mesh.verts[3], mesh.verts[6]))
+    bmesh.update_edit_mesh(obj.data)  # left in Edit Mode: the export reads what it shows
+    written = _export(bpy, root, tmp_path / "out.msh")
+    assert len(written.links) == 11 and written.vertices["flags"][0] == H.ANY_SIZE | H.CONTROL_POD
+    new = [i for i in range(11) if {int(written.links["start"][i]), int(written.links["end"][i])} == {3, 6}]
+    assert len(new) == 1 and written.links["tail"][new[0]].tolist() == [H.NO_WORD] * 8
+    assert written.gate(5) == "open" and written.links["tail"][5][1] == 1  # the door keeps its words
+    assert obj.mode == "EDIT"  # the user stays in Edit Mode
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_a_vertex_deleted_from_the_hall_way_refuses_the_export(blender, tmp_path):
+    bpy = blender.bpy
+    data = _folder(tmp_path)
+    (root,) = import_file(bpy, str(tmp_path / "synth_hall.msh"))
+    obj = _hallway(bpy)
+    obj.data.vertices.add(1)
+    out = tmp_path / "out.msh"
+    out.write_bytes(data)
+    bpy.context.view_layer.objects.active = root
+    with pytest.raises(RuntimeError, match="9 vertices, the model's stream 17 8"):
+        bpy.ops.export_scene.parkan_msh(filepath=str(out))
+    assert out.read_bytes() == data

@@ -38,6 +38,14 @@ def test_an_unmoved_hall_way_writes_back_byte_for_byte():
     assert model.to_bytes() == before
 
 
+def test_an_unchanged_hall_way_keeps_attributes_that_disagree_with_its_size():
+    model = I.building_model()
+    model.stream(17).attr1 = 99
+    before = model.to_bytes()
+    graph, findings = H.hallway_of(model, tolerant=True)
+    assert findings and H.write_hallway(model, graph) is False and model.to_bytes() == before
+
+
 def test_moving_a_vertex_changes_its_position_only_and_keeps_tails_and_attr3():
     graph = I.hallway()
     graph.attr3 = 0x1234

@@ -142,15 +142,14 @@ def validate_hallway(model) -> list[Finding]:
 
 def write_hallway(model, hallway: HallWay) -> bool:
     """Put ``hallway`` into the model's stream 17 (attr1/attr2 = its counts, attr3 carried). A hall way whose
-    bytes equal the stream's keeps the entry untouched; returns whether anything changed. FormatError (nothing
-    changed) for a link past the vertices."""
+    bytes equal the stream's keeps the entry untouched (its attributes too); returns whether anything changed.
+    FormatError (nothing changed) for a link past the vertices."""
     errors = [f for f in link_checks(hallway) if f.is_error]
     if errors:
         raise FormatError(errors, model.name)
     entry = model.stream(TYPE_ID)
     data = hallway.to_bytes()
-    if entry is not None and bytes(entry.data) == data and \
-            (entry.attr1, entry.attr2, entry.attr3) == (len(hallway.vertices), len(hallway.links), hallway.attr3):
+    if entry is not None and bytes(entry.data) == data:  # unchanged: the entry's attributes stay as read too
         return False
     model.set_stream(TYPE_ID, data, **hallway.attrs)
     return True

@@ -31,6 +31,7 @@ from ..com import conversion as C
 from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
 from .frames import Held, Poses, blocks, hold_every_frame
 from .game_fields import area_warnings, write_flags
+from .hallway_edit import write_shown_hallway
 from .materials import MaterialExport, MaterialOptions, plan_materials
 from .scene_model import SceneMesh, SceneModel
 from .unedited import SAME_POSITION, SAME_ROTATION, same_as_imported, same_in_blocks
@@ -120,7 +121,7 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
         kept = _kept_tracks(scene, source, poses, times, options) if rebuilt else {}
         model = _new_model(scene, poses, times, options, materials.words, labels, kept, memo)
         warnings += area_warnings(scene, [(m.node, m.slot) for m in scene.meshes if len(m.triangles)])
-        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials))
+        return _checked(ExportResult(model, warnings, list(range(len(scene.nodes))), True, materials), scene)
     anim = read_animation(source)
     edited = _update_tracks(anim, source, scene, poses, times, options, memo)
     warnings += _fit_frame_count(anim, edited, len(times))
@@ -129,7 +130,7 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
         write_animation(source, anim)
         _rename_nodes(source, scene)
         write_flags(source, scene, set())
-        return _checked(ExportResult(source, warnings, edited, False, materials))
+        return _checked(ExportResult(source, warnings, edited, False, materials), scene)
     # Only the edited parts are rebuilt; every other slot (imported and unchanged, or not imported at all)
     # keeps its geometry, per-vertex streams and slot record as the source has them.
     model = splice_slots(source, new_parts, removed, anim)
@@ -140,7 +141,7 @@ def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | Non
     changed = [n.label for n in new_parts] + [f"{S.slot_label(p)} of node {scene.nodes[i].name!r} (its mesh was "
                                               "deleted)" for i, p in removed]
     warnings.append(f"geometry changed: {', '.join(changed)} rebuilt; every other slot is kept as it was")
-    return _checked(ExportResult(model, warnings, edited, True, materials))
+    return _checked(ExportResult(model, warnings, edited, True, materials), scene)
 
 
 def _fit_frame_count(anim: Animation, edited: list[int], exported: int) -> list[str]:
@@ -159,7 +160,9 @@ def _fit_frame_count(anim: Animation, edited: list[int], exported: int) -> list[
             "exported pose after it)"]
 
 
-def _checked(result: ExportResult) -> ExportResult:
+def _checked(result: ExportResult, scene: SceneModel | None = None) -> ExportResult:
+    if scene is not None and write_shown_hallway(result.model, scene.hallway):  # the building's path graph
+        result.warnings.append("the hall way (stream 17) is written as the scene shows it")
     findings = validate_model(result.model)
     if has_errors(findings):
         raise FormatError(findings, result.model.name)

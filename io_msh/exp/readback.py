@@ -20,6 +20,7 @@ from ..com.hierarchy import descendants, node_empties
 from ..com.sliders import sliders_muted
 from .frames import check_held
 from .game_fields import node_flags
+from .hallway import read_shown_hallway
 from .meshes import read_meshes
 from .poses import (
     curve_poses,
@@ -129,7 +130,7 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         mode, np.asarray(frames, np.float64), nodes, local, meshes, materials,
         _keyframe_times(curves, nodes) if keyframes else {}, str(root.get(P.SLOTS, "ALL")),
         int(root.get(P.SLOT_POSITION, 0)), bytes(wear) if wear is not None else None, as_imported,
-        root.get(P.ANIMATION_MODE), warnings, untouched, poses, scaled)
+        root.get(P.ANIMATION_MODE), warnings, untouched, poses, scaled, hallway=read_shown_hallway(root))
 
 
 SET_SCALE = 1e-6  # a scale value (float32) this close to 1 is 1

@@ -96,3 +96,4 @@ class SceneModel:
     # inverse that is not a rotation, or anything but F-curves moving the nodes); when not, the matrices'
     # departure from rotations is float32 rounding and no node counts as scaled (io_msh.exp.readback.scale_set).
     scale_set: bool = True
+    hallway: object | None = None  # a building's hall way as shown (io_msh.exp.hallway_edit.SceneHallway)

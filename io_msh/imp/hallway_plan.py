@@ -51,11 +51,13 @@ def unplaced(points: np.ndarray, joints: np.ndarray, rest_world: np.ndarray) -> 
 
 
 def plan_hallway(model, rest_world: np.ndarray) -> tuple[HallwayPlan | None, list[str]]:
-    """The hall way of ``model`` (None without stream 17) and its findings as warnings (the model's validation
-    already refused the errors)."""
+    """The hall way of ``model`` (None without stream 17, or one that does not read as its counts say) and its
+    findings as warnings."""
     graph, findings = hallway_of(model, tolerant=True)
     if graph is None:
         return None, []
+    if any(f.is_error for f in findings):  # not shown: an export carries the stream as read
+        return None, [f"{f.format()} (the hall way is not shown)" for f in findings]
     flags = graph.vertices["flags"].copy()
     places = {name: np.flatnonzero(flags & bit) for name, bit in PLACES.items()}
     edges = np.stack([graph.links["start"], graph.links["end"]], axis=-1).astype(np.int64) \

@@ -621,6 +621,21 @@ REPORTS = {
         "связь {index} закрыта (слова хвоста 1 и 5 равны 0; в игре таких нет)",
     "vertex {index} hangs on node {node}; the model has {count} nodes (kept)":
         "вершина {index} висит на узле {node}; у модели узлов: {count} (сохранена)",
+    "{finding} (the hall way is not shown)": "{finding} (граф проходов не показан)",
+    "the hall way (stream 17) is written as the scene shows it":
+        "граф проходов (поток 17) записан так, как его показывает сцена",
+    "{where} has {count} vertices, the model's stream 17 {expected}: vertices can be moved, not added or deleted":
+        "{where}: вершин {count}, в потоке 17 модели {expected}: вершины можно двигать, но не добавлять и не "
+        "удалять",
+    "{where}: vertex {index} hangs on node {node}; the model has {count} nodes":
+        "{where}: вершина {index} висит на узле {node}; у модели узлов: {count}",
+    "{where} has no edges left; the model's stream 17 has {count} links":
+        "{where}: не осталось рёбер; в потоке 17 модели связей: {count}",
+    "ground plan {reference}: {reason}": "план основания {reference}: {reason}",
+    "ground plan {reference} was not found: the building is imported without it":
+        "план основания {reference} не найден: здание импортировано без него",
+    "ground plan {reference} has no inner and outer ring to show":
+        "в плане основания {reference} нет внутреннего и внешнего колец, которые можно показать",
     "{name} is not a field of an explosion": "{name} — не поле взрыва",
     "an explosion has {count} slots": "у взрыва {count} слотов",
     "hit kind {kind} is none of 1-4 (kept)": "вид попадания {kind} — не из 1-4 (сохранён)",
