@@ -782,3 +782,28 @@ def test_careless_sky_and_briefing_edits_are_written_or_refused(blender, tmp_pat
         max_examples=EXAMPLES, stateful_step_count=STEPS, derandomize=True, database=None, deadline=None,
         suppress_health_check=list(HealthCheck)))
     print(dict(machine.stats))
+
+
+@pytest.mark.parametrize("ground", [True, False])
+def test_the_whole_map_parented_under_a_moved_empty(blender, tmp_path, ground):
+    """With the ground it is refused (the ground moves by its vertices only), nothing written; without it the
+    waypoints are written where they now stand, the sky as it was."""
+    bpy = blender.bpy
+    root = write(tmp_path, FILES)
+    top = imported(bpy, root)
+    mover = bpy.data.objects.new("mover", None)
+    bpy.context.scene.collection.objects.link(mover)
+    floors = set(top["msh_map_ground"].values())
+    for obj in top.all_objects:
+        if obj.parent is None and (ground or obj not in floors):
+            obj.parent = mover
+    mover.location = (0.0, 0.0, 3.0)
+    if ground:
+        refused(bpy, root, "moved, turned or scaled as an object")
+        return
+    exported(bpy, root)
+    old, new = parse_briefing(FILES[BRIEFING]).waypoints, parse_briefing((root / BRIEFING).read_bytes()).waypoints
+    for was, now in zip(old, new, strict=True):
+        assert now.camera == (was.camera[0], was.camera[1], was.camera[2] + 3.0)
+        assert now.target == (was.target[0], was.target[1], was.target[2] + 3.0)
+    assert (root / SKY).read_bytes() == FILES[SKY]
