@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from map_fixtures import LAND1, LAND2, LAND_MAP, LAND_MSH, MISSION, SAMPLE
 
-from core.authoring.map_game import mission_game_files
+from core.authoring.map_game import mission_game_files, mission_world_files
 from core.authoring.maps import MapSpec, sample_map_files, synthetic_areal_map, synthetic_land, synthetic_mission
 from core.map import landmsh as L
 from core.map.arealmap import ArealMap
@@ -26,7 +26,7 @@ def test_the_bundled_sample_map_is_what_the_generator_writes():
     drift."""
     on_disk = {p.relative_to(SAMPLE).as_posix(): p.read_bytes() for p in SAMPLE.rglob("*") if p.is_file()}
     assert {name: on_disk.get(name) for name in FILES} == FILES
-    assert on_disk == mission_game_files(robot=True)
+    assert on_disk == {**mission_game_files(robot=True), **mission_world_files()}  # with its sky and briefing
     assert 20_000 < sum(map(len, FILES.values())) < 300_000  # small: tens of KB
 
 

@@ -505,17 +505,17 @@ REPORTS = {
         "{path}: шрифт, ячейка {width} x {height} (+1), добавочный шаг {extra}, нарисованных глифов: {count}, атлас "
         "{w}x{h}, формат {format}",
     "{path}: wrote {name} ({size} bytes, unpacked from {method}) to {output}":
-        "{path}: {name} ({size} байт, распаковано из {method}) записано в {output}",
+        "{path}: {name} ({size:байт|байта|байт}, распаковано из {method}) записано в {output}",
     "{path}: palette, {count} colours, tag {tag}, blend table 256 x 256":
         "{path}: палитра, цветов: {count}, метка {tag}, таблица смешения 256 x 256",
     "no member named {name} (#N picks member N)": "нет элемента с именем {name} (#N выбирает элемент N)",
-    "{size} bytes; a palette is {expected}": "{size} байт; в палитре {expected}",
+    "{size} bytes; a palette is {expected}": "{size:байт|байта|байт}; в палитре {expected}",
     "a palette holds 256 x 4 colour bytes, a 4-byte tag and a 256 x 256 table, not {colours}, {tag}, {table}":
         "палитра — это 256 x 4 байта цветов, 4-байтовая метка и таблица 256 x 256, а не {colours}, {tag}, {table}",
     "does not unpack": "не распаковывается",
     "{name} is neither a texture (Texm) nor a font (Tfnt)": "{name} — ни текстура (Texm), ни шрифт (Tfnt)",
     "{size} bytes; a font's header, {count} glyph records and its atlas's header need {need}":
-        "{size} байт; заголовку шрифта, {count} записям глифов и заголовку атласа нужно {need}",
+        "{size:байт|байта|байт}; заголовку шрифта, {count} записям глифов и заголовку атласа нужно {need}",
     "the atlas is not a Texm": "атлас — не Texm",
     "atlas format {format} holds colours, not palette indices":
         "атлас формата {format} хранит цвета, а не индексы палитры",
@@ -532,8 +532,8 @@ REPORTS = {
     "atlas of {width}x{height} with {count} levels": "атлас {width}x{height} с уровнями: {count}",
     "atlas: {message}": "атлас: {message}",
     "the {width}x{height} atlas (format {format}, {count} levels) needs {need} bytes; the font holds {size}":
-        "атласу {width}x{height} (формат {format}, уровней: {count}) нужно {need} байт; в шрифте {size}",
-    "{count} bytes after the atlas (kept)": "{count} байт после атласа (сохранены)",
+        "атласу {width}x{height} (формат {format}, уровней: {count}) нужно {need:байт|байта|байт}; в шрифте {size}",
+    "{count} bytes after the atlas (kept)": "{count:байт|байта|байт} после атласа (сохранены)",
     "{method} is used by no shipped archive; members are written as LZSS (0x040) or Deflate (0x100)":
         "{method} не используется ни одним архивом игры; элементы записываются как LZSS (0x040) или Deflate (0x100)",
     "member name {name}: 1 to {count} printable ASCII characters, no spaces":
@@ -545,7 +545,7 @@ REPORTS = {
     "entry count {count} at +4 but {again} at +6 (the loader checks both)":
         "число записей {count} по +4, но {again} по +6 (загрузчик проверяет оба)",
     "entry count {count} needs a {size}-byte table; only {left} bytes follow the header":
-        "числу записей {count} нужна таблица в {size} байт; после заголовка лишь {left} байт",
+        "числу записей {count} нужна таблица в {size:байт|байта|байт}; после заголовка лишь {left:байт|байта|байт}",
     "header +0x10 holds {value}, the unpacked sizes add up to {total}":
         "в заголовке по +0x10 записано {value}, а распакованные размеры дают в сумме {total}",
     "the table is marked sorted (0xABBA) but its sort fields do not list the names in order; the loader then scans":
@@ -557,7 +557,7 @@ REPORTS = {
         "{method} ({value}) не используется ни одним архивом игры и не записывается; замените элемент как LZSS или "
         "Deflate",
     "packed size {size} runs {count} bytes past the end of the file; read up to the end":
-        "упакованный размер {size} выходит на {count} байт за конец файла; прочитано до конца",
+        "упакованный размер {size} выходит на {count:байт|байта|байт} за конец файла; прочитано до конца",
     "the Deflate stream goes on past the declared size": "поток Deflate продолжается за объявленным размером",
     "the name repeats row {index}'s; lookups find the first": "имя повторяет имя строки {index}; поиск находит первую",
     "{method} is used by no shipped archive; the member is read but not written back":
@@ -578,7 +578,8 @@ REPORTS = {
     "control point {index} is not in the list ({count} points)":
         "контрольной точки {index} нет в списке ({count} точек)",
     "{count} slots given; an explosion has {slots}": "задано слотов: {count}; у взрыва их {slots}",
-    "{size} bytes: an explosion is {expected} bytes": "{size} байт: взрыв занимает {expected} байт",
+    "{size} bytes: an explosion is {expected} bytes":
+        "{size:байт|байта|байт}: взрыв занимает {expected:байт|байта|байт}",
     # building interiors: the hall way (mesh stream 17) and the ground plan (.bas)
     "{name}: hall way, {vertices} vertices on nodes {joints}, {links} links ({gates}), {places}, attr3 {attr3}":
         "{name}: граф проходов, вершин: {vertices} на узлах {joints}, связей: {links} ({gates}), {places}, "
@@ -586,19 +587,20 @@ REPORTS = {
     "{name}: hall way, {vertices} vertices on nodes {joints}, {links} links ({gates}), {places}, attr3 {attr3}, "
     "{count} bytes after the links":
         "{name}: граф проходов, вершин: {vertices} на узлах {joints}, связей: {links} ({gates}), {places}, "
-        "attr3 {attr3}, {count} байт после связей",
+        "attr3 {attr3}, {count:байт|байта|байт} после связей",
     "the {ring} ring has {count} corners; {given} given (corners can be moved, not added or removed)":
         "у кольца {ring} углов: {count}; задано {given} (углы можно двигать, но не добавлять и не удалять)",
     "the inner ring needs a triangle and a corner per corner":
         "внутреннему кольцу нужны треугольник и его угол для каждого угла",
     "{count} {side} contours cannot fit in the {size} bytes left":
-        "контуры ({side}, {count}) не помещаются в оставшиеся {size} байт",
+        "контуры ({side}, {count}) не помещаются в оставшиеся {size:байт|байта|байт}",
     "only the two-ring form of a ground plan can be edited (this one is carried as read)":
         "изменять можно только план основания из двух колец (этот сохраняется как прочитан)",
     "ends at byte {offset} inside {what}": "обрывается на байте {offset} внутри {what}",
     "{what}: {count} records need {size} bytes at byte {offset}, {left} remain":
-        "{what}: {count} записей требуют {size} байт на байте {offset}, осталось {left}",
-    "{count} bytes after the contours (carried as read)": "{count} байт после контуров (сохранены как прочитаны)",
+        "{what}: {count:запись|записи|записей} требуют {size:байт|байта|байт} на байте {offset}, осталось {left}",
+    "{count} bytes after the contours (carried as read)":
+        "{count:байт|байта|байт} после контуров (сохранены как прочитаны)",
     "{inner} inner and {outer} outer contours: every retail plan has one of each; the public readings differ on "
     "this form (carried as read)":
         "внутренних контуров: {inner}, внешних: {outer}; в каждом плане игры их по одному; открытые прочтения "
@@ -613,7 +615,7 @@ REPORTS = {
     "{side} contour {index} winds clockwise; all retail rings wind anticlockwise (kept)":
         "контур {side} {index} идёт по часовой стрелке; все кольца игры идут против неё (сохранён)",
     "{size} bytes, but attr1 {vertices} vertices and attr2 {links} links take {need} (20 x vertices + 40 x links)":
-        "{size} байт, но вершины attr1 ({vertices}) и связи attr2 ({links}) занимают {need} "
+        "{size:байт|байта|байт}, но вершины attr1 ({vertices}) и связи attr2 ({links}) занимают {need} "
         "(20 x вершины + 40 x связи)",
     "link {index} joins vertex {start} to {end}; there are {count} vertices":
         "связь {index} соединяет вершину {start} с {end}; вершин всего {count}",
@@ -646,24 +648,25 @@ REPORTS = {
     "slot {part} name has no NUL within its {size} bytes": "имя {part} слота без NUL в своих {size} байтах",
     "{name} is not a header field (fields: {fields})": "{name} — не поле заголовка (поля: {fields})",
     "{size} bytes: an effect starts with a {header}-byte header":
-        "{size} байт: эффект начинается с заголовка в {header} байт",
+        "{size:байт|байта|байт}: эффект начинается с заголовка в {header:байт|байта|байт}",
     "emitter count {count} needs at least {need} bytes; {left} follow the header":
-        "число излучателей {count} требует не меньше {need} байт; после заголовка {left}",
+        "число излучателей {count} требует не меньше {need:байт|байта|байт}; после заголовка {left}",
     "a {kind} emitter names no material or sound": "излучатель «{kind}» не называет ни материала, ни звука",
     "header field {name} takes {count} values": "поле заголовка {name} принимает значений: {count}",
     "no emitter {index} (the effect has {count})": "нет излучателя {index} (у эффекта их {count})",
     "emitter {index} starts at byte {at}, past the end ({size} bytes)":
-        "излучатель {index} начинается с байта {at}, за концом ({size} байт)",
+        "излучатель {index} начинается с байта {at}, за концом ({size:байт|байта|байт})",
     "emitter {index} at byte {at}: type word {word} has type {kind}, none of 1-10":
         "излучатель {index} на байте {at}: слово типа {word} даёт тип {kind}, не из 1-10",
     "emitter {index} ({kind}, {length} bytes at byte {at}) runs past the end of the {size}-byte effect":
-        "излучатель {index} ({kind}, {length} байт с байта {at}) выходит за конец эффекта в {size} байт",
+        "излучатель {index} ({kind}, {length:байт|байта|байт} с байта {at}) выходит за конец эффекта в "
+        "{size:байт|байта|байт}",
     "{count} bytes follow the last of the {emitters} emitters (every effect ends with its last block)":
-        "{count} байт после последнего из {emitters} излучателей (каждый эффект кончается последним блоком)",
+        "{count:байт|байта|байт} после последнего из {emitters} излучателей (каждый эффект кончается последним блоком)",
     "{count} bytes follow the last of the {emitters} emitters (kept)":
-        "{count} байт после последнего из {emitters} излучателей (сохранены)",
+        "{count:байт|байта|байт} после последнего из {emitters} излучателей (сохранены)",
     "{count} bytes follow the last emitter (every retail effect ends with its last block)":
-        "{count} байт после последнего излучателя (каждый эффект игры кончается последним блоком)",
+        "{count:байт|байта|байт} после последнего излучателя (каждый эффект игры кончается последним блоком)",
     "time mode {mode} is none of 0-17 (kept; t stays 0)": "режим времени {mode} — не из 0-17 (сохранён; t остаётся 0)",
     "duration {value} is not a finite time >= 0 (kept)": "длительность {value} — не конечное время >= 0 (сохранена)",
     "{kind} field {name}: {reason}": "поле {name} излучателя «{kind}»: {reason}",
@@ -683,7 +686,7 @@ REPORTS = {
     "{source}: group {group} record {record} puts {effect} on node {node}, which the model lacks ({count} nodes); "
     "it is shown at the model's root":
         "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет "
-        "({count} узлов); он показан в корне модели",
+        "({count:узел|узла|узлов}); он показан в корне модели",
     # the briefing flythrough (briefing.cfg)
     "{key} = {value}: not a number the game reads": "{key} = {value}: игра не прочтёт это как число",
     "object {name} has no end": "у объекта {name} нет end",
@@ -741,7 +744,7 @@ REPORTS = {
     "{path}: cannot read: {reason} (the briefing is not shown)":
         "{path}: не удаётся прочитать: {reason} (брифинг не показан)",
     # the sky (sky.ske)
-    "{count} byte(s) after the last word (carried)": "{count} байт после последнего слова (сохранены)",
+    "{count} byte(s) after the last word (carried)": "{count:байт|байта|байт} после последнего слова (сохранены)",
     "no section: the game has no day to play": "нет ни одной секции: игре нечего проигрывать как сутки",
     "section {index}: a day of 0:00 puts every keyframe at once":
         "секция {index}: сутки длиной 0:00 ставят все ключевые кадры в один момент",
