@@ -203,8 +203,8 @@ HOSTILE_BRIEFINGS = {
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_SKIES) + [f"briefing: {n}" for n in HOSTILE_BRIEFINGS])
-def test_a_hostile_sky_or_briefing_imports_the_map_and_an_untouched_export_leaves_every_file(blender, tmp_path,
-                                                                                               name):
+def test_a_hostile_sky_or_briefing_imports_the_map_an_untouched_export_leaves_every_file_and_an_edit_is_its_own(
+        blender, tmp_path, name):
     bpy = blender.bpy
     files = dict(FILES)
     if name.startswith("briefing: "):
@@ -213,9 +213,40 @@ def test_a_hostile_sky_or_briefing_imports_the_map_and_an_untouched_export_leave
         files[SKY] = HOSTILE_SKIES[name]
     root = write(tmp_path, files)
     before = snapshot(root)
-    imported(bpy, root)
+    top = imported(bpy, root)
     exported(bpy, root)
     assert snapshot(root) == before
+    edit_over_a_hostile_file(bpy, root, top, before)
+
+
+def edit_over_a_hostile_file(bpy, root: Path, top, before: dict[str, bytes]) -> None:
+    """An edit, where the import showed something to edit: written into its own line or word, or refused."""
+    from io_msh_ext.io_msh.imp.sky import shown_colour
+
+    stand = bpy.data.objects.get("WayPoint0 camera")
+    if stand is not None:
+        stand.location.x += 1.0
+    world = top.get("msh_sky_world")
+    if world is not None:
+        world.node_tree.nodes["slot 15"].outputs[0].default_value = shown_colour((1, 2, 3, 255))
+    try:
+        bpy.ops.export_scene.parkan_map(filepath=str(root / MISSION))
+    except RuntimeError as exc:
+        assert "Traceback" not in str(exc)
+        assert snapshot(root) == before
+        return
+    after = snapshot(root)
+    assert {n for n in after if after[n] != before[n]} <= {SKY, BRIEFING}
+    if stand is not None:
+        old, new = before[BRIEFING].splitlines(keepends=True), after[BRIEFING].splitlines(keepends=True)
+        changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+        assert len(changed) == 1 and b"CameraX" in changed[0][1], changed
+    if world is not None:
+        section, index = (int(v) for v in top["msh_sky_shown"])
+        sky, was = parse_ske(after[SKY]), parse_ske(before[SKY])
+        assert sky.sections[section].keyframes[index].colour(15)[:3] == (1, 2, 3)
+        sky.sections[section].keyframes[index] = was.sections[section].keyframes[index]
+        assert write_ske(sky) == before[SKY]
 
 
 def test_a_key_the_file_lacks_cannot_be_added(blender, tmp_path):
