@@ -70,7 +70,7 @@ class ExportFile(ExportHelper):
     read_as_shown = True
 
     def execute(self, context):
-        path = self.target(self.filepath)
+        path = self.target(self.filepath or self.source_path(context))  # a script may give no path
         if path is None:
             return {"CANCELLED"}
         with as_shown(context) if self.read_as_shown else nullcontext():
@@ -78,6 +78,14 @@ class ExportFile(ExportHelper):
         if result is None:
             return {"CANCELLED"}
         return self.written(path, result)
+
+    def invoke(self, context, event):
+        self.filepath = self.source_path(context) or self.filepath
+        return super().invoke(context, event)
+
+    def source_path(self, context) -> str:
+        """The file the exported data came from, where the dialog starts (empty: none)."""
+        return ""
 
     def target(self, filepath: str) -> str | None:
         """The file written for the path the dialog gave, None (reported) when there is none."""

@@ -91,12 +91,11 @@ class EXPORT_SCENE_OT_parkan_map(bpy.types.Operator, ExportFile):
         description="A mission exported into another game tree: write its map there even where that tree holds "
                     "other map files (they are replaced); otherwise the export refuses and writes nothing")
 
-    def invoke(self, context, event):
-        with contextlib.suppress(FormatError):  # no map: the dialog starts empty, execute says why
+    def source_path(self, context) -> str:
+        with contextlib.suppress(FormatError):  # no map: execute says why
             top = map_collection(context, self.collection or None)
-            key = M.MISSION if M.MISSION in top else M.MAP
-            self.filepath = str(top[key])
-        return super().invoke(context, event)
+            return str(top[M.MISSION if M.MISSION in top else M.MAP])
+        return ""
 
     def export(self, context, path: str):
         return export_map(context, path, self.force, self.collection or None, self.replace_changed, self.replace_map)

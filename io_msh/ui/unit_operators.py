@@ -11,7 +11,7 @@ import bpy
 from bpy.props import StringProperty
 from bpy_extras.io_utils import orientation_helper
 
-from ...core.errors import FormatError
+from ...core.errors import FormatError, printable
 from ..com import compat
 from ..exp.unit import export_unit, unit_collection
 from ..imp.build import import_root_matrix
@@ -101,13 +101,17 @@ class EXPORT_SCENE_OT_parkan_unit(bpy.types.Operator, ExportFile):
         """Whether an option applies to the choices made (the others are drawn greyed out)."""
         return D.export_enabled(self, name)
 
-    def invoke(self, context, event):
-        with contextlib.suppress(FormatError):  # no unit: the dialog starts empty, execute says why
-            self.filepath = str(unit_collection(context, self.collection or None)["msh_unit"])
-        return super().invoke(context, event)
+    def source_path(self, context) -> str:
+        with contextlib.suppress(FormatError):  # no unit: execute says why
+            return str(unit_collection(context, self.collection or None)["msh_unit"])
+        return ""
 
-    def target(self, filepath: str) -> str:
-        return filepath if os.path.splitext(filepath)[1] else filepath + ".dat"
+    def target(self, filepath: str) -> str | None:
+        stem, extension = os.path.splitext(os.path.basename(filepath))
+        if not stem or os.path.isdir(filepath) or stem.lower() == ".dat":  # no name: it would make a hidden '.dat'
+            report(self, "ERROR", f"{printable(filepath) or 'No file named'}: type the unit file's name (a .dat)")
+            return None
+        return filepath if extension else filepath + ".dat"
 
     def export(self, context, path: str):
         return export_unit(context, path, D.export_options(self), self.collection or None)
