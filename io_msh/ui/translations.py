@@ -687,6 +687,8 @@ REPORTS = {
     "it is shown at the model's root":
         "{source}: группа {group}, запись {record} ставит {effect} на узел {node}, которого у модели нет "
         "({count:узел|узла|узлов}); он показан в корне модели",
+    "{path}: type the unit file's name (a .dat)": "{path}: введите имя файла юнита (.dat)",
+    "No file named": "Файл не назван",
     # the briefing flythrough (briefing.cfg)
     "{key} = {value}: not a number the game reads": "{key} = {value}: игра не прочтёт это как число",
     "object {name} has no end": "у объекта {name} нет end",
@@ -729,6 +731,10 @@ REPORTS = {
         "{prop})",
     "{key} {text}: {char} is no character of the game's text (cp1251)":
         "{key} {text}: {char} — не символ текста игры (cp1251)",
+    "{path}: the World {name} is a copy of the sky's World {world}, edited apart: only the sky's World is "
+    "written (edit it, or delete the copy)":
+        "{path}: мир {name} — копия мира неба {world}, изменённая отдельно: записывается только мир неба "
+        "(измените его или удалите копию)",
     "{key} = {value}: not a whole number (a waypoint's index)":
         "{key} = {value}: не целое число (это номер точки маршрута)",
     "{path}: {name}'s colour is not a number (NaN): the sky's colours are bytes":
