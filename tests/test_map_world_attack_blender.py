@@ -87,6 +87,21 @@ def test_a_colour_that_is_no_number_is_refused_without_a_traceback(blender, tmp_
     refused(bpy, root, "not a number")
 
 
+@pytest.mark.parametrize("original", ["kept", "deleted"])
+def test_a_copy_of_the_sky_world_edited_apart_is_refused_and_an_unedited_one_is_no_matter(blender, tmp_path,
+                                                                                          original):
+    bpy = blender.bpy
+    root = write(tmp_path, FILES)
+    top = imported(bpy, root)
+    world = top["msh_sky_world"]
+    bpy.context.scene.world = twin = world.copy()  # World > New copies the scene's World
+    if original == "deleted":
+        bpy.data.worlds.remove(world)
+    exported(bpy, root)
+    twin.node_tree.nodes["slot 15"].outputs[0].default_value = (1.0, 0.0, 0.0, 1.0)
+    refused(bpy, root, "is a copy of the sky's World")
+
+
 @pytest.mark.parametrize(("text", "words"), [("日本", "cp1251"), ("a\x0cb", "lines"), ("a\u2028b", "lines"),
                                              ('say "hi"', "quotes")])
 def test_a_text_the_file_cannot_hold_is_refused_without_a_traceback(blender, tmp_path, text, words):
@@ -366,7 +381,7 @@ def world_sweep(blender, base: Path):
             self.model = {
                 "world": True, "slots": {}, "mist": (world.mist_settings.start, world.mist_settings.depth),
                 "lamps": {role: [*lamp.data.color, lamp.data.energy] for role, lamp in top["msh_sky_lamps"].items()},
-                "points": self._parsed_points(), "deleted": set(), "copies": 0, "gone": set(),
+                "points": self._parsed_points(), "deleted": set(), "copies": 0, "gone": set(), "world copies": [],
             }
             self.model["shown mist"] = self.model["mist"]
             self.model["shown lamps"] = copy.deepcopy(self.model["lamps"])
@@ -476,8 +491,9 @@ def world_sweep(blender, base: Path):
                 self.bpy.data.worlds.remove(world)
                 self.model["world"], self.model["slots"] = False, {}
                 self.model["mist"] = self.model["shown mist"]
-            elif how == "duplicate":
+            elif how == "duplicate":  # World > New: the copy is the scene's; the sky's World is still edited
                 self.bpy.context.scene.world = world.copy()
+                self.model["world copies"].append((dict(self.model["slots"]), self.model["mist"]))
             else:
                 world.name = "Мир"
             self.edited(f"world {how}")
@@ -692,6 +708,14 @@ def world_sweep(blender, base: Path):
                 for key, value in values.items():
                     if not _same_value(value, m["shown points"][index].get(key)) and not _holdable(key, value):
                         return f"{key} = {value!r}"
+            for slots, mist in m["world copies"]:
+                names = set(slots) | set(m["slots"])
+                now = [m["slots"].get(n, self.shown_slot(n)) for n in names]
+                copied = [slots.get(n, self.shown_slot(n)) for n in names]
+                if not all(_same_number(a, b) for x, y in zip(now, copied, strict=True)
+                           for a, b in zip(x, y, strict=True)) or \
+                        not all(_same_number(a, b) for a, b in zip(mist, m["mist"], strict=True)):
+                    return "World copy edited apart"
             for rgb in m["slots"].values():
                 if any(math.isnan(c) for c in rgb):
                     return "NaN colour"

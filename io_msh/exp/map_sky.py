@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import bpy
 import numpy as np
 
 from ...core.errors import FormatError
@@ -43,6 +44,7 @@ def read_sky(top) -> SkyRead | None:
         now = {}
     else:
         now = S.shown_values(world, {})
+    _copies(top, result.name, world, now or record)
     lamps = {role: lamp for role, lamp in (top.get(S.SKY_LAMPS) or {}).items()
              if lamp is not None and lamp.type == "LIGHT"}
     now.update({role: [*lamp.data.color, lamp.data.energy] for role, lamp in lamps.items()})
@@ -91,6 +93,21 @@ def read_sky(top) -> SkyRead | None:
         sky.sections[section].keyframes[index] = key
         result.data = write_ske(sky)
     return result
+
+
+def _copies(top, name: str, world, values: dict) -> None:
+    """A copy of the sky's World (World > New copies the scene's) edited apart from it: its edits would not be
+    written."""
+    token = top.get(S.SKY_TOKEN)
+    for other in bpy.data.worlds:
+        if token is None or other == world or other.get(S.SKY_TOKEN) != token or other.node_tree is None:
+            continue
+        shown = S.shown_values(other, {})
+        if any(key in values and not _same(shown[key], values[key]) for key in shown):
+            raise FormatError.single("sky", None, f"{name}: the World {other.name} is a copy of the sky's World "
+                                                  f"{world.name if world is not None else '(deleted)'}, edited "
+                                                  "apart: only the sky's World is written (edit it, or delete the "
+                                                  "copy)")
 
 
 def written_colour(key: Keyframe, slot: int, rgb) -> Keyframe:

@@ -10,6 +10,7 @@ keyframe (io_msh.exp.map_sky)."""
 from __future__ import annotations
 
 import math
+import uuid
 
 import bpy
 from mathutils import Vector
@@ -26,6 +27,7 @@ SKY_WORLD = "msh_sky_world"      # the World the import made
 SKY_LAMPS = "msh_sky_lamps"      # "main", "counter" -> the lamps the import made
 SKY_AS_SHOWN = "msh_sky_as_shown"  # each value the import set, as Blender holds it (what an edit differs from)
 SKY_MATERIAL_NAMES = "msh_sky_materials"  # on the World: sky.wea's names
+SKY_TOKEN = "msh_sky_token"      # on the map's collection and its World: tells a copy of that World (New World)
 SLOT_NODE = "slot {}"
 ROLES = {2: "horizon north", 3: "horizon east", 1: "horizon south", 4: "horizon west", 15: "apex",
          7: "ring 3 north", 10: "ring 3 east", 8: "ring 3 south", 9: "ring 3 west",
@@ -54,6 +56,7 @@ def build_sky(context, top, collection, plan: SkyPlan, name: str) -> None:
     world.mist_settings.start = key.number(5) * FOG_SCALE
     world.mist_settings.depth = max(0.0, (key.number(6) - key.number(5)) * FOG_SCALE)
     world[SKY_SHOWN] = plan.label
+    world[SKY_TOKEN] = top[SKY_TOKEN] = uuid.uuid4().hex
     if plan.materials:
         world[SKY_MATERIAL_NAMES] = plan.materials  # sky.wea's nine by role: nebula, stars, clouds, ...
     context.scene.world = world
@@ -173,5 +176,5 @@ def _lamp(collection, name: str, direction, rgba, strength: float):
     return lamp
 
 
-__all__ = ["SKY", "SKY_LAMPS", "SKY_NAME", "SKY_SHOWN", "SKY_WORLD", "SLOT_NODE", "build_sky", "counter_colour",
-           "ring_elevations", "shown_colour"]
+__all__ = ["SKY", "SKY_LAMPS", "SKY_NAME", "SKY_SHOWN", "SKY_TOKEN", "SKY_WORLD", "SLOT_NODE", "build_sky",
+           "counter_colour", "ring_elevations", "shown_colour"]
