@@ -43,7 +43,7 @@ def test_a_units_effects_sit_on_their_points_and_its_explosions_on_their_nodes(b
     game = _game(tmp_path)
     roots = import_unit(bpy, game / units.UNIT_DAT)
     bpy.context.view_layer.update()
-    effects = [o for o in bpy.data.objects if "msh_effect" in o]
+    effects = [o for o in bpy.data.objects if o.type == "EMPTY" and "msh_effect" in o]
     (on_points,) = [o for o in effects if o["msh_effect_place"] == "points"]
     assert on_points["msh_effect"] == "effects.rlb/synth_mode_4" and on_points["msh_effect_found"]
     chassis = roots[0]
