@@ -6,7 +6,8 @@ level) with a mission of 100 placed objects of 20 kinds, in one process:
 - memory with instancing (each kind once, every placement a collection instance) against one copy per object
   (the instances made real, each with its own mesh copies): mesh vertices held and the process's resident
   memory growth;
-- export of a height edit (Land.msh recomputed, all files in one transaction) against the glTF exporter.
+- export of a height edit (Land.msh recomputed, all files in one transaction) against the glTF exporter, and
+  against the export of the untouched import (which reads and compares every file, writing none).
 
 Each time is the better of ``--repeat`` rounds.
     .venv/bin/python benchmarks/map_import.py [--grid 16] [--subdivisions 5] [--objects 100] [--kinds 20]
@@ -68,7 +69,7 @@ def main() -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     mission, glb = folder / MISSION, folder / "map.glb"
-    ours, gltf, ours_export, gltf_export = [], [], [], []
+    ours, gltf, ours_export, gltf_export, untouched_export = [], [], [], [], []
     faces = vertices_instanced = vertices_copied = 0
     memory_instanced = memory_copied = 0.0
     for _ in range(max(args.repeat, 1)):
@@ -81,6 +82,7 @@ def main() -> None:
         faces = len(ground.data.polygons)
         gltf_export.append(timed(lambda: bpy.ops.export_scene.gltf(  # ours imports no animation here either
             filepath=str(glb), export_format="GLB", export_animations=False)))
+        untouched_export.append(timed(lambda: bpy.ops.export_scene.parkan_map(filepath=str(mission))))
         # a height edit: every tenth vertex of level 0 off the lake raised by one unit
         co = np.zeros(3 * len(ground.data.vertices), np.float32)
         ground.data.vertices.foreach_get("co", co)
@@ -114,6 +116,8 @@ def main() -> None:
           f"({vertices_copied / max(vertices_instanced, 1):.1f} x)")
     print(f"resident memory growth: instanced {memory_instanced:.1f} MB, one copy per object {memory_copied:.1f} MB")
     print(f"export of a height edit, ours:     {min(ours_export):7.2f} s")
+    print(f"export untouched, ours:            {min(untouched_export):7.2f} s; the height edit's "
+          f"{min(ours_export) / min(untouched_export):.2f}x of it (goal <= 1.2x)")
     print(f"export, Blender glTF exporter:     {min(gltf_export):7.2f} s")
     print(f"ratio ours/glTF: {min(ours_export) / min(gltf_export):.2f}")
 
