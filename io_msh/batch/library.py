@@ -4,8 +4,8 @@ beside it (io_msh.batch.library_plan). A second run re-does only the assets whos
 carries the fingerprint of what it was made from; the others are copied over from the library as it was.
 
 The run: the old library's index (a worker reads it), the changed assets (the workers, in parallel, each into a
-.blend of its own), bundles of them and bundles of bundles (the workers, in parallel: ``_bundles``), then one
-worker appends the last few into the library; the library and the catalogue file are moved into place
+.blend of its own), bundles of them (the workers, in parallel: ``_bundles``), then one worker appends the
+bundles into the library; the library and the catalogue file are moved into place
 together, so an interrupted or failed run leaves the library as it was. The same workers do every step, and
 every step's end is printed.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import signal
@@ -213,46 +214,40 @@ def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
     return False
 
 
-BUNDLE_FANOUT = 4  # files a bundle appends: at most this many, at every level of the tree
-
-
 def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path,
              start: float) -> tuple[Result, list[tuple[str, int]]]:
-    """The new assets appended into bundles, the bundles into bundles, and so on, by the workers in parallel,
-    until at most BUNDLE_FANOUT files are left for the library to append. Each append costs in proportion to
-    what the file holds already (its materials' node trees: 0.7 ms each, every append), so a file appending k
-    files one by one costs k squared: bundles of a few files at every level make the whole a sum over the tree's
-    levels, each costing about as much as the assets hold (the library of 2N assets about twice that of N).
-    (A result, failed or not, and the files left to append with the assets each holds.) Every bundle's end is
-    printed."""
+    """The new assets appended into bundles of about the square root of their number, by the workers in
+    parallel; (a result, failed or not, and the files left for the library to append, with the assets each
+    holds). Every bundle's end is printed.
+
+    Appending costs Blender in proportion to the materials appended times those the file holds already (their
+    node trees: about 30 us a pair), so the library's own appends cost the square of what it holds however the
+    assets are bundled; the square root makes the bundles' share as small as the library's (bundles of bundles
+    only add passes over the same data: 100 assets in bundles of 4, then 4 of those and so on took twice the CPU).
+    """
     from ...core.errors import printable
 
-    files = [(path, 1) for path in made]
-    level = 0
-    while len(files) > BUNDLE_FANOUT:
-        level += 1
-        groups = [files[n:n + BUNDLE_FANOUT] for n in range(0, len(files), BUNDLE_FANOUT)]
-        items = [Item(f"{level}.{n}", None, str(temp / "bundles" / f"{level}_{n}.blend"),
-                      f"bundle {n + 1} of {len(groups)} (level {level})", kind="library_merge",
-                      meta=json.dumps({"old": "", "keep": [], "new": [path for path, _ in group],
-                                       "count": sum(count for _, count in group)}))
-                 for n, group in enumerate(groups)]
-        results: list[Result] = []
+    size = math.isqrt(len(made) - 1) + 1 if len(made) > 16 else 0
+    if not size:
+        return Result("", True, "", 0.0), [(path, 1) for path in made]
+    groups = [made[n:n + size] for n in range(0, len(made), size)]
+    items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
+                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group)}))
+             for n, group in enumerate(groups)]
+    results: list[Result] = []
 
-        def report(item: Item, result: Result, results: list[Result] = results) -> None:
-            results.append(finish(args, item, result, set(), interrupt))
-            state = "ok" if result.ok else "FAILED"
-            print(printable(f"{item.label}: {state}, {json.loads(item.meta)['count']} assets "
-                            f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
-            interrupt.check()
-
-        pool.run(items, report)
+    def report(item: Item, result: Result) -> None:
+        results.append(finish(args, item, result, set(), interrupt))
+        state = "ok" if result.ok else "FAILED"
+        print(printable(f"{item.label}: {state}, {json.loads(item.meta)['count']} assets "
+                        f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
         interrupt.check()
-        failed = [r for r in results if not r.ok]
-        if failed:
-            return failed[0], []
-        files = [(item.output, json.loads(item.meta)["count"]) for item in items]
-    return Result("", True, "", 0.0), files
+
+    pool.run(items, report)
+    interrupt.check()
+    failed = [r for r in results if not r.ok]
+    return (failed[0] if failed else Result("", True, "", 0.0)), [(item.output, len(json.loads(item.meta)["new"]))
+                                                                 for item in items]
 
 
 def _usage(message: str) -> int:
