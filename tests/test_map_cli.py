@@ -33,9 +33,9 @@ def test_info_describes_each_map_and_mission_file(capsys):
 
 def test_validate_and_roundtrip_take_a_folder_of_maps_and_missions(capsys):
     code, out, _ = run(capsys, "validate", SAMPLE)
-    assert code == 0 and "13 files: 13 valid, 0 invalid, 0 unreadable" in out
+    assert code == 0 and "16 files: 16 valid, 0 invalid, 0 unreadable" in out
     code, out, _ = run(capsys, "roundtrip", SAMPLE)
-    assert code == 0 and "13 files: 13 identical, 0 not" in out
+    assert code == 0 and "16 files: 16 identical, 0 not" in out
     for name, size in [(LAND_MSH, 20928), (MISSION, 2348)]:
         assert f"{SAMPLE / name}: identical ({size} bytes)" in out
 

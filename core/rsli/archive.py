@@ -10,6 +10,8 @@ its seed. Only the two methods the shipped files use (LZSS 0x040, Deflate 0x100:
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -48,9 +50,11 @@ def is_rsli(data: bytes | memoryview) -> bool:
 def is_rsli_file(path) -> bool:
     """Whether the file at ``path`` begins as an RsLi archive does (False when it cannot be read)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or device would block the open, or never end
+            return False
         with open(path, "rb") as handle:
             return is_rsli(handle.read(4))
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
