@@ -51,7 +51,7 @@ class WorkerPool:
         self.live: set[_WorkerProcess] = set()
         self.staged = 0
         self.spawned = 0  # worker processes started
-        self.started: queue.Queue = queue.Queue()  # workers started ahead of the first item
+        self.started: queue.Queue = queue.Queue()  # workers started ahead of the first item, and idle ones
 
     def start(self, count: int) -> None:
         """Start ``count`` workers now, so that Blender loads while the caller prepares the items."""
