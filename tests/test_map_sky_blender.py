@@ -170,3 +170,30 @@ def test_the_map_thumbnail_leaves_the_scene_as_it_was(blender, tmp_path, game_fi
     assert (tmp_path / "above.png").stat().st_size > 100
     assert (sorted(o.name for o in bpy.data.objects), sorted(c.name for c in bpy.data.cameras),
             sorted(light.name for light in bpy.data.lights), scene.camera, tuple(scene.world.color)) == before
+
+
+def test_a_colour_node_renamed_is_refused_rather_than_its_edit_lost(blender, tmp_path, game_files):
+    bpy = blender.bpy
+    root = write(tmp_path, game_files)
+    top = imported(bpy, root)
+    node = top["msh_sky_world"].node_tree.nodes["slot 15"]
+    node.name = "apex"
+    node.outputs[0].default_value = (0.0, 1.0, 0.0, 1.0)
+    with pytest.raises(RuntimeError, match=r"no colour node named slot 15 \(renamed or deleted\)"):
+        bpy.ops.export_scene.parkan_map(filepath=str(root / MISSION))
+    assert (root / SKY).read_bytes() == game_files[SKY]
+
+
+def test_a_fog_start_moved_keeps_an_end_the_file_puts_before_it(blender, tmp_path, game_files):
+    sky = parse_ske(game_files[SKY])
+    key = sky.sections[0].keyframes[1]
+    sky.sections[0].keyframes[1] = key.with_slot(5, struct.unpack("<I", struct.pack("<f", 0.5))[0]).with_slot(
+        6, struct.unpack("<I", struct.pack("<f", 0.25))[0])  # the end before the start: shown as depth 0
+    data = write_ske(sky)
+    bpy = blender.bpy
+    root = write(tmp_path, {**game_files, SKY: data})
+    top = imported(bpy, root)
+    top["msh_sky_world"].mist_settings.start = 140.0
+    assert bpy.ops.export_scene.parkan_map(filepath=str(root / MISSION)) == {"FINISHED"}
+    written = parse_ske((root / SKY).read_bytes()).sections[0].keyframes[1]
+    assert written.number(5) == pytest.approx(0.2) and written.number(6) == 0.25

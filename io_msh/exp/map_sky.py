@@ -44,6 +44,11 @@ def read_sky(top) -> SkyRead | None:
         now = {}
     else:
         now = S.shown_values(world, {})
+        missing = sorted(name for name in record if name.startswith("slot ") and name not in now)
+        if missing:  # renamed or deleted: an edit of it could not be read
+            raise FormatError.single("sky", section, f"{result.name}: the World {world.name} has no colour node "
+                                                     f"named {', '.join(missing)} (renamed or deleted): name it so "
+                                                     "again")
     _copies(top, result.name, world, now or record)
     lamps = {role: lamp for role, lamp in (top.get(S.SKY_LAMPS) or {}).items()
              if lamp is not None and lamp.type == "LIGHT"}
@@ -62,7 +67,10 @@ def read_sky(top) -> SkyRead | None:
             (start, depth), (shown_start, shown_depth) = values, record[name]
             if not _same([start], [shown_start]):
                 key = key.with_slot(5, _f32_word(start / FOG_SCALE))
-            if not _same([start + depth], [shown_start + shown_depth]):
+            # the end moves with the start in Blender (start + depth), unless the file's end lies before its start
+            # (shown as depth 0): then only an edit of the depth is one of the end
+            behind = before.number(6) < before.number(5)
+            if not _same([depth], [shown_depth]) or (not behind and not _same([start], [shown_start])):
                 key = key.with_slot(6, _f32_word((start + depth) / FOG_SCALE))
         else:
             main = name.split()[0] == "main"

@@ -750,6 +750,9 @@ REPORTS = {
     "{path}: cannot read: {reason} (the briefing is not shown)":
         "{path}: не удаётся прочитать: {reason} (брифинг не показан)",
     # the sky (sky.ske)
+    "{path}: the World {name} has no colour node named {nodes} (renamed or deleted): name it so again":
+        "{path}: в мире (World) {name} нет цветового узла с именем {nodes} (переименован или удалён): верните "
+        "ему это имя",
     "{count} byte(s) after the last word (carried)": "{count:байт|байта|байт} после последнего слова (сохранены)",
     "no section: the game has no day to play": "нет ни одной секции: игре нечего проигрывать как сутки",
     "section {index}: a day of 0:00 puts every keyframe at once":
