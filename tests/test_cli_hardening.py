@@ -110,10 +110,12 @@ def test_ctrl_c_while_the_modules_load(tmp_path, sample_msh):
     """Ctrl-C in the first fraction of a second, while Python loads numpy and the library: the same exit 130 and
     the line "interrupted", never a traceback (or the command had already finished)."""
     (tmp_path / "m.msh").write_bytes(sample_msh)
-    # Before the interpreter has started (runpy loaded) a signal ends Python itself, not the command: the
-    # moments start once a bare interpreter would be up, as measured now (a loaded machine starts slower).
+    # Before the package's first line runs (the interpreter and runpy's search for the module) a signal ends
+    # Python itself, not the command: the moments start once ``python -m`` of an empty module would have ended,
+    # as measured now (a loaded machine starts slower).
+    (tmp_path / "empty_module.py").write_text("")
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import runpy"], check=True)
+    subprocess.run([sys.executable, "-m", "empty_module"], check=True, cwd=tmp_path)
     start = max(0.03, 1.5 * (time.perf_counter() - began))
     codes = []
     for delay in (start, start + 0.03, start + 0.07, start + 0.12, start + 0.17, start + 0.27):

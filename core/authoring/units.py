@@ -14,6 +14,7 @@ import numpy as np
 from ..animation.tracks import Animation, Track
 from ..appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID
 from ..container.nres import Archive
+from ..interior.bas import two_rings
 from ..msh import streams as S
 from ..msh.model import Model
 from ..unit.cpt import points_of
@@ -205,8 +206,17 @@ def parts_archive(robot: bool = False) -> Archive:
         archive.add(f"{stem}.cpt", _points(stem), tag_id("CTPT"))
         archive.add(f"{stem}.ndp", _damage(stem, Model.parse(data).node_count), tag_id("NDPT"))
         archive.add(f"{stem}.ctl", CONTROLLER, tag_id("CTLD"))
-    archive.add("synth_fort.bas", bytes(16), tag_id("BASE"))
+    archive.add("synth_fort.bas", fort_plan(), tag_id("BASE"))
     return archive
+
+
+def fort_plan() -> bytes:
+    """The fort's ground plan in the shipped two-ring form: a square round its base and a clearance 1.6 times
+    as wide (no back-reference into the mesh)."""
+    inner = np.array([(-2.0, -2.0, 0.0), (2.0, -2.0, 0.0), (2.0, 2.0, 0.0), (-2.0, 2.0, 0.0)], np.float32)
+    outer = inner.copy()
+    outer[:, :2] *= np.float32(1.6)
+    return two_rings(inner, outer).to_bytes()
 
 
 def _slot(archive: str, member: str) -> bytes:

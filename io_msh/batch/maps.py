@@ -54,12 +54,13 @@ TILT = 0.5        # radians the map camera leans back from straight down, so tha
 
 
 def _size_of(collection) -> float:
-    """The widest extent of a kind's meshes (world space, as imported), 0 when it has none."""
+    """The widest extent of a kind's surfaces (world space, as imported), 0 when it has none; meshes of edges
+    only (a building's hall way and ground plan) draw nothing and count for nothing."""
     import numpy as np
     from mathutils import Vector
 
-    corners = [np.array(o.matrix_world @ Vector(c)) for o in collection.all_objects if o.type == "MESH"
-               for c in o.bound_box] if collection is not None else []
+    corners = [np.array(o.matrix_world @ Vector(c)) for o in collection.all_objects
+               if o.type == "MESH" and len(o.data.polygons) for c in o.bound_box] if collection is not None else []
     return float(np.ptp(np.array(corners), axis=0).max()) if corners else 0.0
 
 
