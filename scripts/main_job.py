@@ -8,16 +8,18 @@ thumbnail, write the texture library as PNGs, export the .blend files again,
 and check that each export (model and material list) is byte-identical to
 what it came from. Writes into out/main_job/ (or --out FOLDER) and prints a
 summary. Each run replaces only the folders it writes there (blend,
-thumbnails, msh, textures; without a file also unit, walker, maps); nothing
+thumbnails, msh, textures; without a file also unit, walker, maps, interior); nothing
 else is removed.
 
 Without a file it also tours the feature samples (samples/walker, samples/tower.rlb, samples/unit, samples/maps,
-samples/rsli): the core library reads, validates and round-trips each and lists the walker's clips; then, in Blender
-(scripts/main_job_features.py), the unit is imported, pictured assembled and exported back byte for byte, the
-walker's clips are made, the walker pictured mid-stride and exported back byte for byte (model and controller), each
-damage stage of the tower pictured, and the sample mission imported with its map, pictured from above and exported
-back byte for byte. The tour's thumbnails of the walker, the unit and the mission are the README's first pictures
-(docs/pictures/: ``scripts/main_job_features.py OUT --pictures docs/pictures`` refreshes them).
+samples/rsli, samples/effects, samples/interior): the core library reads, validates and round-trips each and lists
+the walker's clips; then, in Blender (scripts/main_job_features.py), the unit is imported, pictured assembled and
+exported back byte for byte, the walker's clips are made, the walker pictured mid-stride and exported back byte for
+byte (model and controller), each damage stage of the tower pictured, and the sample mission imported with its map,
+its sky and its briefing, pictured from above and exported back byte for byte, and the building's hall way and
+ground plan imported and exported back. The tour's thumbnails of the walker, the unit and the mission are the
+README's first pictures (docs/pictures/: ``scripts/main_job_features.py OUT --pictures docs/pictures`` refreshes
+them).
 """
 
 from __future__ import annotations
@@ -42,12 +44,14 @@ SAMPLES = ROOT / "samples"
 DEFAULT = SAMPLES / "sample.rlb"
 OUT = ROOT / "out" / "main_job"
 MODEL_FOLDERS = ("blend", "thumbnails", "msh", "textures")  # what a run on a file makes in --out
-FEATURE_FOLDERS = ("unit", "walker", "maps")  # what the feature tour adds (replaced by main_job_features.py)
+# what the feature tour adds (replaced by main_job_features.py)
+FEATURE_FOLDERS = ("unit", "walker", "maps", "interior")
 WALKER, TOWER, UNIT = SAMPLES / "walker" / "walker.msh", SAMPLES / "tower.rlb", SAMPLES / "unit"
 MAPS = SAMPLES / "maps"
 MISSION = MAPS / "MISSIONS" / "SAMPLE" / "data.tma"
 RSLI = sorted((SAMPLES / "rsli").glob("*"))  # the font and sprite archives
 EFFECTS = [SAMPLES / "effects" / "effects.rlb", SAMPLES / "effects" / "weapon.rlb"]  # effects and explosions
+INTERIOR = SAMPLES / "interior" / "fortif.rlb"  # a building with a hall way and its ground plan
 
 
 def sample_steps(target: str) -> list[list[str]]:
@@ -87,7 +91,8 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
                  ["validate", *map(str, sorted(UNIT.rglob("*.dat")))],
                  ["map", str(MISSION)], ["validate", *map(str, sorted(p for p in MAPS.rglob("*") if p.is_file()))],
                  ["info", *map(str, RSLI[:1])], ["validate", *map(str, RSLI)], ["roundtrip", *map(str, RSLI)],
-                 ["info", str(EFFECTS[1])], ["validate", *map(str, EFFECTS)], ["roundtrip", *map(str, EFFECTS)]):
+                 ["info", str(EFFECTS[1])], ["validate", *map(str, EFFECTS)], ["roundtrip", *map(str, EFFECTS)],
+                 ["info", str(INTERIOR)], ["validate", str(INTERIOR)], ["roundtrip", str(INTERIOR)]):
         print(f"\n$ python -m core {shlex.join(step)}", flush=True)
         worst = max(worst, core_cli(step))
         sys.stdout.flush()

@@ -94,6 +94,24 @@ def unit(bpy, ext, out: Path) -> list[str]:
             + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
 
 
+def building(bpy, ext, out: Path) -> list[str]:
+    folder = _sample_copy(out, "interior")
+    dat = folder / "UNITS" / "SYNTH" / "synth_hall.dat"
+    kept = _files(folder)
+    _clean(bpy)
+    bpy.ops.import_scene.parkan_unit(filepath=str(dat))
+    plans = [o for o in bpy.data.objects if "msh_ground_plan" in o]
+    hall = [o for o in bpy.data.objects if "msh_hallway" in o and o not in plans]
+    vertices, links = (len(hall[0].data.vertices), len(hall[0].data.edges)) if hall else (0, 0)
+    bpy.ops.export_scene.parkan_unit(filepath=str(dat))
+    differ = _same(kept)
+    return [f"building {dat.name}: its hall way ({vertices} vertices, {links} links) and ground plan "
+            f"({len(plans[0].data.vertices) if plans else 0} corners in its two rings) imported in the Navigation "
+            "collection",
+            f"building {dat.name}: exported back with Export Unit, {len(kept)} files "
+            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+
+
 def walker(bpy, ext, out: Path) -> list[str]:
     folder = _sample_copy(out, "walker")
     model, controller = folder / "walker.msh", folder / "walker.ctl"
@@ -183,7 +201,7 @@ def main(argv: list[str]) -> int:
     ext = _extension()
     lines, failed = [], False
     try:
-        for step in (unit, walker, tower, mission):
+        for step in (unit, walker, tower, mission, building):
             try:
                 lines += step(bpy, ext, out)
             except Exception as exc:  # one step's failure is reported; the others still run

@@ -44,6 +44,7 @@ from core.appearance.wear import WEAR_ATTRS, WEAR_TYPE_ID  # noqa: E402
 from core.authoring import effects, synth, units  # noqa: E402
 from core.authoring.build import ModelDef, NodeDef, Part, build_model  # noqa: E402
 from core.authoring.controllers import channel, walker_controller, walker_model  # noqa: E402
+from core.authoring.interiors import interior_files  # noqa: E402
 from core.authoring.map_game import mission_game_files, mission_world_files  # noqa: E402
 from core.authoring.rsli import rsli_files  # noqa: E402
 from core.authoring.synth import WALKER_SHAPES, box, box_uvs, dress, robot_libraries, sample_archive, sample_model  # noqa: E402
@@ -149,6 +150,7 @@ def sample_files() -> dict[str, bytes]:
     files.update({f"maps/{path}": data for path, data in mission_world_files().items()})
     files.update({f"effects/{path}": data for path, data in effects.sample_files().items()})
     files.update({f"rsli/{path}": data for path, data in rsli_files().items()})
+    files.update({f"interior/{path}": data for path, data in interior_files().items()})
     return files
 
 

@@ -103,6 +103,8 @@ def test_the_feature_tour_imports_pictures_and_exports_back_each_sample(tmp_path
     assert "walker walker.msh: exported back over the timeline, walker.msh and walker.ctl byte-identical: ok" in out
     assert "tower tower.rlb: 7 stages and LODs imported" in out and "FAILED" not in out
     assert "mission data.tma: exported back with Export Parkan Map, 16 files byte-identical: ok" in out
+    assert "building synth_hall.dat: its hall way (8 vertices, 10 links) and ground plan (16 corners" in out
+    assert "building synth_hall.dat: exported back with Export Unit, 3 files byte-identical: ok" in out
     assert "its sky as the World 'SAMPLE sky' at section 0 keyframe 1 (00:30) (SAMPLE sun, SAMPLE sun counter " \
            "light); its briefing: 6 waypoints" in out
     for name in ("unit_assembled", "walker_mid_stride", "tower_stage_0", "tower_stage_1", "tower_stage_2",
