@@ -99,7 +99,8 @@ def feature_steps(out: Path) -> tuple[int, list[str]]:
     command = [sys.executable, str(ROOT / "scripts" / "main_job_features.py"), str(out)]
     print(f"\n$ python scripts/main_job_features.py {out}", flush=True)
     result = subprocess.run(command, capture_output=True, text=True)
-    lines = [line for line in result.stdout.splitlines() if line.startswith(("unit", "walker", "tower", "mission"))]
+    steps = ("unit", "walker", "tower", "mission", "building")  # main_job_features.py's steps, as they name lines
+    lines = [line for line in result.stdout.splitlines() if line.startswith(steps)]
     if (result.returncode and not any(line.endswith("FAILED") for line in lines)) or not lines:
         lines.append(f"the feature tour failed (exit {result.returncode}): {result.stderr.strip()[-2000:]}")
         worst = 1

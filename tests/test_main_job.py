@@ -116,3 +116,18 @@ def test_the_feature_tour_imports_pictures_and_exports_back_each_sample(tmp_path
         made = np.asarray(Image.open(tmp_path / "thumbnails" / f"{name}.png").convert("RGB"), np.float64)
         kept = np.asarray(Image.open(ROOT / "docs" / "pictures" / f"{name}.png").convert("RGB"), np.float64)
         assert made.shape == kept.shape and np.abs(made - kept).mean() < PICTURE_TOLERANCE, name
+
+
+def test_the_main_job_reports_every_step_of_the_feature_tour():
+    """scripts/main_job.py keeps the tour's lines by the names of its steps: each step the tour runs is kept (a
+    step's line, its FAILED too, would otherwise be dropped from the summary)."""
+    import ast
+
+    tour = ast.parse((ROOT / "scripts" / "main_job_features.py").read_text())
+    ran = next(tuple(e.id for e in node.iter.elts) for node in ast.walk(tour)
+               if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == "step")
+    job = ast.parse((ROOT / "scripts" / "main_job.py").read_text())
+    kept = next(ast.literal_eval(node.value) for node in ast.walk(job)
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "steps"
+                and isinstance(node.value, ast.Tuple))
+    assert set(ran) == set(kept), (ran, kept)
