@@ -53,8 +53,10 @@ def _module(name: str):
     return import_module(f"{PACKAGE}.{name}")
 
 
-def _same(paths: dict[Path, bytes]) -> list[str]:
-    return [p.name for p, data in paths.items() if p.read_bytes() != data]
+def _verdict(paths: dict[Path, bytes]) -> str:
+    """Whether the files still hold the bytes they held before the step: "ok", or the ones that differ."""
+    differ = [p.name for p, data in paths.items() if p.read_bytes() != data]
+    return "byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED"
 
 
 def _select_only(bpy, obj) -> None:
@@ -87,11 +89,10 @@ def unit(bpy, ext, out: Path) -> list[str]:
     thumbnail = out / "thumbnails" / "unit_assembled.png"
     _module("io_msh.batch.pictures").render_thumbnail(bpy, thumbnail, THUMBNAIL)
     bpy.ops.export_scene.parkan_unit(filepath=str(dat))
-    differ = _same(kept)
     return [f"unit {dat.name}: {len(roots)} parts imported, {mounted} mounted on their sockets; thumbnail of the "
             f"unit assembled: {thumbnail}",
             f"unit {dat.name}: exported back with Export Unit, {len(kept)} files "
-            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+            + _verdict(kept)]
 
 
 def building(bpy, ext, out: Path) -> list[str]:
@@ -104,12 +105,11 @@ def building(bpy, ext, out: Path) -> list[str]:
     hall = [o for o in bpy.data.objects if "msh_hallway" in o and o not in plans]
     vertices, links = (len(hall[0].data.vertices), len(hall[0].data.edges)) if hall else (0, 0)
     bpy.ops.export_scene.parkan_unit(filepath=str(dat))
-    differ = _same(kept)
     return [f"building {dat.name}: its hall way ({vertices} vertices, {links} links) and ground plan "
             f"({len(plans[0].data.vertices) if plans else 0} corners in its two rings) imported in the Navigation "
             "collection",
             f"building {dat.name}: exported back with Export Unit, {len(kept)} files "
-            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+            + _verdict(kept)]
 
 
 def walker(bpy, ext, out: Path) -> list[str]:
@@ -135,13 +135,12 @@ def walker(bpy, ext, out: Path) -> list[str]:
     sliders = sorted(k for k in root.keys() if k.startswith("msh_channel"))  # noqa: SIM118 (an ID's keys)
     _select_only(bpy, root)
     bpy.ops.export_scene.parkan_msh(filepath=str(model))
-    differ = _same(kept)
     shown = ", ".join(f"{name.split('|', 1)[1]} ({length:g} frames)" for name, length in clips)
     return [f"walker {model.name}: {len(clips)} clips made from walker.ctl: {shown}; {len(sliders)} channel "
             f"sliders ({', '.join(sliders)})",
             f"walker {model.name}: thumbnail mid-stride (clip {walk!r} at frame {round(mid)}): {thumbnail}",
             f"walker {model.name}: exported back over the timeline, walker.msh and walker.ctl "
-            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+            + _verdict(kept)]
 
 
 def tower(bpy, ext, out: Path) -> list[str]:
@@ -176,14 +175,13 @@ def mission(bpy, ext, out: Path) -> list[str]:
     stands = [o for o in bpy.data.objects if "msh_briefing_waypoint" in o and o.name.endswith(" camera")]
     lamps = sorted(o.name for o in bpy.data.objects if o.type == "LIGHT")
     bpy.ops.export_scene.parkan_map(filepath=str(tma))
-    differ = _same(kept)
     return [f"mission {tma.name}: its map imported ({len(ground.data.polygons)} ground faces), {len(placed)} objects "
             f"placed by clan; thumbnail from above: {thumbnail}",
             f"mission {tma.name}: its sky as the World {world.name!r} at {world.get('msh_sky_shown')} "
             f"({', '.join(lamps) or 'no lamp'}); its briefing: {len(stands)} waypoints, the flythrough on frames "
             f"1-{bpy.context.scene.frame_end}",
             f"mission {tma.name}: exported back with Export Parkan Map, {len(kept)} files "
-            + ("byte-identical: ok" if not differ else f"DIFFER ({', '.join(differ)}): FAILED")]
+            + _verdict(kept)]
 
 
 def main(argv: list[str]) -> int:
