@@ -12,9 +12,10 @@ from .ske import FLOAT_SLOTS, SLOTS, Keyframe, Section
 FOG_SCALE = 700.0  # slots 5 and 6 hold fog start and end / 700
 # where the bodies stand: constants of Terrain.dll, not of the file: azimuth A and tilt B, degrees
 BODIES = {"sun": (90.0, 30.0), "moon": (0.0, 50.0)}
-HORIZON = (2, 3, 1, 4)  # the horizon colours at compass quarters 0..3 (k x 90 degrees from +y toward +x)
-RINGS = ((2, 3, 1, 4), (7, 10, 8, 9), (11, 14, 12, 13), (15, 15, 15, 15))  # dome ring 4 (horizon) .. apex
-SUN_LIGHT, SCENE_COLOUR, COUNTER_LIGHT, CLOUDS = 19, 20, 21, 18
+# each dome ring's colour slots at compass quarters 0..3 (k x 90 degrees from +y toward +x), from ring 4 (the
+# horizon, also the fog's colour) up to the apex
+RINGS = ((2, 3, 1, 4), (7, 10, 8, 9), (11, 14, 12, 13), (15, 15, 15, 15))
+SUN_LIGHT, COUNTER_LIGHT = 19, 21
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,6 @@ class SkyState:
     fog_end: float
     values: tuple[float, ...]  # extent across, extent up, light, weather intensity
     bodies: tuple[Body, ...]
-
-    @property
-    def sun_light(self) -> tuple[float, float, float]:
-        """The main light's colour: slot 19 times float 3."""
-        red, green, blue, _ = self.colours[SUN_LIGHT]
-        light = self.values[2]
-        return red * light, green * light, blue * light
 
 
 def state_at(section: Section, minutes: float) -> SkyState:
@@ -106,5 +100,5 @@ def _lerp(a: float, b: float, t: float) -> float:
     return a + (b - a) * t
 
 
-__all__ = ["BODIES", "CLOUDS", "COUNTER_LIGHT", "FOG_SCALE", "HORIZON", "RINGS", "SCENE_COLOUR", "SUN_LIGHT",
-           "Body", "SkyState", "arc_direction", "state_at"]
+__all__ = ["BODIES", "COUNTER_LIGHT", "FOG_SCALE", "RINGS", "SUN_LIGHT", "Body", "SkyState", "arc_direction",
+           "state_at"]

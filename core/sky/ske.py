@@ -20,7 +20,6 @@ SLOTS_V1 = 20  # keyframe version 1: slots 20-21 made from slot 19 x 0.3 by the 
 NAMES = 6
 FLOATS = 4
 KEYFRAME_VERSIONS = (1, 2, 3)  # 3 on 656 of 656 shipped keyframes; the loader also takes 1 and 2
-EFFECTS_KEPT = 4  # the loader copies at most four effect-list names
 OPCODES = 10  # 0..9
 FLOAT_SLOTS = (5, 6)  # fog start / end / 700; every other slot is a BGRA colour
 # the smallest keyframe: version, time, opcode, 20 slots, six empty names, four floats (no effect list)
