@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.authoring.briefing import synthetic_briefing
@@ -141,3 +142,26 @@ def test_another_programs_change_is_kept_when_nothing_is_edited_and_refused_unde
     with pytest.raises(RuntimeError, match="changed"):
         export(bpy, root)
     assert (root / BRIEFING).read_bytes() == other
+
+
+def test_the_eye_path_is_drawn_as_a_curve_cut_at_a_jump_and_an_untouched_export_leaves_the_files(
+        blender, tmp_path, game_files):
+    bpy = blender.bpy
+    root = write(tmp_path, game_files)
+    before = snapshot(root)
+    imported(bpy, root)
+    points = parse_briefing(game_files[BRIEFING]).waypoints
+    path = bpy.data.objects["briefing path"]
+    assert path.type == "CURVE" and path.users_collection == bpy.data.objects["briefing camera"].users_collection
+    splines = [[tuple(p.co)[:3] for p in spline.points] for spline in path.data.splines]
+    assert len(splines) == 2  # the jump from waypoint 3 to 4 cuts the path in two
+    assert splines[0][0] == pytest.approx(points[0].camera, abs=1e-4)
+    assert splines[0][-1] == pytest.approx(points[3].camera, abs=1e-4)
+    assert splines[1][0] == pytest.approx(points[4].camera, abs=1e-4)
+    camera = bpy.data.objects["briefing camera"]
+    drawn = np.asarray([p for spline in splines for p in spline])
+    for seconds in (3.3, 9.0, 25.0):  # wherever the camera is, the path passes there (a frame's step apart)
+        eye = np.asarray(at(bpy, camera, seconds))
+        assert np.linalg.norm(drawn - eye, axis=1).min() < 1.0
+    assert export(bpy, root) == {"FINISHED"}
+    assert snapshot(root) == before

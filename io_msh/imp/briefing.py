@@ -3,7 +3,9 @@ where the camera stands and where it looks, the camera one carrying the waypoint
 properties (EdgeType, WaitType, the times, the flags, TextResID, ...), which is what Export Parkan Map writes
 back. Beside them a camera, aimed at a look-at Empty, plays the flythrough as the game does (core.briefing.play):
 linear edges as linear keys, splines as Bezier, jumps as a cut at half time, a flyaround's orbit baked; the
-fade as the camera's ``fade`` property; each subtitle as a timeline marker."""
+fade as the camera's ``fade`` property; each subtitle as a timeline marker. The path the camera's eye takes is
+drawn as a curve (``briefing path``, a spline between cuts): the camera plays along it by its keys, as a Follow
+Path constraint would move it by distance and not by the game's times."""
 
 from __future__ import annotations
 
@@ -119,6 +121,7 @@ def _flythrough(context, collection, plan: BriefingPlan) -> None:
     _animate(eye, fade.frames(fps), fade.values(), fade.kinds, f'["{FADE}"]')
     aimed = compat.ChannelTarget(bpy.data.actions.new("briefing look-at"), look, "briefing look-at")
     _animate(aimed, path.frames(fps), path.values(1), path.kinds, "location")
+    collection.objects.link(_path_curve(camera, path, fps))
     last = int(np.ceil(max(path.frames(fps)[-1], fade.frames(fps)[-1])))
     if scene.frame_end < last:
         scene.frame_end = last
@@ -198,6 +201,35 @@ def _fade(plan: BriefingPlan) -> _Keys:
     return keys
 
 
+def _path_curve(camera, path: _Keys, fps: float):
+    """The eye's path, sampled from the camera's own curves at every frame between keys; a constant key (a
+    jump's hold) ends a spline, and the next starts where the cut lands."""
+    curves = sorted((fc for fc in compat.assigned_fcurves(camera) if fc.data_path == "location"),
+                    key=lambda fc: fc.array_index)
+    frames, kinds, eye = path.frames(fps), path.names, path.values(0)
+    splines, points = [], []
+    for i, start in enumerate(frames):
+        points.append(eye[i])
+        if i + 1 == len(frames):
+            break
+        if kinds[i] == "CONSTANT":
+            splines.append(points)
+            points = []
+            continue
+        inner = np.arange(np.floor(start) + 1, frames[i + 1])
+        points.extend([[fc.evaluate(f) for fc in curves] for f in inner])
+    splines.append(points)
+    data = bpy.data.curves.new("briefing path", "CURVE")
+    data.dimensions = "3D"
+    for made in (s for s in splines if len(s) > 1):
+        spline = data.splines.new("POLY")
+        spline.points.add(len(made) - 1)
+        with np.errstate(over="ignore", invalid="ignore"):  # a hostile file's numbers past float32, as the keys
+            co = np.column_stack([np.asarray(made, np.float32), np.ones(len(made), np.float32)])
+        spline.points.foreach_set("co", co.ravel())
+    return bpy.data.objects.new("briefing path", data)
+
+
 def _animate(target: compat.ChannelTarget, frames: np.ndarray, values: np.ndarray, kinds: np.ndarray,
              path: str) -> None:
     """Keys of ``path`` (one column of ``values`` per array index), each of its segment's interpolation."""
@@ -207,7 +239,9 @@ def _animate(target: compat.ChannelTarget, frames: np.ndarray, values: np.ndarra
         fcurve = target.new_fcurve(path, axis, "Briefing")
         points = fcurve.keyframe_points
         points.add(len(frames))
-        points.foreach_set("co", np.column_stack([frames, series]).astype(np.float32).ravel())
+        with np.errstate(over="ignore", invalid="ignore"):  # a hostile file's numbers past float32 become inf
+            co = np.column_stack([frames, series]).astype(np.float32)
+        points.foreach_set("co", co.ravel())
         points.foreach_set("interpolation", np.asarray(kinds, np.int32))
         fcurve.update()
 
