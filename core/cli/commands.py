@@ -152,5 +152,21 @@ def add_map_command(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lazy(".map", "cmd_map"))
 
 
+def add_effect_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("effect", help="edit an FXID effect's named fields in place, or copy its emitter blocks")
+    p.add_argument("archive", help="the archive holding the effect (effects.rlb)")
+    p.add_argument("member", help="the effect's name in the archive")
+    p.add_argument("--copy", action="append", metavar="N[@AT]",
+                   help="add a copy of emitter N at the end, or inserted at position AT (done before --set; "
+                        "repeatable; the only way to add an emitter)")
+    p.add_argument("--set", action="append", metavar="[N.]FIELD=VALUE",
+                   help="a header field, or emitter N's named field (a vector as 1,2,3; repeatable)")
+    p.add_argument("--reference", action="append", metavar="N=ARCHIVE/MEMBER",
+                   help="the material (Material.lib/NAME) or sound (sounds.lib/x.wav) emitter N names (repeatable)")
+    p.add_argument("--output", "-o", help="the archive to write (default: the archive read, in place)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.set_defaults(func=lazy(".effect_edit", "cmd_effect"))
+
+
 COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
-    add_file_commands, add_pose_commands, add_unit_command, add_map_command)
+    add_file_commands, add_pose_commands, add_unit_command, add_map_command, add_effect_command)
