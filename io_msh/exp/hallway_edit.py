@@ -2,7 +2,8 @@
 Blender): vertices moved (back through their joint nodes' rest poses), flags and joints changed, links added or
 removed. A vertex the scene does not move keeps its bytes, so do its words; a link keeps its tail words as the
 edge attributes hold them, and a new link (its tail words all 0, as Blender fills a new edge) gets the retail
-default, eight 0xFFFFFFFF; attr3 and the bytes after the links are carried (world digest W70, W77)."""
+default, eight 0xFFFFFFFF; attr3 and the bytes after the links are carried (world digest W70, W77). A building's
+ground plan (its ``.bas``) is written back the same way when its corners moved (``shown_ground_plan``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import FormatError
+from ...core.interior.bas import STREAM, read_bas
 from ...core.interior.hallway import LINK, NO_WORD, HallWay, hallway_of, write_hallway
 from ...core.msh.model import Model
 from ..imp.hallway_plan import placed, unplaced
@@ -92,3 +94,33 @@ def write_shown_hallway(model: Model, shown: SceneHallway | None) -> bool:
         return False
     graph = shown_hallway(model, shown)
     return graph is not None and write_hallway(model, graph)
+
+
+def shown_ground_plan(raw: bytes, where: str, points: np.ndarray, ring: np.ndarray | None,
+                      source: str = "") -> bytes:
+    """The ground plan ``raw`` (a ``.bas`` as read) with its corners where the scene shows them: ``points``
+    (k x 3, the model's frame), ``ring`` 0 for an inner corner, 1 for an outer one, in the order the import made
+    them (None: the attribute was removed, the counts as read split them). ``raw`` itself when no corner moved
+    (the file keeps its bytes); else the two-ring form rewritten, every other word carried. FormatError naming
+    ``where`` and ``source`` for a corner added or deleted, or an edit of a plan of another form."""
+    plan, _ = read_bas(raw, where)
+    counts = (plan.inner[0].count if plan.inner else 0, plan.outer[0].count if plan.outer else 0)
+    points = np.asarray(points, np.float32).reshape(-1, 3)
+    if ring is None:
+        ring = np.r_[np.zeros(counts[0], np.int64), np.ones(max(len(points) - counts[0], 0), np.int64)]
+    ring = np.asarray(ring, np.int64).reshape(-1)
+    shown = (int(np.count_nonzero(ring == 0)), int(np.count_nonzero(ring == 1)))
+    if shown != counts or len(points) != sum(counts) or len(ring) != len(points):
+        raise FormatError.single(STREAM, None, f"ground plan {where} shows {shown[0]} inner and {shown[1]} outer "
+                                               f"corners, the file {counts[0]} and {counts[1]}: corners can be "
+                                               "moved, not added or deleted", source)
+    inner, outer = points[ring == 0], points[ring == 1]
+    was = (plan.inner[0].corner_points, plan.outer[0].corner_points)
+    if inner.tobytes() == np.ascontiguousarray(was[0], np.float32).tobytes() and \
+            outer.tobytes() == np.ascontiguousarray(was[1], np.float32).tobytes():
+        return raw
+    if not plan.editable:
+        raise FormatError.single(STREAM, None, f"ground plan {where} is not in the two-ring form every retail plan "
+                                               "has, so it is carried as read: its corners cannot be moved (move "
+                                               "them back, or undo)", source)
+    return plan.moved(inner, outer).to_bytes()

@@ -37,6 +37,7 @@ from ..com import props as P
 from ..imp.unit import node_handles
 from . import entries_written
 from .export import ImportedEntry, entry_named, existing_archive, model_of
+from .ground_plan import ground_plan_edits, remember
 from .plan import ExportOptions
 from .state_edits import ControllerWrite, controller_write
 
@@ -98,16 +99,18 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
         if sharing:
             result.warnings.append(f"{roots[component].name}: components {sharing} use the same model and "
                                    "change with it")
+    plans = ground_plan_edits(roots, source, archives, read_as, options.replace_changed)  # the .bas moved
     new_tree, order = _tree_with_moves(tree, roots, source, result)
     tree_bytes = new_tree.to_bytes()
     same_file = source is not None and os.path.realpath(dat_path) == os.path.realpath(source)
     targets = [Target(path, archive.to_bytes(), read=read_as.get(path, UNREAD), owned=True)
                for real, (path, archive) in archives.items() if any(r == real for r, _ in written) or
-               any(p.archive == real for p in states)]
+               any(p.archive == real for p in states) or real in plans]
     targets.append(Target(dat_path, tree_bytes, read=tree_read if same_file else UNREAD, owned=True))
     done = write(targets, force=options.force, replace_changed=options.replace_changed)
     result.written, result.warnings = done.written, result.warnings + done.notes
     _remember(written)
+    remember(plans)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
         root[P.UNIT_COMPONENT] = new_index[component]

@@ -17,6 +17,10 @@ from .hallway_plan import HallwayPlan
 
 TAIL_WORDS = 8
 NAVIGATION = "Navigation"
+PLAN_FORM = "msh_ground_plan_form"        # core.interior.bas TWO_RINGS or OTHER
+PLAN_ARCHIVE = "msh_ground_plan_archive"  # the archive's name as the building's record gives it
+PLAN_ENTRY = "msh_ground_plan_entry"      # its entry's name
+PLAN_READ = "msh_ground_plan_read"        # the entry's bytes as read (or as Export Unit last wrote them)
 
 
 def signed(words: np.ndarray) -> np.ndarray:
@@ -112,7 +116,9 @@ def build_unit_ground_plans(context, plan, roots: list, created) -> list[bpy.typ
                 continue
             made.append(build_ground_plan(context, f"{root.name} ground plan", ground.reference, ground.inner,
                                           ground.outer, root, created))
-            made[-1]["msh_ground_plan_form"] = ground.form
+            made[-1][PLAN_FORM] = ground.form
+            made[-1][PLAN_ARCHIVE], made[-1][PLAN_ENTRY] = ground.archive, ground.entry
+            P.store_bytes(made[-1], PLAN_READ, ground.raw)
     except BaseException:
         created.remove_all()
         raise

@@ -72,6 +72,9 @@ class GroundPlanPlan:
     inner: np.ndarray       # (n, 3) the inner ring's corners, in the model's frame
     outer: np.ndarray       # (m, 3) the outer ring's corners
     form: str               # core.interior.bas TWO_RINGS, or OTHER (shown as far as it reads; carried)
+    archive: str = ""       # the archive's name as the record's slot gives it (below the game folder)
+    entry: str = ""         # the archive entry's name
+    raw: bytes = b""        # the entry's bytes as read (the export writes the plan back when its corners moved)
 
 
 def plan_ground_plan(records, record: str, load) -> tuple[GroundPlanPlan | None, list[str]]:
@@ -95,4 +98,5 @@ def plan_ground_plan(records, record: str, load) -> tuple[GroundPlanPlan | None,
     if not plan.inner or not plan.outer:
         return None, [*warnings, f"ground plan {reference} has no inner and outer ring to show"]
     return GroundPlanPlan(reference, plan.inner[0].corner_points.astype(np.float64),
-                          plan.outer[0].corner_points.astype(np.float64), plan.form), warnings
+                          plan.outer[0].corner_points.astype(np.float64), plan.form, slot.archive, entry.name_str,
+                          bytes(entry.data)), warnings
