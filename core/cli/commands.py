@@ -168,5 +168,20 @@ def add_effect_command(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lazy(".effect_edit", "cmd_effect"))
 
 
+def add_replace_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replace", help="give one member of an RsLi archive new bytes and repack it, every other "
+                                       "member's packed bytes kept")
+    p.add_argument("archive", help="the RsLi archive (gamefont.rlb, sprites.lib)")
+    p.add_argument("member", help="the member's name (case-insensitive), or #N for member N")
+    p.add_argument("file", help="the file holding the member's new, unpacked bytes")
+    p.add_argument("--method", choices=("lzss", "deflate"),
+                   help="pack it as LZSS (0x040) or Deflate (0x100), the two methods shipped archives use "
+                        "(default: the member's own)")
+    p.add_argument("--output", "-o", help="the archive to write (default: the archive read, in place)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.set_defaults(func=lazy(".rsli", "cmd_replace"))
+
+
 COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
-    add_file_commands, add_pose_commands, add_unit_command, add_map_command, add_effect_command)
+    add_file_commands, add_pose_commands, add_unit_command, add_map_command, add_effect_command,
+    add_replace_command)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 
 from ..disk import read_input
-from ..errors import Finding, FormatError, SelectionError
+from ..errors import Finding, FormatError, SelectionError, error
 from ..rsli import Archive, is_rsli, is_rsli_file, validate_rsli
 from ..rsli.archive import MEMBER, method_name
 from .output import emit
@@ -236,3 +236,48 @@ def picture(path: str, name: str, mip: int = 0):
         return shown, texture.decode(mip)
     except FormatError as exc:
         raise FormatError([f.located(shown) for f in exc.findings], path) from None
+
+
+METHODS = {"lzss": 0x040, "deflate": 0x100}  # the two methods the shipped archives use (core.rsli.archive.WRITABLE)
+
+
+def cmd_replace(args: argparse.Namespace) -> int:
+    """``replace``: one member of an RsLi archive given new unpacked bytes (the file's), packed by its own method
+    (or ``--method``), every other member's packed bytes, flags and record words kept, and the archive written
+    through the write path: whole or not at all, refused when the archive changed on disk since it was read."""
+    import os
+
+    from ..disk import read_with_state
+    from ..write_path import UNREAD, Target, write
+    from .output import EXIT_OK
+
+    data, state = read_with_state(args.archive)
+    if not is_rsli(data):
+        raise FormatError.single(MEMBER, None, "not an RsLi archive (replace edits gamefont.rlb, sprites.lib and "
+                                               "the like)", args.archive)
+    archive = Archive.parse(data, args.archive)
+    member = archive.pick(args.member)
+    if member is None:
+        raise SelectionError.single(MEMBER, None, f"no member named {args.member!r} (#N picks member N)",
+                                    args.archive)
+    new = read_input(args.file)
+    method = METHODS[args.method] if args.method else member.method
+    try:
+        if args.method is None and member.method not in METHODS.values():
+            raise FormatError([error(MEMBER, archive.members.index(member), f"{method_name(member.method)} "
+                                     f"({member.method:#05x}) is used by no shipped archive and is not written; "
+                                     "give --method lzss or --method deflate").located(member.name_str)])
+        old = member.data(args.archive) if member.unreadable is None else None
+        if old != new or method != member.method:  # the same bytes by the same method: its packed bytes kept
+            archive.replace(member.name, new, method)
+        packed = archive.to_bytes()
+    except FormatError as exc:
+        raise FormatError(exc.findings, args.archive) from None
+    output = args.output or args.archive
+    same = os.path.realpath(output) == os.path.realpath(args.archive)
+    done = write([Target(output, packed, read=state if same else UNREAD, owned=True, spliced=same)],
+                 force=args.force)
+    where = output if done.written else f"{output} (unchanged: it already holds these bytes)"
+    emit(f"{args.archive}: {member.name_str} replaced by {args.file} ({len(new)} bytes, packed as "
+         f"{method_name(method)} to {len(member.packed)}); wrote {where}")
+    return EXIT_OK
