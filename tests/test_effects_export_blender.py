@@ -93,3 +93,33 @@ def test_two_copies_of_an_explosion_edited_apart_refuse_the_export(imported):
     copy["msh_effect_radius"] = 3.0      # agreeing copies write
     assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
     assert parse_exp(Archive.parse((folder / "weapon.rlb").read_bytes()).find("synth_round.exp").data).radius == 3.0
+
+
+def _window(bpy):
+    return bpy.context.temp_override(window=bpy.context.window_manager.windows[0])
+
+
+def _damage(folder) -> float:
+    return parse_exp(Archive.parse((folder / "weapon.rlb").read_bytes()).find("synth_round.exp").data).damage
+
+
+def test_an_edit_undone_after_an_export_is_written_back_by_the_next_export(imported):
+    """Edit, export, Ctrl+Z, export: the file holds what the scene shows again (the export's own record of what
+    it wrote survives the undo; the Empty's remembered values do not)."""
+    bpy, root, folder, _ = imported
+    before = (folder / "weapon.rlb").read_bytes()
+    with _window(bpy):
+        bpy.ops.ed.undo_push(message="imported")
+        _effects(bpy)["weapon.rlb/synth_round.exp"]["msh_effect_damage"] = 250.0
+        bpy.ops.ed.undo_push(message="damage edited")
+        assert _export(bpy, bpy.data.objects[root.name], folder / "walker.msh") == {"FINISHED"}
+        assert _damage(folder) == 250.0
+        assert bpy.ops.ed.undo() == {"FINISHED"}   # back to the import: the Empty shows 1.0 again
+        assert _effects(bpy)["weapon.rlb/synth_round.exp"]["msh_effect_damage"] == 1.0
+        root = next(o for o in bpy.data.objects if "msh_model" in o)
+        assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
+        assert (folder / "weapon.rlb").read_bytes() == before
+        assert bpy.ops.ed.redo() == {"FINISHED"}   # the edit again: written again
+        root = next(o for o in bpy.data.objects if "msh_model" in o)
+        assert _export(bpy, root, folder / "walker.msh") == {"FINISHED"}
+        assert _damage(folder) == 250.0

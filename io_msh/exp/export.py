@@ -51,7 +51,7 @@ def export_to_file(context, path: str, options: ExportOptions, entry: str | None
                     force=options.force)
     result.written = written.written
     result.warnings += written.notes
-    remember_written(root)  # the explosions' values as written
+    remember_written(root, files)  # the explosions as written (a record Ctrl+Z keeps)
     if not result.kept_changed:
         root[P.WRITTEN] = digest(result.model.to_bytes())
     if result.placed is not None:
