@@ -1,6 +1,6 @@
 """A batch run's fixed cost and its steps: the run's own process never loads Blender (only its workers do),
-the workers are started once for the whole run (a library's assets, bundles and merge; thumbnails and their
-contact sheet), and a library is put together in bundles, every step printed."""
+the workers are started once for the whole run (a library's previews and the library; thumbnails and their
+contact sheet), and a library imports its assets one by one into its file, every step printed."""
 
 import re
 import subprocess
@@ -43,16 +43,17 @@ def test_the_runs_own_process_never_loads_blender(tmp_path):
     assert (tmp_path / "out" / "one.blend").is_file() and (tmp_path / "pictures" / "contact_sheet.png").is_file()
 
 
-def test_a_library_is_put_together_in_bundles_by_the_workers_started_once(blender, tmp_path):
+def test_a_library_imports_its_assets_one_by_one_in_the_workers_started_once(blender, tmp_path):
     folder = game.write_game(tmp_path / "game", models=10, unit_count=1)  # 21 assets: the 10 parts, 10 props, 1
     library = tmp_path / "lib" / "Parkan.blend"
     result = batch("library", str(folder), "-o", str(library), "--jobs", "1", "--size", "16")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    # 21 assets -> 5 bundles (of the square root) -> the library; each step's end printed, then the tail
-    assert sorted(line.split(":")[0] for line in lines if " of 5: ok, " in line) == [
-        f"bundle {n} of 5" for n in range(1, 6)], result.stdout
-    assert any(line.startswith("library: putting 21 assets together in ") for line in lines), result.stdout
+    # 21 previews -> the library, its assets imported one by one; each step's end printed, then the tail
+    assert sum(": preview made (" in line for line in lines if line.startswith("[")) == 21, result.stdout
+    at = next(n for n, line in enumerate(lines) if line.startswith("library: putting 21 assets together in "))
+    made = [line.split(" ")[1] for line in lines[at + 1:] if line.endswith(" s)") and ": asset made (" in line]
+    assert made == [f"{n}/21" for n in range(1, 22)], result.stdout
     assert processes(result) == 1, result.stdout  # the assets, the bundles and the library: one worker
     assert len(assets(blender.bpy, library)) == 21
     # again with one model changed: the old library's index, the asset, the library: still one worker

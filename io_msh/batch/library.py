@@ -3,18 +3,17 @@ tree becomes a collection asset (io_msh.batch.library_worker) in one .blend, wit
 beside it (io_msh.batch.library_plan). A second run re-does only the assets whose sources changed: each asset
 carries the fingerprint of what it was made from; the others are copied over from the library as it was.
 
-The run: the old library's index (a worker reads it), the changed assets (the workers, in parallel, each into a
-.blend of its own), bundles of them (the workers, in parallel: ``_bundles``), then one worker appends the
-bundles into the library; the library and the catalogue file are moved into place
-together, so an interrupted or failed run leaves the library as it was. The same workers do every step, and
-every step's end is printed.
+The run: the old library's index (a worker reads it), the changed assets' previews (the workers, in parallel,
+each asset imported and rendered), then one worker opens the old library and imports the changed assets into it
+one by one (io_msh.batch.library_worker.merge: the cost of each is the same, however many the library holds);
+the library and the catalogue file are moved into place together, so an interrupted or failed run leaves the
+library as it was. The same workers do every step, and every step's end is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import shutil
 import signal
@@ -112,7 +111,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
             keep.append(old["name"])
             catalogs.add(old["catalog"])
         else:
-            item.kind, item.output, item.meta = "asset", str(temp / "assets" / f"{n}.blend"), json.dumps(asdict(meta))
+            item.kind, item.output, item.meta = "asset", str(temp / "previews" / f"{n}.png"), json.dumps(asdict(meta))
             todo.append(item)
     removed = len({key for key in index} - {meta.key for _, meta in planned})
     total = len(todo) + len(errors)
@@ -124,7 +123,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         results.append((item, result))
         lines = result_lines(result.message, item)
         state = "ok" if result.ok else "FAILED"
-        shown = "asset made" if result.ok else lines[0]
+        shown = "preview made" if result.ok else lines[0]
         print(printable(f"[{len(results)}/{total}] {state:6} {item.label}: {shown} ({result.seconds:.2f} s, "
                         f"elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
         for line in ([] if result.ok else lines[1:]):
@@ -136,7 +135,7 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
     for item in errors:
         report(item, Result(item.label, False, item.error, 0.0))
     pool.run(todo, report)
-    made = [item.output for item, result in results if result.ok and item.kind == "asset"]
+    made = [item for item, result in results if result.ok and item.kind == "asset"]
     failed = [(item, result) for item, result in results if not result.ok]
     cats = out.with_name(CATALOG_FILE)
     catalogs |= {json.loads(item.meta)["catalog"] for item, result in results if result.ok and item.kind == "asset"}
@@ -150,16 +149,20 @@ def _build(args, pool: WorkerPool, interrupt: Interrupt, folder: Path, out: Path
         interrupt.check()
         state = f"{out} is up to date ({len(keep)} assets)" + (f"; {cats.name} completed" if completed else "")
     else:
-        outcome = _bundles(args, pool, interrupt, made, temp, start)
-        if outcome[0].ok:
-            merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
-                         meta=json.dumps({"old": str(out), "keep": keep, "new": [path for path, _ in outcome[1]],
-                                          "count": len(made)}))
-            print(printable(f"library: putting {len(keep) + len(made)} assets together in {out} "
-                            f"(elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
-            outcome = []
-            pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt,
-                                                                         {str(out): as_read})))
+        new = [{"item": asdict(item), "preview": item.output} for item in made]
+        merge = Item(str(out), None, str(out), f"library {out.name}", kind="library_merge",
+                     meta=json.dumps({"old": str(out), "keep": keep, "new": new}))
+        print(printable(f"library: putting {len(keep) + len(made)} assets together in {out} "
+                        f"(elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
+        outcome = []
+
+        def step(item: Item, text: str) -> None:  # an asset imported into the library (in a worker's thread)
+            done, _, label = text.partition(" ")
+            print(printable(f"library: {done} {label}: asset made (elapsed {time.perf_counter() - start:.1f} s)"),
+                  flush=True)
+
+        pool.run([merge], lambda item, result: outcome.append(finish(args, item, result, set(), interrupt,
+                                                                     {str(out): as_read})), step)
         if not outcome[0].ok:
             interrupt.check()
             print(printable(f"library: FAILED: {outcome[0].message}; {out} was left as it was"))
@@ -212,42 +215,6 @@ def _complete_catalogs(cats: Path, paths: set[str]) -> bool:
             if attempt == 9:  # changing all the time: the error says so
                 raise
     return False
-
-
-def _bundles(args, pool: WorkerPool, interrupt: Interrupt, made: list[str], temp: Path,
-             start: float) -> tuple[Result, list[tuple[str, int]]]:
-    """The new assets appended into bundles of about the square root of their number, by the workers in
-    parallel; (a result, failed or not, and the files left for the library to append, with the assets each
-    holds). Every bundle's end is printed.
-
-    Appending costs Blender in proportion to the materials appended times those the file holds already (their
-    node trees: about 30 us a pair), so the library's own appends cost the square of what it holds however the
-    assets are bundled; the square root makes the bundles' share as small as the library's (bundles of bundles
-    only add passes over the same data: 100 assets in bundles of 4, then 4 of those and so on took twice the CPU).
-    """
-    from ...core.errors import printable
-
-    size = math.isqrt(len(made) - 1) + 1 if len(made) > 16 else 0
-    if not size:
-        return Result("", True, "", 0.0), [(path, 1) for path in made]
-    groups = [made[n:n + size] for n in range(0, len(made), size)]
-    items = [Item(f"{n}", None, str(temp / "bundles" / f"{n}.blend"), f"bundle {n + 1} of {len(groups)}",
-                  kind="library_merge", meta=json.dumps({"old": "", "keep": [], "new": group, "count": len(group)}))
-             for n, group in enumerate(groups)]
-    results: list[Result] = []
-
-    def report(item: Item, result: Result) -> None:
-        results.append(finish(args, item, result, set(), interrupt))
-        state = "ok" if result.ok else "FAILED"
-        print(printable(f"{item.label}: {state}, {json.loads(item.meta)['count']} assets "
-                        f"({result.seconds:.2f} s, elapsed {time.perf_counter() - start:.1f} s)"), flush=True)
-        interrupt.check()
-
-    pool.run(items, report)
-    interrupt.check()
-    failed = [r for r in results if not r.ok]
-    return (failed[0] if failed else Result("", True, "", 0.0)), [(item.output, len(json.loads(item.meta)["new"]))
-                                                                 for item in items]
 
 
 def _usage(message: str) -> int:

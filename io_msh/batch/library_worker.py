@@ -21,28 +21,47 @@ LIBRARY = "msh_asset_library"          # on the library's scene: the file is a l
 
 
 def build_asset(worker, item: Item) -> list[tuple[str, str]]:
-    """Import the item (a model with its clips, or a unit assembled) into one collection, render its thumbnail
-    at the middle of its frame range, mark the collection as an asset and save it alone."""
+    """The item's preview: the model with its clips (or the unit assembled) imported as its asset will be, and
+    rendered at the middle of its frame range. The asset itself is made by ``merge``, in the library file: the
+    workers render the pictures in parallel, and one file imports every asset once (appending the assets'
+    files instead cost the materials appended times those already in the file, the square of the library)."""
+    _import_asset(worker, item, json.loads(item.meta))
+    # A part without a controller has no clips: expected in a library, not worth a warning per model.
+    worker.warnings = [w for w in worker.warnings if "no clips were made" not in w]
+    with worker._writing("0.png", item.output):
+        render_thumbnail(worker.bpy, Path(worker._staged("0.png")), worker.args.size)
+    return [("0.png", item.output)]
+
+
+def _import_asset(worker, item: Item, meta: dict):
+    """Import the item into a collection of its own, shown in the scene (which holds nothing else), the scene
+    at the middle of its frame range; the collection."""
     bpy = worker.bpy
-    meta = json.loads(item.meta)
+    layers = bpy.context.view_layer.layer_collection
     if meta["kind"] == "unit":
+        before = set(bpy.data.collections)
+        bpy.context.view_layer.active_layer_collection = layers
         worker._load(item, clips="ACTIONS")
-        collection = next(c for c in bpy.data.collections if "msh_unit" in c)  # io_msh.com.props.UNIT
+        collection = next(c for c in bpy.data.collections if "msh_unit" in c and c not in before)  # props.UNIT
     else:
         collection = bpy.data.collections.new(meta["name"])
         bpy.context.scene.collection.children.link(collection)
-        layers = bpy.context.view_layer.layer_collection.children
-        bpy.context.view_layer.active_layer_collection = layers[collection.name]
+        bpy.context.view_layer.active_layer_collection = layers.children[collection.name]
         worker._load(item, clips="ACTIONS")
-    # A part without a controller has no clips: expected in a library, not worth a warning per model.
-    worker.warnings = [w for w in worker.warnings if "no clips were made" not in w]
-    clips = sorted({str(name).rsplit("|", 1)[-1].split(" ")[0] for obj in collection.all_objects
-                    for name in obj.get("msh_clips", ())})
     scene = bpy.context.scene
     scene.frame_set((scene.frame_start + scene.frame_end) // 2)
-    picture = Path(worker._staged("0.png"))
-    with worker._writing("0.png", item.output):
-        render_thumbnail(bpy, picture, worker.args.size)
+    return collection
+
+
+def _make_asset(worker, item: Item, preview: str):
+    """The item imported into the library file as an asset (its collection marked, with its preview,
+    description, tags, catalogue, clip actions and where it comes from), then taken out of the scene."""
+    bpy = worker.bpy
+    meta = json.loads(item.meta)
+    actions = set(bpy.data.actions)
+    collection = _import_asset(worker, item, meta)
+    clips = sorted({str(name).rsplit("|", 1)[-1].split(" ")[0] for obj in collection.all_objects
+                    for name in obj.get("msh_clips", ())})
     _keep_hidden(bpy.context.view_layer.layer_collection, collection)
     collection.asset_mark()
     data = collection.asset_data
@@ -50,16 +69,16 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
     for tag in [*meta["tags"], *(["clips", *clips] if clips else [])]:
         data.tags.new(tag, skip_if_exists=True)
     data.catalog_id = catalog_uuid(meta["catalog"])
-    load_preview(bpy, collection, str(picture))
-    kept = [action for action in bpy.data.actions if action.use_fake_user]
+    load_preview(bpy, collection, preview)
+    kept = [action for action in bpy.data.actions if action.use_fake_user and action not in actions]
     if kept:
         collection[ACTIONS] = {str(n): action for n, action in enumerate(kept)}
     collection[KEY] = meta["key"]
     collection[FINGERPRINT] = meta["fingerprint"]
     collection[CATALOG] = meta["catalog"]
-    with worker._writing("0.blend", item.output):
-        bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
-    return [("0.blend", item.output)]
+    collection.use_fake_user = True  # no scene uses an asset: the fake user keeps it in the file
+    bpy.context.scene.collection.children.unlink(collection)
+    return collection
 
 
 def _keep_hidden(layer, collection) -> None:
@@ -95,12 +114,11 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
 
 
 def merge(worker, item: Item) -> list[tuple[str, str]]:
-    """The library: the old one opened, its changed and gone assets removed, and the assets just made appended
-    (the parent then completes the catalogue file beside it: io_msh.batch.library); or a bundle of assets. Each
-    append takes time in proportion to the objects already in the file (0.4 ms each: appending 119 assets one
-    by one takes 31 s, where opening a library of them takes 0.3 s), hence the bundles (io_msh.batch.library)
-    and the old library opened, not appended. A bundle starts from an empty file, and the worker is left with
-    one: what it holds is never more than the file it writes."""
+    """The library: the old one opened, its changed and gone assets removed, and the new ones imported into it
+    one by one (``_make_asset``, each with the preview a worker rendered; each one's end is told to the run:
+    io_msh.batch.pool); the parent then completes the catalogue file beside it (io_msh.batch.library). Importing
+    costs the same for the first asset and the thousandth (appending their files cost in proportion to the
+    materials already in the file). The worker is left with an empty file: the next item starts from nothing."""
     bpy = worker.bpy
     job = json.loads(item.meta)
     keep = set(job["keep"])
@@ -109,20 +127,21 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
         _remove_assets(bpy, [c for c in bpy.data.collections if KEY in c and c.name not in keep])
     else:
         empty_file(worker)
-    appended = []
-    for blend in job["new"]:
-        with bpy.data.libraries.load(worker.blender_path(blend), link=False, assets_only=True) as (source, target):
-            target.collections = list(source.collections)
-        appended += target.collections
+    scene = bpy.context.scene
+    for collection in list(scene.collection.children):  # a scene holds no asset: each is imported alone in it
+        scene.collection.children.unlink(collection)
+    made = []
+    for n, new in enumerate(job["new"]):
+        asset = Item(**new["item"])
+        made.append(_make_asset(worker, asset, worker.blender_path(new["preview"])))
+        worker.tell(f"{n + 1}/{len(job['new'])} {asset.label}")
+    worker.warnings = []  # each asset's were reported when its preview was made
     assets = [c for c in bpy.data.collections if KEY in c and c.asset_data is not None]
-    if sorted(c.name for c in assets if c not in appended) != sorted(keep) or None in appended or \
-            len(appended) != job["count"]:
+    if sorted(c.name for c in assets if c not in made) != sorted(keep) or len(made) != len(job["new"]):
         raise ValueError("the library's assets could not all be read back")
     for collection in assets:
-        collection.use_fake_user = True  # no scene uses an asset: the fake user keeps it in the file
-    for library in list(bpy.data.libraries):
-        bpy.data.libraries.remove(library)
-    bpy.context.scene[LIBRARY] = VERSION
+        collection.use_fake_user = True
+    scene[LIBRARY] = VERSION
     with worker._writing("0.blend", item.output):
         bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
     empty_file(worker)

@@ -17,6 +17,7 @@ from pathlib import Path
 from .items import STAGE_PREFIX, Item, Result
 
 RESULT_TAG = "@@io_msh "
+PROGRESS_TAG = "@@io_msh_step "  # a step of a long item done (a library's assets imported one by one)
 
 
 RESULT_FD_VARIABLE = "IO_MSH_RESULT_FD"  # the pipe a worker writes its result lines to (POSIX)
@@ -95,10 +96,12 @@ class WorkerPool:
         for worker in workers:
             worker.kill(max(0.0, deadline - time.monotonic()))
 
-    def run(self, items: list[Item], report) -> None:
-        """Do ``items``; ``report(item, result)`` is called in this thread as each one ends. The workers stay for
-        the run's next items (its steps: a library's assets, bundles and merge) until ``stop``: a run starts at
-        most ``jobs`` Blender processes, but for those that die."""
+    def run(self, items: list[Item], report, step=None) -> None:
+        """Do ``items``; ``report(item, result)`` is called in this thread as each one ends, ``step(item, text)``
+        (in a worker's thread) as a worker tells a step of one done. The workers stay for the run's next items
+        (its steps: a library's previews and the library) until ``stop``: a run starts at most ``jobs`` Blender
+        processes, but for those that die."""
+        self.step = step
         self.queue: queue.Queue = queue.Queue()
         for item in items:
             if self.stage_root is not None and item.output:
@@ -139,7 +142,7 @@ class WorkerPool:
             done_here = 0
             try:
                 while item is not None:
-                    result = worker.process(item, self.args.timeout)
+                    result = worker.process(item, self.args.timeout, self.step)
                     self.results.put((item, result))
                     if not worker.alive:
                         break
@@ -198,20 +201,29 @@ class _WorkerProcess:
     def _read(self) -> None:
         """Result lines: bytes (not text, which any byte a file name or Blender prints could break), the tag
         anywhere in a line (a message without a final newline may come before it)."""
-        tag = RESULT_TAG.encode("ascii")
+        tag, step = RESULT_TAG.encode("ascii"), PROGRESS_TAG.encode("ascii")
         with self.results:
             for line in self.results:
                 at = line.find(tag)
                 if at >= 0:
                     self.lines.put(line[at + len(tag):].decode("ascii", "replace"))
+                elif (at := line.find(step)) >= 0:
+                    self.lines.put((line[at + len(step):].decode("ascii", "replace"),))
         self.lines.put(None)  # the process ended
 
-    def process(self, item: Item, timeout: float) -> Result:
+    def process(self, item: Item, timeout: float, step=None) -> Result:
+        """The item's result; each step the worker tells done goes to ``step(item, text)``, and gives the next
+        step ``timeout`` seconds anew."""
         start = time.perf_counter()
         try:
             self.popen.stdin.write((json.dumps(asdict(item)) + "\n").encode("ascii"))
             self.popen.stdin.flush()
             line = self.lines.get(timeout=timeout)
+            while isinstance(line, tuple):
+                with contextlib.suppress(ValueError):
+                    if step is not None:
+                        step(item, json.loads(line[0]))
+                line = self.lines.get(timeout=timeout)
         except queue.Empty:
             self.alive = False
             self.kill()

@@ -17,7 +17,7 @@ from pathlib import Path
 from .items import UNIT_SUFFIX, Item, Result, safe, without_suffix
 from .maps import is_map_file, load_map, render_map_thumbnail
 from .pictures import contact_sheet, render_thumbnail, save_png
-from .pool import RESULT_FD_VARIABLE, RESULT_TAG
+from .pool import PROGRESS_TAG, RESULT_FD_VARIABLE, RESULT_TAG
 from .scene import clean_scene
 
 
@@ -26,18 +26,11 @@ def worker_main() -> int:
     on the result pipe (or stdout), always starting on a fresh line."""
     args = argparse.Namespace(**json.loads(sys.stdin.readline()))
     fd = os.environ.pop(RESULT_FD_VARIABLE, "")
-    worker = Worker(args)
+    worker = Worker(args, fd)
     try:
         for line in sys.stdin:
             result = worker.process(Item(**json.loads(line)))
-            data = ("\n" + RESULT_TAG + json.dumps(asdict(result)) + "\n").encode("ascii")
-            if fd:
-                while data:
-                    data = data[os.write(int(fd), data):]
-            else:
-                sys.stdout.flush()
-                sys.stdout.buffer.write(data)
-                sys.stdout.flush()
+            worker.send(RESULT_TAG + json.dumps(asdict(result)))
     finally:
         worker.close()
     return 0
@@ -50,10 +43,10 @@ class Worker:
     UTF-8: a file name that is not is reached through a symbolic link of an ASCII name); the parent then
     moves them onto their outputs."""
 
-    def __init__(self, args) -> None:
+    def __init__(self, args, fd: str = "") -> None:
         import bpy
 
-        self.args = args
+        self.args, self.fd = args, fd
         self.bpy = bpy
         self.warnings: list[str] = []
         self.written: list[str] = []  # files an item wrote in place (export --into-source), not staged
@@ -67,6 +60,21 @@ class Worker:
             import addon_utils
 
             addon_utils.enable("io_scene_gltf2" if args.format == "glb" else "io_scene_fbx", default_set=False)
+
+    def send(self, line: str) -> None:
+        """A line to the parent: on the result pipe (or stdout), always starting on a fresh line."""
+        data = ("\n" + line + "\n").encode("ascii")
+        if self.fd:
+            while data:
+                data = data[os.write(int(self.fd), data):]
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+
+    def tell(self, text: str) -> None:
+        """A step of a long item done (the parent prints it, and gives the item's next step --timeout anew)."""
+        self.send(PROGRESS_TAG + json.dumps(text))
 
     def close(self) -> None:
         clean_scene(self.bpy)
