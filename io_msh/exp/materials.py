@@ -25,17 +25,11 @@ from ...core.container.nres import game_bytes
 from ...core.errors import FormatError, error
 from ..com.colours import display_rgba
 from ..com.names import family, unnumbered
+from .options import MaterialOptions
 from .scene_model import SceneMaterial
 
 DEFAULT_ROW = "DEFAULT"
 TEXTURE_FORMATS = (8888, 565)
-
-
-@dataclass
-class MaterialOptions:
-    material_library: str = ""   # Material.lib to add new materials to ('' = none)
-    texture_library: str = ""    # Textures.lib to add their new images to ('' = none)
-    texture_format: int = 8888
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...core.animation.keys import Tolerance, author_tracks, quantize_rotations
+from ...core.animation.keys import author_tracks, quantize_rotations
 from ...core.animation.tracks import Animation, Track, canonical_words, read_animation, track_starts, write_animation
 from ...core.authoring.build import ModelDef, NodeDef, Part, build_model
 from ...core.authoring.splice import EXTRA_VERTEX_STREAMS, NewPart, splice_slots
@@ -28,37 +28,21 @@ from ...core.msh.labels import encode_labels
 from ...core.msh.model import Model
 from ...core.msh.validate import validate_model
 from ..com import conversion as C
-from ..imp.plan import BLENDER_LAST_FRAME, ImportOptions, plan_geometry
+from ..imp.plan import ImportOptions, plan_geometry
 from .frames import Held, Poses, blocks, hold_every_frame
 from .game_fields import area_warnings, write_flags
 from .hallway_edit import write_shown_hallway
-from .materials import MaterialExport, MaterialOptions, plan_materials
+from .materials import MaterialExport, plan_materials
+from .options import KEY_MODES, ExportOptions, exported_frames
 from .scene_model import SceneMesh, SceneModel
-from .unedited import SAME_POSITION, SAME_ROTATION, same_as_imported, same_in_blocks
+from .unedited import same_as_imported, same_in_blocks
 
 if TYPE_CHECKING:
     from .check_cache import PlanMemo
 
-KEY_MODES = ("REDUCED", "EVERY_FRAME", "BLENDER_KEYS")
-FRAME_RANGES = ("ACTION", "SCENE", "CUSTOM")
 NAME_BYTES = 31  # Res9: 32-byte names with a NUL
 
-
-@dataclass
-class ExportOptions:
-    keys: str = "REDUCED"
-    tolerance: Tolerance = field(default_factory=Tolerance)
-    # Below these a node's pose counts as unchanged from its original track.
-    same_position: float = SAME_POSITION
-    same_rotation: float = SAME_ROTATION  # radians
-    materials: MaterialOptions = field(default_factory=MaterialOptions)
-    force: bool = False  # replace read-only files
-    replace_changed: bool = False  # replace a model another program changed after the import
-    # The exported frames are 0 .. an end frame (Blender frame f is MSH time f, as the import shows it):
-    # ACTION the end of the actions' frame range (their manual range, else their last keyframe),
-    # SCENE the scene's end frame, CUSTOM ``end_frame``.
-    frame_range: str = "ACTION"
-    end_frame: int = 0
+__all__ = ["ExportOptions", "exported_frames"]  # as before: the dialogs, the check and the writers name them here
 
 
 @dataclass
@@ -71,31 +55,6 @@ class ExportResult:
     written: list[str] = field(default_factory=list)  # the files export_to_file wrote, the target last
     kept_changed: bool = False  # the model in its source file, changed by another program, is kept as it is
     placed: tuple[str, str] | None = None  # (archive, entry) of its source the model's bytes are put into
-
-
-def exported_frames(options: ExportOptions, keyframes: np.ndarray, action_end: float,
-                    scene_end: int) -> tuple[np.ndarray, list[str]]:
-    """The frames to sample, 0 .. the range's end, and a warning when keyframes lie outside them.
-
-    Frame 0 is the start of the game's clock (time 0), whatever the scene's start frame; frames before
-    it cannot be stored.
-    """
-    if options.frame_range not in FRAME_RANGES:
-        raise FormatError.single("scene", None, f"unknown frame range {options.frame_range!r}")
-    ends = {"ACTION": int(np.ceil(action_end)), "SCENE": scene_end, "CUSTOM": options.end_frame}
-    end = ends[options.frame_range]
-    if end < 0:
-        raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end}, "
-                                                "before frame 0 (the game's time 0)")
-    if end > BLENDER_LAST_FRAME:
-        raise FormatError.single("scene", None, f"the {options.frame_range.lower()} range ends at frame {end:,}, "
-                                                f"after Blender's last frame {BLENDER_LAST_FRAME:,}")
-    warnings = []
-    outside = int(((keyframes < 0) | (keyframes > end)).sum())
-    if outside:
-        warnings.append(f"{outside} keyframe(s) lie outside the exported frames 0..{end} and are not exported "
-                        "(frame 0 is the game's time 0)")
-    return np.arange(end + 1, dtype=np.float64), warnings
 
 
 def export_model(scene: SceneModel, options: ExportOptions, memo: PlanMemo | None = None) -> ExportResult:

@@ -12,9 +12,8 @@ from ...core.animation.sampler import AnimationData, sample
 from ...core.animation.tracks import read_animation
 from ...core.msh.model import Model
 from ..com.conversion import normalized
+from .options import SAME_POSITION, SAME_ROTATION
 
-SAME_POSITION = 1e-4  # below these a node's pose counts as its original track's
-SAME_ROTATION = 1e-4  # radians
 POSITION_ROUNDING = 4e-6  # relative: float32 matrix products, about 32 ulp
 
 
