@@ -64,7 +64,7 @@ def blocks(nodes: int, frames: int) -> list[slice]:
 
 def hold_every_frame(scene: SceneModel) -> None:
     """Where a node's matrix may be scaled at some frame (scale curves, or scaled at the first frame), the
-    scale is baked from every frame (plan.bake_node_scale): the poses of every node are evaluated and held."""
+    scale is baked from every frame (scene_read.bake_node_scale): the poses of every node are evaluated and held."""
     if scene.poses is None:
         return
     parents = [n.parent for n in scene.nodes]
