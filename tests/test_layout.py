@@ -208,6 +208,54 @@ def test_the_circle_check_reads_function_level_imports(tmp_path):
         (2, "core.x.clips", "plan", "plan")]
 
 
+# The model export's stages (docs/export-pipeline.md), in order: each takes the earlier stages' data. A stage's
+# module imports the modules of its own stage and earlier ones, and helpers (io_msh.exp modules of no stage)
+# that reach no later stage.
+EXPORT_STAGES = [
+    ["options", "scene_model"],                                   # what is asked; the plain data read into
+    ["fcurves", "skin", "unedited", "frames", "poses", "meshes", "readback", "scene_read"],  # the scene read
+    ["materials", "node_decisions"],                              # per node untouched, edited or new
+    ["track_authoring"],                                          # the new tracks
+    ["assemble"],                                                 # the model: spliced or built
+    ["plan"],                                                     # the stages run in order
+    ["export"],                                                   # the files written
+]
+
+
+def stage_breaks(graph: dict[str, set[str]], stages: list[list[str]], package: str) -> list[str]:
+    """Every import of a stage module that reaches a later stage, directly or through helpers."""
+    stage_of = {f"{package}.{name}": n for n, names in enumerate(stages) for name in names}
+    found = []
+    for module, n in sorted(stage_of.items()):
+        seen, work = set(), [(target, target) for target in graph.get(module, ())]
+        while work:
+            target, via = work.pop()
+            if target in seen or not target.startswith(f"{package}."):
+                continue
+            seen.add(target)
+            if target in stage_of:
+                if stage_of[target] > n:
+                    found.append(f"{module} (stage {n}) imports {target} (stage {stage_of[target]})"
+                                 + (f" through {via}" if via != target else ""))
+                continue
+            work += [(further, via) for further in graph.get(target, ())]
+    return sorted(found)
+
+
+def test_export_stages_import_only_earlier_stages():
+    graph = import_graph()
+    missing = [name for names in EXPORT_STAGES for name in names if f"io_msh.exp.{name}" not in graph]
+    assert not missing, f"export stages without a module: {missing}"
+    found = stage_breaks(graph, EXPORT_STAGES, "io_msh.exp")
+    assert not found, "export stages importing a later stage:\n" + "\n".join(found)
+
+
+def test_the_stage_check_finds_later_stages():
+    graph = {"p.a": {"p.b"}, "p.b": {"p.helper"}, "p.helper": {"p.c"}, "p.c": {"p.a", "q.x"}, "q.x": {"p.c"}}
+    assert stage_breaks(graph, [["a"], ["b"], ["c"]], "p") == [
+        "p.a (stage 0) imports p.b (stage 1)", "p.b (stage 1) imports p.c (stage 2) through p.helper"]
+
+
 def private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
