@@ -282,7 +282,7 @@ def test_an_import_that_would_write_too_many_keys_is_refused_while_planning():
     import time
 
     data = shared_map_model(300, 65535, dense=True)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds in these bounds: a loaded machine's wall clock would fail them
     tracemalloc.start()
     try:
         with pytest.raises(plan.FormatError) as error:
@@ -290,7 +290,7 @@ def test_an_import_that_would_write_too_many_keys_is_refused_while_planning():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     message = str(error.value)
     assert f"more than {animation_plan.KEY_LIMIT:,} node-frames" in message
     assert "import with Animation: Keys or For Editing" in message
@@ -309,11 +309,11 @@ def test_for_editing_refuses_a_long_dense_model_in_seconds(monkeypatch):
     greedy = animation_plan.greedy_keys
     monkeypatch.setattr(animation_plan, "greedy_keys", lambda values, *a: shapes.append(values.shape) or
                         greedy(values, *a))
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(plan.FormatError, match="Animation: For Editing keys the nodes at more than 2,097,152 "
                                                "node-frames, more than an import writes: import with Animation: Keys"):
         plan.plan_model(read_container(data, "m.msh"), None, plan.ImportOptions(animation="EDITING"))
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     assert shapes[0][0] > 50 and shapes[0][1] == animation_plan.GREEDY_CHUNK_FRAMES + 1  # nodes, frames
     assert seconds < 60, seconds
 
@@ -335,8 +335,8 @@ def test_a_refused_key_count_creates_no_blender_data(blender, tmp_path):
     path = tmp_path / "dense.msh"
     path.write_bytes(shared_map_model(300, 65535, dense=True))
     before = blender.datablock_counts()
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(RuntimeError, match="import with Animation: Keys or For Editing"):
         bpy.ops.import_scene.parkan_msh(filepath=str(path), node_mode="EMPTIES")
-    assert time.perf_counter() - start < 30
+    assert time.process_time() - start < 30
     assert blender.datablock_counts() == before
