@@ -16,7 +16,8 @@ from .effects.fxid import FXID_TYPE_ID, validate_fxid
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
 from .interior.bas import BAS_TYPE_ID, validate_bas
 from .interior.hallway import validate_hallway
-from .map.folder import archive_kind, validate_archive
+from .map.folder import validate_archive
+from .map.kind import archive_kind
 from .msh.model import Model, looks_like_model
 from .msh.validate import validate_model
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..container.nres import Archive, Entry
 from ..errors import FormatError
+from .kind import AREAL_TYPE_ID
 
-AREAL_TYPE_ID = 12
 AREAL_NAME = b"ArealMap"
 STREAM = "ArealMap"
 HEADER = np.dtype([("centre", "<f4", (2,)), ("zero", "<f4", (2,)), ("area", "<f4"), ("normal", "<f4", (3,)),

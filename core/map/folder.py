@@ -13,8 +13,8 @@ from ..container.nres import Archive, lookup_key
 from ..disk import names_in, read_input
 from ..errors import Finding, FormatError, error, warning
 from . import validate as V
-from .arealmap import AREAL_TYPE_ID, ArealMap
-from .landmsh import LandMesh, is_land_mesh
+from .arealmap import ArealMap
+from .landmsh import LandMesh
 from .tma import Mission, parse_tma, text
 from .wea import check_pair, parse_land_wea, validate_land_wea
 
@@ -23,19 +23,6 @@ MAP_FILES = (LAND_MSH, LAND_MAP, LAND1, LAND2)
 TEXT_SUFFIXES = (".tma", ".wea")
 OBJECTS = "objects.rlb"
 MISSING_NAMED = 20  # missing object files named one by one; the rest are counted
-
-
-def is_areal_map(archive: Archive) -> bool:
-    return len(archive.entries) == 1 and archive.entries[0].type_id == AREAL_TYPE_ID
-
-
-def archive_kind(archive: Archive) -> str | None:
-    """"land" for a Land.msh, "arealmap" for a Land.map, None for any other NRes."""
-    if is_land_mesh(archive):
-        return "land"
-    if is_areal_map(archive):
-        return "arealmap"
-    return None
 
 
 def is_text_map_file(path: str | Path) -> bool:

@@ -15,9 +15,9 @@ import numpy as np
 
 from ..container.nres import Archive, Entry
 from ..errors import FormatError
+from .kind import ALPHA, CELLS, DRAW_ORDER, FACES, MICRO_UV, NORMALS, POSITIONS, SQUARES, STREAM_ORDER, UV
+from .kind import is_land_mesh as is_land_mesh  # where the batch tool asks it
 
-SQUARES, CELLS, POSITIONS, NORMALS, UV, DRAW_ORDER, ALPHA, MICRO_UV, FACES = 1, 2, 3, 4, 5, 11, 14, 18, 21
-STREAM_ORDER = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, ALPHA, DRAW_ORDER, FACES)  # 03-terrain.md, all maps
 REQUIRED = (SQUARES, CELLS, POSITIONS, NORMALS, UV, MICRO_UV, DRAW_ORDER, FACES)  # 14 is optional (03-terrain.md)
 NAME = b"Land"
 NONE = 0xFFFF
@@ -57,13 +57,6 @@ DRAW_CONSTANT = 0x48
 
 def stream_name(type_id: int) -> str:
     return f"Res{type_id}"
-
-
-def is_land_mesh(archive: Archive) -> bool:
-    """A terrain mesh rather than a model: it has the face (21) and draw-order (11) streams and only terrain
-    stream types (a model's index stream 6 or batches 13 never appear in one)."""
-    types = {e.type_id for e in archive.entries}
-    return {FACES, DRAW_ORDER, POSITIONS} <= types and types <= set(STREAM_ORDER)
 
 
 @dataclass(eq=False)
