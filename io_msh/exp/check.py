@@ -11,7 +11,7 @@ from ...core.errors import FormatError
 from ...core.msh.model import Model
 from ..com import props as P
 from .check_cache import PlanMemo, cache_for
-from .export import ModelRead, editing, library_files, plan_read, read_model, root_in_collection
+from .export import ModelRead, editing, library_files, model_steps, plan_read, root_in_collection
 from .plan import ExportOptions, ExportResult, refuse_oversized
 from .readback import find_root
 from .scene_model import SceneModel
@@ -88,10 +88,12 @@ class CheckJob:
     (``plan``: plain Python, no Blender data, so the panel's live check runs it in a worker thread while Blender
     stays responsive), and what needs Blender again (``finish``, main thread). ``curves``, ``meshes``: the root's
     ``read_curves`` and ``read_mesh`` of its mesh objects, when already read (the live check reads them in
-    slices); ``memo``: what the last check planned (io_msh.exp.check_cache)."""
+    slices); ``memo``: what the last check planned (io_msh.exp.check_cache). With ``stepped`` the scene read is
+    left to ``read_step``, a part at a time (export.model_steps: the live check runs one per timer step)."""
 
     def __init__(self, context, options: ExportOptions | None = None, collection: str | None = None,
-                 curves: list | None = None, meshes: dict | None = None, memo: PlanMemo | None = None) -> None:
+                 curves: list | None = None, meshes: dict | None = None, memo: PlanMemo | None = None,
+                 stepped: bool = False) -> None:
         self.options = options or ExportOptions()
         self.memo = memo
         self.found: list[CheckLine] = []
@@ -100,11 +102,29 @@ class CheckJob:
         self.result: ExportResult | None = None
         self.read: ModelRead | ExportResult | None = None
         self.fallback = _root_name(context)
+        self.reading = None
         try:
             self.root = root_in_collection(collection) if collection else find_root(context)
-            self.read = read_model(context, self.root, self.options, curves, meshes)
+            self.reading = model_steps(context, self.root, self.options, curves, meshes, pause=stepped)
         except FormatError as exc:
             self.error = exc
+        if not stepped:
+            while not self.read_step():
+                pass
+
+    def read_step(self) -> bool:
+        """The next part of the scene read; True once the read ended (or failed: ``error``)."""
+        if self.reading is None:
+            return True
+        try:
+            next(self.reading)
+            return False
+        except StopIteration as stop:
+            self.read = stop.value
+        except FormatError as exc:
+            self.error = exc
+        self.reading = None
+        return True
 
     def parts_of(self, scene: SceneModel) -> None:
         for mesh in scene.meshes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from .effects import explosion_files, remember_written
 from .materials import MaterialExport
 from .plan import ExportOptions, ExportResult, export_model, exported_frames
 from .poses import exported_action_end
-from .readback import find_root, read_scene
+from .readback import completed, find_root, scene_steps
 from .scene_model import SceneModel
 from .state_edits import ControllerWrite, controller_write
 
@@ -219,15 +219,25 @@ def read_model(context, root, options: ExportOptions, curves: list | None = None
     """The Blender side of ``model_of``: the scene read back (``curves``: the root's ``read_curves``, ``meshes``:
     ``read_mesh`` of its mesh objects, when already read), or the result itself for a legacy model. Must run on
     Blender's main thread."""
+    return completed(model_steps(context, root, options, curves, meshes))
+
+
+def model_steps(context, root, options: ExportOptions, curves: list | None = None, meshes: dict | None = None,
+                pause: bool = False) -> Generator[None, None, ModelRead | ExportResult]:
+    """``read_model`` as a generator returning its result; with ``pause`` it yields between parts of the scene
+    read (readback.scene_steps), for a model with no clips while no object is in Edit Mode (the read changes
+    nothing in Blender then). The live check runs a part per step."""
     P.check_root(root)
     result = _legacy_copy(root)
     if result is not None:
         return result
+    active = context.view_layer.objects.active
+    pause = pause and not root.get(P.CLIPS) and not editing(root) and (active is None or active.mode != "EDIT")
     with _object_mode(context, root), timeline_as_exported(root) as clip_warnings:
         curves = curves if curves is not None and still_read(root, curves) else read_curves(root)
         end = exported_action_end(root, curves, options.frame_range)
         frames, _warnings = exported_frames(options, keyframe_frames(curves), end, context.scene.frame_end)
-        read = read_scene(context, root, frames, options.keys == "BLENDER_KEYS", curves, meshes)
+        read = yield from scene_steps(context, root, frames, options.keys == "BLENDER_KEYS", curves, meshes, pause)
     return ModelRead(read, clip_warnings, curves, end, context.scene.frame_end, frames)
 
 

@@ -7,10 +7,10 @@
 2. The meshes are read (``read_mesh``) a slice per step too, from the user's depsgraph (the read uses them when it
    reads from it, as it does when the model shows frame 0; not for a model with slider drivers, which the read
    mutes).
-3. The rest of the scene is read in one step (``CheckJob``: poses at the first frame, what the read needs of the
-   meshes beyond their evaluated data), with the curves and meshes read ahead.
+3. The rest of the scene is read (``CheckJob``: poses at the first frame, what the read needs of the meshes beyond
+   their evaluated data), with the curves and meshes read ahead, a part per step (``CheckJob.read_step``).
 4. The planning (the runtime comparison, the key reduction, the model's bytes) is plain Python on what was read:
-   it runs in a worker thread while the timer only looks whether it is done.
+   it runs in a worker thread, started in a step of its own, while the timer only looks whether it is done.
 5. What needs Blender again (the controller states) runs in a last step.
 
 A model with clips reads its curves through the timeline copies the export makes (``timeline_as_exported``),
@@ -35,11 +35,15 @@ from .check import CheckJob, ExportCheck, reads_ahead
 from .check_cache import CheckCache, cache_for
 from .plan import ExportOptions
 
+# The time a step reads curves or meshes for, seconds: about half a 60 Hz frame (16.7 ms), as the step ends only
+# after the curve or mesh it is reading.
+BUDGET = 0.008
+
 
 class LiveCheck:
     """One live check of the model under ``root_name``; ``step`` runs the next piece of it."""
 
-    def __init__(self, root_name: str, options: ExportOptions, stamp: int, budget: float = 0.015) -> None:
+    def __init__(self, root_name: str, options: ExportOptions, stamp: int, budget: float = BUDGET) -> None:
         self.root_name, self.options, self.stamp, self.budget = root_name, options, stamp, budget
         self.curves: list | None = []
         self.count: int | None = None
@@ -48,18 +52,22 @@ class LiveCheck:
         self.meshes_read = False
         self.unread: set[str] = set()
         self.job: CheckJob | None = None
+        self.ahead = False   # the job reads what was read ahead, a part per step
+        self.read_done = False
         self.thread: threading.Thread | None = None
         self.failure: BaseException | None = None
         self.longest = 0.0   # the longest step so far, seconds (the benchmark prints it)
+        self.longest_cpu = 0.0  # the main thread's processor time in it (the step with no other process running)
         self.kept: CheckCache | None = None  # what the last checks of the model read and planned
 
     def step(self, context, on_read=None) -> ExportCheck | None:
         """The next piece; the check's result once the last one ran, else None (call again)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             return self._step(context, on_read)
         finally:
             self.longest = max(self.longest, time.perf_counter() - start)
+            self.longest_cpu = max(self.longest_cpu, time.thread_time() - cpu)
 
     @property
     def waiting(self) -> bool:
@@ -83,8 +91,16 @@ class LiveCheck:
                     self.meshes_read = self._read_meshes(context, root)
                     return None  # the rest of the read is a step of its own
             self.job = CheckJob(context, self.options, curves=self.curves if ahead else None,
-                                meshes=self.meshes if ahead else None, memo=self.kept.memo if ahead else None)
-            if ahead:
+                                meshes=self.meshes if ahead else None, memo=self.kept.memo if ahead else None,
+                                stepped=ahead)
+            self.ahead = ahead
+        if self.thread is None:
+            if not self.job.read_step():
+                return None
+            if not self.read_done:  # the planning thread starts in the next step
+                self.read_done = True
+                return None
+            if self.ahead:
                 self.kept.done()
             if on_read is not None:
                 on_read()

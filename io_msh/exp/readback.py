@@ -7,7 +7,9 @@ stepped through."""
 from __future__ import annotations
 
 import heapq
+from collections.abc import Generator
 from contextlib import ExitStack, contextmanager
+from typing import TypeVar
 
 import bpy
 import numpy as np
@@ -17,7 +19,7 @@ from ..com import conversion as C
 from ..com import props as P
 from ..com.curves import Curve, read_curves
 from ..com.hierarchy import descendants, node_empties
-from ..com.sliders import sliders_muted
+from ..com.sliders import muted_drivers, slider_drivers, sliders_muted
 from .frames import check_held
 from .game_fields import node_flags
 from .hallway import read_shown_hallway
@@ -32,6 +34,8 @@ from .poses import (
     shows_runtime_pose,
 )
 from .scene_model import SceneModel, SceneNode
+
+T = TypeVar("T")
 
 
 def find_root(context) -> bpy.types.Object:
@@ -74,6 +78,25 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
     """The model under ``root`` at ``frames``; ``curves`` are its read_curves when already read; with
     ``keyframes`` the frames of each node's keyframes too. ``meshes``: ``read_mesh`` of mesh objects already
     read from the user's depsgraph (by name), used when the scene is read from it."""
+    return completed(scene_steps(context, root, frames, keyframes, curves, meshes))
+
+
+def completed(steps: Generator[None, None, T]) -> T:
+    """What a generator of steps (``scene_steps``) returns, its steps run at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def scene_steps(context, root: bpy.types.Object, frames: np.ndarray, keyframes: bool = False,
+                curves: list | None = None, meshes: dict | None = None,
+                pause: bool = False) -> Generator[None, None, SceneModel]:
+    """``read_scene`` as a generator returning its result. With ``pause`` it yields between parts of the read
+    (the live check returns to Blender there; the caller drops the read when the scene changes meanwhile),
+    only while the read changed nothing in Blender: no driver parked, the user's own depsgraph read (no
+    evaluation scene made); otherwise, and without ``pause``, it never yields."""
     mode = "ARMATURE" if root.type == "ARMATURE" else "EMPTIES"
     nodes = _armature_nodes(root) if mode == "ARMATURE" else _empty_nodes(root)
     if not nodes:
@@ -90,6 +113,9 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         shown = _world_reader(root, nodes, mode, depsgraph)()
         meshes, materials, warnings = read_meshes(depsgraph, root, nodes, mode, shown,
                                                   meshes if scene is None else None)
+        pause = pause and scene is None and not slider_drivers(root) and not muted_drivers(root)
+        if pause:
+            yield
         curves = read_curves(root) if curves is None else curves
         local = local_matrices(shown[:, None], nodes)
         moved_nodes = moved_by_more_than_curves(root, nodes, mode)
@@ -99,6 +125,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
         # A scaled node is exported as it shows (export_plan.bake_node_scale): every frame is needed.
         as_imported = not moved and not (scaled and C.has_scale(local, [n.parent for n in nodes])) \
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
+        if pause:
+            yield
         from_curves = None if as_imported or moved else curve_poses(root, nodes, mode, curves)
         untouched: set[int] = set()
         poses = None
@@ -108,6 +136,8 @@ def read_scene(context, root: bpy.types.Object, frames: np.ndarray, keyframes: b
             # The curves give the pose Blender shows (rest poses, parenting and unkeyed channels as it has
             # them), so they give every frame's: the export evaluates the nodes and frames it needs.
             local, poses = first, from_curves
+            if pause:
+                yield
             untouched = curves_as_imported(root, nodes, curves)
         else:
             check_held(len(nodes), len(frames), "something other than plain F-curves moves the nodes (a "
