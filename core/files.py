@@ -11,19 +11,16 @@ from .appearance.texm import TEXM_TYPE_ID, validate_texm
 from .appearance.wear import WEAR_TYPE_ID, BlankRuns, validate_wear
 from .container.nres import Archive, Entry, fold, name_bytes
 from .disk import read_input
-from .effects.exp import EXP_TYPE_ID, validate_exp
-from .effects.fxid import FXID_TYPE_ID, validate_fxid
 from .errors import Finding, FormatError, SelectionError, has_errors, printable
-from .interior.bas import BAS_TYPE_ID, validate_bas
-from .interior.hallway import validate_hallway
-from .map.folder import validate_archive
 from .map.kind import archive_kind
 from .msh.model import Model, looks_like_model
-from .msh.validate import validate_model
 
-# as core.animation.controller.codec names it, whose package (the clip planner, the sampler) is imported only
-# when an archive holds a controller to check (a test keeps them equal)
-CTLD_TYPE_ID = int.from_bytes(b"CTLD", "little")
+# The codecs below are imported when a file needs them (a check, a map), so that opening a file costs what it
+# holds. Their type ids as they name them (a test keeps them equal):
+CTLD_TYPE_ID = int.from_bytes(b"CTLD", "little")  # core.animation.controller.codec (the clip planner, the sampler)
+FXID_TYPE_ID = int.from_bytes(b"FXID", "little")  # core.effects.fxid
+EXP_TYPE_ID = int.from_bytes(b"EXPL", "little")   # core.effects.exp
+BAS_TYPE_ID = int.from_bytes(b"BASE", "little")   # core.interior.bas
 
 
 @dataclass
@@ -169,6 +166,9 @@ def read_model(data: bytes, name: str = "", strict: bool = False) -> tuple[Model
 
 def model_findings(model: Model) -> list[Finding]:
     """The model's streams, and its hall way (stream 17) when it has one."""
+    from .interior.hallway import validate_hallway
+    from .msh.validate import validate_model
+
     return validate_model(model) + validate_hallway(model)
 
 
@@ -176,6 +176,8 @@ def validate_container(container: Container) -> list[Finding]:
     """Every finding of the file: of the model, or of each nested model (located by entry name); of a map's
     Land.msh or Land.map, the invariants core.map.validate checks."""
     if container.map_kind is not None:
+        from .map.folder import validate_archive
+
         return list(container.archive.findings) + validate_archive(container.archive, container.map_kind,
                                                                    container.path)
     if container.is_model:
@@ -204,9 +206,9 @@ _LIBRARY_CHECKS = {
     MAT0_TYPE_ID: lambda entry, runs: validate_mat0(entry),
     WEAR_TYPE_ID: lambda entry, runs: validate_wear(entry.data, runs),
     CTLD_TYPE_ID: lambda entry, runs: _validate_ctld(entry.data),  # controllers (docs/formats/controller.md)
-    FXID_TYPE_ID: lambda entry, runs: validate_fxid(entry.data),  # effects (effects.rlb)
-    EXP_TYPE_ID: lambda entry, runs: validate_exp(entry.data),    # explosions (weapon.rlb and others)
-    BAS_TYPE_ID: lambda entry, runs: validate_bas(entry.data),    # buildings' ground plans (fortif.rlb)
+    FXID_TYPE_ID: lambda entry, runs: _validate_fxid(entry.data),  # effects (effects.rlb)
+    EXP_TYPE_ID: lambda entry, runs: _validate_exp(entry.data),    # explosions (weapon.rlb and others)
+    BAS_TYPE_ID: lambda entry, runs: _validate_bas(entry.data),    # buildings' ground plans (fortif.rlb)
 }
 
 
@@ -214,3 +216,21 @@ def _validate_ctld(data: bytes) -> list[Finding]:
     from .animation.controller.codec import validate_ctld
 
     return validate_ctld(data)
+
+
+def _validate_fxid(data: bytes) -> list[Finding]:
+    from .effects.fxid import validate_fxid
+
+    return validate_fxid(data)
+
+
+def _validate_exp(data: bytes) -> list[Finding]:
+    from .effects.exp import validate_exp
+
+    return validate_exp(data)
+
+
+def _validate_bas(data: bytes) -> list[Finding]:
+    from .interior.bas import validate_bas
+
+    return validate_bas(data)

@@ -19,10 +19,13 @@ from ..msh.model import Model
 from .kinds import (
     OBJECTS,
     UNDERSTOOD,
+    has_interiors,
     is_controller,
     is_explosion,
+    is_font_file,
     is_ground_plan,
     is_mission_world_file,
+    is_rsli_file,
     is_text_map_file,
     is_unit_file,
 )
@@ -190,9 +193,9 @@ def _info_file(args: argparse.Namespace) -> int:
         from . import unit
 
         return unit.info_file(args)
-    from . import rsli
+    if is_rsli_file(args.file) or is_font_file(args.file):  # told by its first bytes, or a bare font
+        from . import rsli
 
-    if rsli.is_rsli_file(args.file) or rsli.is_font_file(args.file):  # told by its first bytes, or a bare font
         return rsli.info_file(args, out)
     if is_explosion(args.file):  # a bare .exp: its fields and slots
         from . import effects
@@ -225,9 +228,9 @@ def _info_file(args: argparse.Namespace) -> int:
 
         payload["effects"], effect_lines = effects.archive_effects(container.archive)
         lines += effect_lines
-    from . import interior
+    if has_interiors(container.archive, models):  # hall ways and ground plans
+        from . import interior
 
-    if interior.has_interiors(container.archive, models):  # hall ways and ground plans
         payload["interiors"], interior_lines = interior.interiors(container.archive, models)
         lines += interior_lines
     out(args, payload, lines)
@@ -239,9 +242,9 @@ def _info_file(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from . import rsli
+    if is_rsli_file(args.archive):
+        from . import rsli
 
-    if rsli.is_rsli_file(args.archive):
         return rsli.list_file(args, out)
     container = open_container(args.archive, tolerant=True)
     entries = _entries(container)
@@ -263,9 +266,9 @@ def _not_the_input(output: str, source: str) -> None:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     _not_the_input(args.output, args.archive)
-    from . import rsli
+    if is_rsli_file(args.archive):  # the member unpacked
+        from . import rsli
 
-    if rsli.is_rsli_file(args.archive):  # the member unpacked
         emit(rsli.extract(args))
         return EXIT_OK
     container = open_container(args.archive, tolerant=True)
@@ -376,7 +379,7 @@ def _file_findings(path: str) -> list:
         return validate_text_file(path)
     from . import rsli
 
-    if rsli.is_rsli_file(path) or rsli.is_font_file(path):
+    if is_rsli_file(path) or is_font_file(path):
         return rsli.validate_file(path)
     container = open_container(path, tolerant=True)
     return validate_container(container) + rsli.archive_font_findings(container.archive)
@@ -408,9 +411,9 @@ def _rewritten_file(path: str, data: bytes) -> bytes:
         from ..map.folder import rewritten_text_file
 
         return rewritten_text_file(path, data)
-    from . import rsli
+    if is_rsli_file(path) or is_font_file(path):
+        from . import rsli
 
-    if rsli.is_rsli_file(path) or rsli.is_font_file(path):
         return rsli.rewritten_file(path, data)
     from .roundtrip import rewritten  # the codecs of every entry: only roundtrip needs them
 

@@ -12,10 +12,6 @@ from ..interior.hallway import hallway_of
 from ..msh.model import Model
 
 
-def has_interiors(archive: Archive, models: list[Model]) -> bool:
-    return any(e.type_id == BAS_TYPE_ID for e in archive) or any(m.stream(HALLWAY_TYPE_ID) for m in models)
-
-
 def hallway_lines(name: str, s: dict) -> list[str]:
     places = ", ".join(f"{count} {place}" for place, count in s["places"].items() if count) or "no places"
     gates = ", ".join(f"{count} {gate}" for gate, count in s["gates"].items() if count) or "no links"

@@ -5,7 +5,6 @@ none of them."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -36,6 +35,8 @@ def json_safe(value):
 
 
 def emit_json(payload) -> None:
+    import json  # only --json prints it
+
     text = json.dumps(json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False)
     print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a file name's undecodable bytes as \udcNN
 

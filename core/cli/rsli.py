@@ -14,17 +14,9 @@ from ..rsli import Archive, is_rsli, is_rsli_file, validate_rsli
 from ..rsli.archive import MEMBER, method_name
 from .output import emit
 
-# The font codecs (numpy) and the write path are imported by the functions that need them: every info,
-# validate and roundtrip asks ``is_rsli_file`` first (re-exported here for the commands).
-__all__ = ["is_rsli_file"]
-
-FONT_SUFFIXES = (".tft", ".pal")
+# The font codecs (numpy) and the write path are imported by the functions that need them; the commands ask
+# core.cli.kinds whether a file is an RsLi archive or a font before they import this module.
 Out = Callable[[argparse.Namespace, dict, list[str]], None]
-
-
-def is_font_file(path: str) -> bool:
-    """A bare font or palette, as the archives name them (``ARIALTEX.TFT``, ``PAL.PAL``)."""
-    return str(path).lower().endswith(FONT_SUFFIXES)
 
 
 # --------------------------------------------------------------------- summaries
