@@ -7,17 +7,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import json
 import os
 import re
-import shutil
 import signal
-import socket
 import stat
-import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -269,6 +264,9 @@ def _write_journal(targets: list[Path], temporaries: list[str], backups: dict[in
         entries.append({"target": str(target), "backup": backup, "temporary": temporaries[i],
                         "new": _identity(os.stat(temporaries[i])),
                         "old": _identity(os.stat(backup)) if backup is not None else None})
+    import json  # this module's write-only imports are made when a write needs them (a read stays light)
+    import uuid
+
     text = json.dumps({"version": JOURNAL_VERSION, "set": uuid.uuid4().hex, "pid": os.getpid(),
                        "files": entries}).encode("utf-8")
     for target in targets:
@@ -346,6 +344,8 @@ def _journal(journal: Path) -> _Journal | None:
     """The journal at ``journal``, checked; None when it is gone. InterruptedSetError (nothing is touched) when it
     is not a journal this module wrote: not a regular file, empty, cut short, not JSON of our layout, not naming
     the file it is beside, or naming a backup or temporary that is not one of ours beside its target."""
+    import json
+
     target = _journal_target(journal)
     try:
         info = os.lstat(journal)
@@ -593,6 +593,8 @@ def _locked_recovered(targets: list[Path], notes: list[str]):
 def _new_token() -> str:
     """A lock file's name: ``owner.`` and 32 hex digits, the first 8 the writer's process id, so that the folder a
     writer killed at once after making it (``_take``: empty) tells whose it was."""
+    import uuid
+
     return f"owner.{os.getpid() & 0xFFFFFFFF:08x}{uuid.uuid4().hex[:24]}"
 
 
@@ -644,6 +646,8 @@ def _same_file(lock: Path, ours: dict[str, Path]) -> Path | None:
 def _owner() -> str:
     """Who holds a lock, written in its file: this machine and process (asked each time: a forked child is
     another process)."""
+    import socket
+
     return f"{socket.gethostname()} {os.getpid()}"
 
 
@@ -654,6 +658,8 @@ def _owner_gone(owner: Path) -> bool:
         host, pid = owner.read_text().rsplit(" ", 1)
     except (OSError, ValueError):
         return False
+    import socket
+
     if host != socket.gethostname() or not pid.isdigit():
         return False
     return process_gone(int(pid))
@@ -703,6 +709,8 @@ def _break_if_stale(lock: Path) -> bool:
         return True
     except OSError:
         return False
+    import uuid
+
     claim = lock / f"claim.{uuid.uuid4().hex}"
     try:
         os.rename(lock / names[0], claim)
@@ -787,6 +795,8 @@ def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp
                        into: list[str] | None = None) -> str:
     """``data`` in a new temporary file beside ``target``, flushed to disk, with ``mode``; its name is added to
     ``into`` as soon as it exists (for the caller to remove whatever stops it)."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     if into is not None:
         into.append(tmp)
@@ -806,6 +816,9 @@ def _written_temporary(target: Path, data: bytes, mode: int, suffix: str = ".tmp
 def _backup(target: Path, backups: dict[int, str], index: int) -> str:
     """A second name for the target's current file (a hard link; a copy where links are not supported), to
     put it back if a later replacement of the transaction fails; listed in ``backups`` as it is made."""
+    import shutil
+    import tempfile
+
     fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".old.tmp", dir=target.parent)
     os.close(fd)
     backups[index] = backup
