@@ -565,6 +565,8 @@ REPORTS = {
     # effects (FXID) and explosions (.exp)
     "explosion {member} is not in the archive": "взрыва {member} нет в архиве",
     "entry {member} is not an explosion (EXPL)": "элемент {member} — не взрыв (EXPL)",
+    "effect {member} is not in the archive": "эффекта {member} нет в архиве",
+    "entry {member} is not an effect (FXID)": "элемент {member} — не эффект (FXID)",
     "{member}: {name} is not an editable field of an explosion ({fields})":
         "{member}: {name} — не изменяемое поле взрыва ({fields})",
     "{member}: {name} must be a whole number, not {value}": "{member}: {name} должно быть целым числом, а не {value}",
