@@ -67,3 +67,15 @@ def test_the_faithful_keys_are_the_pinned_ones(name, node_mode):
     want_keyed, want_values = PINNED[name, node_mode]
     assert keyed == want_keyed, "the frames keyed changed"
     assert values == want_values, "the values keyed changed"
+
+
+@pytest.mark.parametrize("middle, fits", [(1.0, True), (1.0 + 1e-6, False)])
+def test_a_block_whose_pair_lies_twice_the_tolerance_off_still_fits(middle, fits):
+    """A block of 8 steps whose frames all lie within the tolerance of its line, while one pair of steps inside it
+    has its middle twice the tolerance off the pair's own line (the most the key search may rule out a block
+    for): the block keeps only its ends. A hair farther and it does not fit."""
+    offsets = np.array([0, 0, -1, middle, -1, 0, 0, 0, 0])
+    values = (0.25 * np.arange(9) + offsets)[None, :, None] * np.ones((1, 1, 2))
+    keep = animation_plan.linear_keys(values, np.ones((1, 1, 2)))[0]
+    assert (keep.sum() == 2) == fits
+    assert keep[0] and keep[-1]

@@ -137,7 +137,7 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
         moving |= ((s.rot != first_rot[ids][:, None]).any(axis=(1, 2))
                    | (s.pos != first_pos[ids][:, None]).any(axis=(1, 2)))
         location, rotation = _node_terms(nodes, C.blender_quaternions(s.rot), s.pos.astype(np.float64), node_mode)
-        rotation = C.continuous(rotation, axis=1)
+        rotation = _continuous(rotation)
         if previous_rot is not None:  # the chunk's first frame is the previous chunk's last: same sign
             flip = (rotation[:, 0] * previous_rot).sum(-1) < 0
             rotation[flip] *= -1
@@ -165,6 +165,21 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
     return out
 
 
+def _continuous(rotation: np.ndarray) -> np.ndarray:
+    """``conversion.continuous`` along the frames of (nodes, frames, 4) quaternions, in place: the same signs (the
+    dot products summed in the same order, the flips exact), without a reduction over the short last axis."""
+    if rotation.shape[1] < 2:
+        return rotation
+    after, before = rotation[:, 1:], rotation[:, :-1]
+    dot = after[..., 0] * before[..., 0]
+    for channel in (1, 2, 3):
+        dot += after[..., channel] * before[..., channel]
+    odd = np.cumsum(dot < 0, axis=1, dtype=np.int64) % 2 == 1
+    if odd.any():
+        after *= np.where(odd, -1.0, 1.0)[..., None]
+    return rotation
+
+
 def _keys(node, frames: np.ndarray, file_rot: np.ndarray, pos: np.ndarray, node_mode: str) -> ChannelPlan:
     location, rotation = _node_terms([node], C.blender_quaternions(file_rot)[None], pos.astype(np.float64)[None],
                                      node_mode)
@@ -180,7 +195,9 @@ def _node_terms(nodes: list, rotation: np.ndarray, location: np.ndarray, node_mo
         return location, rotation
     inverse = C.conjugate(np.array([n.rest_rotation for n in nodes]))
     rest = np.array([n.rest_location for n in nodes])[:, None]
-    return (location - rest) @ _rotations(inverse).transpose(0, 2, 1), rotation @ _left(inverse).transpose(0, 2, 1)
+    # contiguous matrices: the same products, faster
+    turn = np.ascontiguousarray(_rotations(inverse).transpose(0, 2, 1))
+    return (location - rest) @ turn, rotation @ np.ascontiguousarray(_left(inverse).transpose(0, 2, 1))
 
 
 @dataclass(frozen=True)
@@ -253,23 +270,57 @@ def linear_keys(values: np.ndarray, tolerance: np.ndarray) -> np.ndarray:
     keep = np.zeros((rows, count), bool)
     keep[:, [0, count - 1]] = True
     scaled = values / tolerance
+    pairs = _pairs(scaled)
     start = 0
-    while count - 1 - start >= 2:
+    while count - 1 - start >= 2:  # every piece starts at an even frame: its pairs are the whole range's
         size = 1 << int(np.log2(count - 1 - start))
-        keep[:, start:start + size + 1] |= _power_of_two_keys(scaled[:, start:start + size + 1])
+        keep[:, start:start + size + 1] |= _power_of_two_keys(scaled[:, start:start + size + 1],
+                                                              (pairs[0][:, start // 2:(start + size) // 2],
+                                                               *pairs[1:]))
         start += size
     return keep
 
 
-def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
-    """``linear_keys`` for 2^p + 1 frames of values already divided by their tolerance.
+def _pairs(scaled: np.ndarray) -> tuple[np.ndarray, float, bool]:
+    """What ``_power_of_two_keys`` knows of every pair of steps from an even frame (a block of two): (how far its
+    middle frame lies from the line between its ends (rows, pairs), as the block's own test computes it; the
+    distance beyond which no larger block holding the pair fits; whether every value is finite and far below
+    the largest float).
+
+    A block that fits has every frame within 1 of its line, so the middle of each pair in it lies within 2 of the
+    line between the pair's ends (the lines differ by a line, which is 0 at the three frames' middle), give or
+    take the rounding of both tests: a few float64 steps of the largest value, within the bound's margin. A pair
+    farther off rules out every larger block holding it without testing it. Infinities leave the bound infinite."""
+    starts, middle, ends = scaled[:, 0:-2:2], scaled[:, 1:-1:2], scaled[:, 2::2]
+    with np.errstate(invalid="ignore", over="ignore"):
+        off = np.subtract(ends, starts)  # then in place, as _within_line: the line at the middle, the distance
+        off *= 0.5
+        off += starts
+        np.subtract(middle, off, out=off)
+        np.abs(off, out=off)
+        distance = off[..., 0].copy() if off.shape[2] else np.zeros(off.shape[:2])
+        for channel in range(1, off.shape[2]):  # the largest channel's (a short axis reduces slowly)
+            np.maximum(distance, off[..., channel], out=distance)
+        largest = float(np.fmax.reduce(np.abs(scaled), axis=None, initial=0.0))
+    bound = 2.0 + 1e-9 + 1e-12 * largest if np.isfinite(largest) else np.inf
+    return distance, bound, largest < 1e300
+
+
+def _power_of_two_keys(scaled: np.ndarray, pairs: tuple | None = None) -> np.ndarray:
+    """``linear_keys`` for 2^p + 1 frames of values already divided by their tolerance (``pairs``: ``_pairs`` of
+    them, when known).
 
     Blocks of 2^k frames are tried from the whole range down to single steps, all rows and blocks of
     one size in one vectorised pass; a block whose interior lies within 1 of the line between its two
-    ends, and that no larger block already covers, keeps only its ends.
+    ends, and that no larger block already covers, keeps only its ends. A block holding a pair of steps whose
+    middle lies too far off (``_pairs``) is not tested; a block of two is judged by its pair's distance (the same
+    test), and a block of one step always fits when the values are finite and far from overflowing (its only
+    frame besides its end is its start).
     """
     rows, count, channels = scaled.shape
     last = count - 1
+    distance, bound, finite = pairs if pairs is not None else _pairs(scaled)
+    ruled_out = distance > bound
     keep = np.zeros((rows, count), bool)
     covered = np.zeros((rows, 1), bool)  # per block of the previous (twice larger) size
     size = last
@@ -279,6 +330,15 @@ def _power_of_two_keys(scaled: np.ndarray) -> np.ndarray:
         active = ~inherited
         if not active.any():
             break
+        if size == 2 or (size == 1 and finite):
+            fits = active & (distance <= 1.0) if size == 2 else active
+            keep[:, :last:size] |= fits
+            keep[:, size::size] |= fits
+            covered = inherited | fits
+            size //= 2
+            continue
+        if size > 2:
+            active &= ~ruled_out.reshape(rows, blocks, size // 2).any(axis=2)
         fraction = np.arange(size) / size
         # A block whose middle frame is off the line cannot fit: the rest is tested only where it is on. In
         # blocks of one or two frames the middle is the only frame that can be off the line (the first is on).
