@@ -61,7 +61,13 @@ def with_twins(mesh: L.LandMesh, positions: np.ndarray) -> tuple[np.ndarray, int
     moved = np.flatnonzero(_bits(positions[:, 2]) != _bits(old[:, 2]))
     if not len(moved):
         return positions, 0
-    group = twin_groups(old)
+    # only the vertices at a moved vertex's point can be its twins: the groups are made among those (the same
+    # order as twin_groups over all vertices gives them, so the first clash named is the same)
+    old_bits = np.ascontiguousarray(old, "<f4").view("<u4").reshape(-1, 3)
+    keys = old_bits[:, 0].astype(np.uint64) << np.uint64(32) | old_bits[:, 1]
+    candidates = np.flatnonzero(np.isin(keys, keys[moved]))
+    group = np.full(len(old), -1, np.int64)
+    group[candidates] = twin_groups(old[candidates])
     heights = _bits(positions[moved, 2])
     pairs = np.unique(np.stack([group[moved], heights.astype(np.int64)], axis=1), axis=0)
     groups, counts = np.unique(pairs[:, 0], return_counts=True)
@@ -78,7 +84,7 @@ def with_twins(mesh: L.LandMesh, positions: np.ndarray) -> tuple[np.ndarray, int
                                  f"{float(positions[b, 2]):g}): give them one height (the ground would crack "
                                  "between the cells)", mesh.source)
     height_of = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True))
-    members = np.flatnonzero(np.isin(group, pairs[:, 0]))
+    members = candidates[np.isin(group[candidates], pairs[:, 0])]
     joined = members[np.isin(members, moved, invert=True)]
     z = np.array([height_of[int(g)] for g in group[joined]], "<u4").view("<f4")
     positions[joined, 2] = z
@@ -135,10 +141,12 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) ->
     level0 = verts[:split]
     near = np.zeros(len(p), bool)
     near[level0[touched[:split]].ravel()] = True
-    area = np.cross(p[level0[:, 1]] - p[level0[:, 0]], p[level0[:, 2]] - p[level0[:, 0]])
+    # only the faces around those vertices add to their sums (each vertex's terms in the same order)
+    around = level0[near[level0].any(axis=1)]
+    area = np.cross(p[around[:, 1]] - p[around[:, 0]], p[around[:, 2]] - p[around[:, 0]])
     summed = np.zeros_like(p)
     for corner in range(3):
-        np.add.at(summed, level0[:, corner], area)
+        np.add.at(summed, around[:, corner], area)
     normals = edited.streams[L.NORMALS]
     normals[near, :3] = np.round(_unit(summed[near]) * 127).astype(np.int8)
     # cell boxes, centres and radii of the cells whose faces moved; a level-0 cell and its twin share one
@@ -146,17 +154,7 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) ->
     squares = edited.squares
     cell_of_face = np.repeat(np.arange(len(cells)), cells["count"].astype(np.int64))
     if len(cell_of_face) == len(faces):
-        for cell in np.unique(cell_of_face[touched] % max(squares, 1)):
-            pair = [c for c in (cell, cell + squares) if c < len(cells)]
-            members = np.concatenate([verts[int(cells["first"][c]):int(cells["first"][c]) + int(cells["count"][c])]
-                                      .ravel() for c in pair])
-            if not len(members):
-                continue
-            lo, hi = positions[members].min(axis=0), positions[members].max(axis=0)
-            for c in pair:
-                cells["box_min"][c], cells["box_max"][c] = lo, hi
-                cells["centre"][c] = (lo + hi) / 2
-                cells["radius"][c] = np.linalg.norm(hi.astype(np.float64) - lo) / 2
+        _cell_boxes(cells, np.unique(cell_of_face[touched] % max(squares, 1)), squares, positions, verts)
     # the header's eight corners: each coordinate that was the old extent's follows the new one (the corner order
     # is not published, so the source's pattern is kept, digest 2.4)
     old_lo, old_hi = old.min(axis=0), old.max(axis=0)
@@ -185,6 +183,39 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) ->
         result.warnings.append("Land.map is kept as it was (no source says how it is built); after a height edit "
                                "its areals keep their old heights")
     return result
+
+
+def _cell_boxes(cells: np.ndarray, edited: np.ndarray, squares: int, positions: np.ndarray,
+               verts: np.ndarray) -> None:
+    """The box, centre and radius of each cell in ``edited`` and of its level-1 twin (``squares`` on): the
+    extent of both cells' faces' vertices (their runs, ``first`` and ``count``), which a cell and its twin
+    share. A pair whose runs are empty is left as it is."""
+    pairs = np.stack([edited, edited + squares], axis=1)
+    exists = pairs < len(cells)
+    safe = np.where(exists, pairs, 0)
+    start = np.minimum(cells["first"].astype(np.int64)[safe], len(verts))
+    end = np.minimum(start + cells["count"].astype(np.int64)[safe], len(verts))
+    full = exists & (end > start)
+    corners = positions[verts]                                  # (F, 3, 3): min and max are exact in any order
+    lows = np.vstack([corners.min(axis=1), np.full((1, 3), np.inf, corners.dtype)])
+    highs = np.vstack([corners.max(axis=1), np.full((1, 3), -np.inf, corners.dtype)])
+    # each run's [start, end) in order of start (reduceat's even results; the odd ones span the gaps between)
+    order = np.argsort(start.ravel(), kind="stable")
+    bounds = np.stack([start.ravel()[order], end.ravel()[order]], axis=-1).ravel()
+    run_lo, run_hi = np.empty((order.size, 3), lows.dtype), np.empty((order.size, 3), highs.dtype)
+    run_lo[order], run_hi[order] = np.minimum.reduceat(lows, bounds)[::2], np.maximum.reduceat(highs, bounds)[::2]
+    lo = np.where(full[..., None], run_lo.reshape(-1, 2, 3), np.inf).min(axis=1)
+    hi = np.where(full[..., None], run_hi.reshape(-1, 2, 3), -np.inf).max(axis=1)
+    lo, hi = lo.astype(positions.dtype), hi.astype(positions.dtype)
+    kept = full.any(axis=1)
+    diff = hi.astype(np.float64) - lo
+    radius = np.array([np.linalg.norm(d) for d in diff[kept]]) / 2   # as each cell's own norm gives it
+    for side in range(2):
+        rows = kept & exists[:, side]
+        cell = pairs[rows, side]
+        cells["box_min"][cell], cells["box_max"][cell] = lo[rows], hi[rows]
+        cells["centre"][cell] = (lo[rows] + hi[rows]) / 2
+        cells["radius"][cell] = radius[rows[kept]]
 
 
 # --------------------------------------------------------------------- placed objects
