@@ -52,7 +52,9 @@ def test_each_attached_effect_is_an_empty_at_its_node_with_its_parameters(blende
     assert np.allclose(np.array(on_node.matrix_world.translation), node_1, atol=1e-5)
     blast = effects["weapon.rlb/synth_round.exp"]
     assert blast["msh_effect_place"] == "explode" and blast["msh_effect_damage"] == 1.0
-    assert np.allclose(np.array(blast.matrix_world.translation), _node_world(bpy, root, 2, node_mode), atol=1e-5)
+    # where the game plays it: at node 2's bounding-sphere centre, (0, 0.6, 0) in the node's frame
+    assert np.allclose(np.array(blast.matrix_world.translation), _node_world(bpy, root, 2, node_mode, (0, 0.6, 0)),
+                       atol=1e-5)
     points, sphere = effects["effects.rlb/synth_mode_4"], effects["effects.rlb/synth_mode_1"]
     assert list(points["msh_effect_points"]) == [0, 1, 2] and points.parent == root
     assert sphere["msh_effect_place"] == "sphere" and sphere["msh_effect_effect_id"] == 3
@@ -77,12 +79,15 @@ def test_an_effect_not_found_is_an_empty_that_says_so(blender, tmp_path):
     assert effects["effects.rlb/synth_exp"]["msh_effect_problem"] == "effects.rlb/synth_exp was not found"
 
 
-def _node_world(bpy, root, node: int, node_mode: str) -> np.ndarray:
-    if node_mode == "ARMATURE":
+def _node_world(bpy, root, node: int, node_mode: str, at=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """The world position of ``at`` in the node's own frame (its origin by default)."""
+    from mathutils import Quaternion, Vector
+    if node_mode == "ARMATURE":   # the node's frame is the bone's turned back by msh_bone_frame
         bone = next(b for b in root.pose.bones if b.bone.get("msh_node_index") == node)
-        return np.array((root.matrix_world @ bone.matrix).translation)
+        turn = Quaternion(bone.bone.get("msh_bone_frame", (1.0, 0.0, 0.0, 0.0))).conjugated()
+        return np.array(root.matrix_world @ bone.matrix @ (turn @ Vector(at)))
     empty = next(o for o in root.children_recursive if o.get("msh_node_index") == node and o.type == "EMPTY")
-    return np.array(empty.matrix_world.translation)
+    return np.array(empty.matrix_world @ Vector(at))
 
 
 def test_an_effect_with_words_past_an_int_imports(blender, tmp_path):

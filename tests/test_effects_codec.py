@@ -292,3 +292,19 @@ def test_explosion_edits_are_spliced_into_their_archive_field_by_field():
         with pytest.raises(FormatError, match=message):
             edit_explosion(archive, member, fields, "weapon.rlb")
     assert exp.parse_exp(archive.find("synth_round.exp").data).to_bytes() == edited.to_bytes()
+
+
+def test_an_explosion_plays_at_its_nodes_bounding_sphere_from_its_first_named_slot():
+    from core.authoring.build import build_model
+    from core.authoring.controllers import walker_model
+    from core.effects.attach import node_spheres
+    from core.msh.model import Model
+    model = build_model(walker_model())
+    spheres = node_spheres(model)
+    assert spheres[2][0] == pytest.approx((0.0, 0.6, 0.0)) and set(spheres) == set(range(model.node_count))
+    nodes = model.nodes.copy()
+    nodes["slots"][2, 0], nodes["slots"][2, 3] = 0xFFFF, 1   # intact LOD 0 empty: the first slot it names
+    nodes["slots"][3, 0] = 999                                # past the slot table: skipped, no sphere
+    model.set_stream(1, nodes.tobytes())
+    data = Model.parse(model.to_bytes())
+    assert node_spheres(data)[2][0] == pytest.approx((0.0, 0.0, 0.2)) and 3 not in node_spheres(data)

@@ -1,6 +1,7 @@
 """Import Unit shows a unit's effects: an effect its controller puts on three control points sits in their frame
 (origin the centroid, axes the points' vectors: depth, width, height), and a node whose damage row names an
-explosion that is found gets an Empty with the explosion's fields. Export Unit writes the parts as read."""
+explosion that is found gets an Empty with the explosion's fields, at the node's bounding-sphere centre. Export
+Unit writes the parts as read."""
 
 import json
 
@@ -12,7 +13,9 @@ from core.animation.controller.codec import GROUP_BLOCK, NO_GROUP, read_controll
 from core.authoring import effects as E
 from core.authoring import units
 from core.container.nres import Archive
+from core.effects.attach import node_spheres
 from core.effects.exp import EXP_TYPE_ID
+from core.msh.model import Model
 from core.unit.cpt import parse_cpt, points_of
 
 FRAME = [("fx_d", 0, 0, (0.0, 0.0, 1.0), (2.0, 0.0, 0.0)), ("fx_w", 0, 0, (1.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
@@ -53,6 +56,11 @@ def test_a_units_effects_sit_on_their_points_and_its_explosions_on_their_nodes(b
     (blast,) = [o for o in effects if o["msh_effect_place"] == "damage"]
     assert blast["msh_effect"] == "synth_parts.rlb/synth_chassis_1.exp" and blast["msh_effect_node"] == 1
     assert blast["msh_effect_damage"] == 800_000.0 and json.loads(blast["msh_effect_params"])["kind"] == 3
+    # node 1 names no slot, so it has no bounding sphere: the Empty sits at its origin (a part's node with a
+    # sphere puts it at the sphere's centre, as test_effects_blender shows for a model)
+    model = Model.parse(Archive.parse((game / units.PARTS).read_bytes()).find("synth_chassis.msh").data)
+    assert 1 not in node_spheres(model)
+    assert np.allclose(np.array(blast.matrix_world.translation), node_worlds(chassis)[1][:3, 3], atol=1e-5)
     bpy.context.view_layer.objects.active = chassis
     before = (game / units.PARTS).read_bytes()
     assert bpy.ops.export_scene.parkan_unit() == {"FINISHED"}

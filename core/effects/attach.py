@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError
+from ..msh.streams import NO_INDEX
 from ..unit.cpt import ControlPoints
 from ..unit.ndp import DamageTable
 from ..unit.text import block_name, block_text
@@ -97,3 +98,20 @@ def points_frame(points: ControlPoints, indices: tuple[int, int, int]) -> tuple[
     rows = points.points[list(indices)]
     return rows["pos"].astype(float).mean(axis=0), rows["vector"].astype(float)
 
+
+
+def node_spheres(model) -> dict[int, tuple[tuple[float, float, float], float]]:
+    """Node -> its bounding sphere (centre in the node's own frame, radius), where an explosion on the node plays
+    (dragonee/openparkan docs/11-effects.md "What an explosion plays"): the sphere of the node's intact, nearest
+    slot (stage 0, LOD 0), or of the first slot it names when that one is empty. Nodes with no slot (and a
+    legacy node table, which has none) are left out; a slot index past the slot table is skipped."""
+    if model.is_legacy:
+        return {}
+    nodes, slots = model.nodes, model.slots
+    out = {}
+    for node, row in enumerate(nodes["slots"]):
+        index = next((int(s) for s in row if s != NO_INDEX and s < len(slots)), None)
+        if index is not None:
+            slot = slots[index]
+            out[node] = tuple(float(v) for v in slot["sphere_center"]), float(slot["sphere_radius"])
+    return out

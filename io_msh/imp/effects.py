@@ -1,12 +1,13 @@
 """The effects a model's controller attaches, and a unit's damage-table explosions, as Empties
 (io_msh.imp.effect_plan plans the model's): one per record, at its node's origin (action 3; an explosion of
-action 27 at the node it explodes), or at the model's root for effects on three control points (action 4) or at
-a building's construction sphere (action 5). Each carries the effect's name, where it attaches, its record and
-its parameters as custom properties (io_msh.com.props); an effect's lights (emitter type 1) are previewed as
-point lights and its sounds (type 2) as speakers under it. In a unit, an effect on three control points sits in
-their frame (origin their centroid, axes their vectors: depth, width, height), and each node whose .ndp row
-names an explosion that is found gets an Empty with its fields. An explosion's kind, damage, radius and
-placement are written back by the export (io_msh.exp.effects); effects stay read-only."""
+action 27 at the bounding-sphere centre of the node it explodes, where the game plays it), or at the model's
+root for effects on three control points (action 4) or at a building's construction sphere (action 5). Each
+carries the effect's name, where it attaches, its record and its parameters as custom properties
+(io_msh.com.props); an effect's lights (emitter type 1) are previewed as point lights and its sounds (type 2) as
+speakers under it. In a unit, an effect on three control points sits in their frame (origin their centroid, axes
+their vectors: depth, width, height), and each node whose .ndp row names an explosion that is found gets an
+Empty with its fields, at the node's bounding-sphere centre. An explosion's kind, damage, radius and placement
+are written back by the export (io_msh.exp.effects); effects stay read-only."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def build_effects(plan, root, node_objects, created) -> list[bpy.types.Object]:
         obj.empty_display_type = DISPLAY.get(effect.place, "PLAIN_AXES")
         obj.empty_display_size = 0.25
         _parent(obj, root, node_objects, effect.node, plan.options.node_mode)
+        if effect.place == "explode":
+            _at_sphere(obj, getattr(plan, "node_spheres", {}), effect.node)
         _properties(obj, effect)
         if effect.params is not None:
             _lights(obj, effect, collection, created)
@@ -52,6 +55,13 @@ def _parent(obj, root, node_objects, node: int | None, mode: str) -> None:
         # at the bone's head, in the node's frame (a bone parent places children at the tail, in the bone's frame)
         turn = Quaternion(P.bone_frame(bone)).conjugated().to_matrix().to_4x4()
         obj.matrix_parent_inverse = Matrix.Translation((0.0, -bone.length, 0.0)) @ turn
+
+
+def _at_sphere(obj, spheres: dict, node: int | None) -> None:
+    """An explosion's Empty where the game plays it: at its node's bounding-sphere centre (in the node's frame,
+    the frame _parent gives the Empty); a node with no slot keeps it at the origin."""
+    if node in spheres:
+        obj.location = spheres[node][0]
 
 
 def _properties(obj, effect: EffectPlan) -> None:
@@ -139,6 +149,7 @@ def build_unit_effects(plan, roots: list, handles_of) -> None:
                 _parent(obj, root, {node: handle.name}, node, "ARMATURE")
             else:
                 obj.parent = handle
+            _at_sphere(obj, getattr(part.model, "node_spheres", {}), node)
             obj[P.EFFECT], obj[P.EFFECT_PLACE], obj[P.EFFECT_FOUND] = f"{archive}/{member}", "damage", True
             obj[f"{P.EFFECT}_node"] = node
             obj[P.EFFECT_PARAMS] = json.dumps(params, sort_keys=True)

@@ -18,6 +18,7 @@ from ...core.appearance.mat0 import material_of
 from ...core.appearance.resolve import Libraries, Look, find_libraries, resolve_looks, wear_file
 from ...core.appearance.wear import Wear, parse_wear, wear_entry
 from ...core.container.nres import Entry
+from ...core.effects.attach import node_spheres
 from ...core.errors import FormatError, SelectionError, has_errors
 from ...core.files import Container, open_container
 from ...core.msh import streams as S
@@ -101,6 +102,7 @@ class ModelPlan:
     material_keys: dict[int, MaterialKeys] = field(default_factory=dict)  # animated materials by batch word
     effects: list[EffectPlan] = field(default_factory=list)  # what the controller attaches (io_msh.imp.effects)
     hallway: HallwayPlan | None = None  # a building's path graph, mesh stream 17 (io_msh.imp.hallway)
+    node_spheres: dict = field(default_factory=dict)  # node -> (centre, radius): where an explosion plays
 
 
 def plan_file(path: str | Path, options: ImportOptions) -> list[ModelPlan]:
@@ -219,7 +221,7 @@ def plan_model(container: Container, entry: Entry | None, options: ImportOptions
     warnings += [f"{where}: {w}" for w in hallway_warnings]
     return ModelPlan(model.name, model.to_bytes(), container.path, options, model.frame_count,
                      nodes, meshes, looks, channels, warnings, wear_bytes, index, controller, material_keys,
-                     effects=effects, hallway=hallway)
+                     effects=effects, hallway=hallway, node_spheres=node_spheres(model))
 
 
 def _no_material_list(container: Container, model_name: str) -> str:
