@@ -152,14 +152,22 @@ def _bake_group(data: AnimationData, nodes: list, first_rot, first_pos, last_fra
             keep[:, 0] = False  # already kept as the previous chunk's last frame
         if count is not None:
             count.add(int(keep.sum()))
+        # every row's kept frames and values at once, then sliced by row (every frame kept: no copy)
+        if keep.all():
+            frames_kept = np.tile(np.arange(start, start + keep.shape[1]), len(nodes))
+            values_kept = values.reshape(-1, values.shape[2])
+        else:
+            _row_at, at = np.nonzero(keep)
+            frames_kept, values_kept = start + at, values[keep]
+        bounds = [0, *np.cumsum(keep.sum(axis=1)).tolist()]
         for row in range(len(nodes)):
-            at = np.flatnonzero(keep[row])
-            kept[row].append((start + at, values[row, at]))
+            kept[row].append((frames_kept[bounds[row]:bounds[row + 1]], values_kept[bounds[row]:bounds[row + 1]]))
     out = []
     for row, node in enumerate(nodes):
         if moving[row]:
-            frames = np.concatenate([f for f, _ in kept[row]]).astype(np.float64)
-            values = np.concatenate([v for _, v in kept[row]])
+            pieces = kept[row]
+            frames = (pieces[0][0] if len(pieces) == 1 else np.concatenate([f for f, _ in pieces])).astype(np.float64)
+            values = pieces[0][1] if len(pieces) == 1 else np.concatenate([v for _, v in pieces])
             count = _without_trailing_repeats(values)
             out.append(ChannelPlan(node.index, frames[:count], values[:count, :3], values[:count, 3:]))
     return out

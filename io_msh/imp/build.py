@@ -423,11 +423,14 @@ def _write_channel(target: compat.ChannelTarget, prefix: str, group: str, channe
     what it leaves of ``prefix``, '.' of a pose bone's path)."""
     linear = np.full(len(channel.frames), compat.LINEAR, np.int32)
     written = []
-    for path, values in (("location", channel.location), ("rotation_quaternion", channel.rotation)):
-        for index in range(values.shape[1]):
-            co = _key_co(channel.frames, values[:, index])
-            target.linear_fcurve(prefix + path, index, group, co)
-            written.append(Curve(node, group, read_prefix + path, index, co, linear, NEW_CURVE))
+    columns = np.concatenate([channel.location, channel.rotation], axis=1).T  # every curve's keys at once
+    keys = np.empty((len(columns), len(channel.frames), 2), np.float32)
+    keys[:, :, 0], keys[:, :, 1] = channel.frames, columns
+    curves = [("location", index) for index in range(channel.location.shape[1])] + \
+        [("rotation_quaternion", index) for index in range(channel.rotation.shape[1])]
+    for (path, index), co in zip(curves, keys.reshape(len(columns), -1)):
+        target.linear_fcurve(prefix + path, index, group, co)
+        written.append(Curve(node, group, read_prefix + path, index, co, linear, NEW_CURVE))
     return written
 
 
