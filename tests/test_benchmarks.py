@@ -20,6 +20,7 @@ TINY = {
     "cli_start.py": ["--repeat", "1"],
     "clip_import.py": ["--nodes", "3", "--frames", "20", "--clips", "2", "--rounds", "1"],
     "clip_edit_soak.py": ["--examples", "2", "--steps", "4", "--seed", "1"],
+    "figures_live_planning.py": ["--plan", "3", "8"],
     "clip_planning.py": ["--states", "5", "20"],
     "edges_sweep.py": ["--examples", "2", "--seed", "1"],
     "edit_cycle.py": ["--nodes", "3", "--frames", "8", "--repeat", "1"],
