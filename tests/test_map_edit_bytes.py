@@ -72,3 +72,48 @@ def test_a_height_edit_of_the_largest_map_gives_the_bytes_it_gave(largest, name)
     edit = edit_heights(largest, _edits(largest)[name])
     assert len(edit.moved)
     assert _digest(edit) == EXPECTED[name]
+
+
+def _broken(mesh: L.LandMesh) -> dict[str, L.LandMesh]:
+    """Meshes breaking the adjacency, the boxes and the water, with warnings beside the errors."""
+    from core.container.nres import Archive
+
+    def copy():
+        return L.LandMesh.from_archive(Archive.parse(mesh.to_bytes(), ""), "")
+
+    out = {}
+    m = copy()
+    m.faces["neighbours"][5, 0] = len(m.faces) + 3          # a neighbour out of range
+    out["out of range"] = m
+    m = copy()
+    linked = np.flatnonzero(m.faces["neighbours"][:, 1] != L.NONE)
+    m.faces["neighbours"][linked[:7], 1] = m.faces["neighbours"][linked[7:14], 1]   # links that do not lead back
+    m.faces["neighbours"][linked[20], 2] = linked[20]       # and a face its own neighbour (a warning)
+    out["not mutual"] = m
+    apart = edit_heights(mesh, _edits(mesh)["tenth raised"], twins=False).mesh   # twins apart: edge warnings
+    apart.cells["box_max"][3, 2] -= 50.0                     # and a box its faces leave (an error)
+    out["twins apart, box left"] = apart
+    m = copy()
+    water = np.unique(m.faces["verts"][m.water_faces()].astype(np.int64))
+    m.positions[water[0], 2] += 1.0                          # water at two heights
+    m.faces["neighbours"][0, 0] = m.faces["neighbours"][m.level_split + 1, 0]   # a link across the levels
+    out["water apart"] = m
+    return out
+
+
+def test_errors_only_gives_the_errors_of_the_whole_check(largest):
+    from core.authoring.map_retail import tolerance_cases, warning_cases
+
+    meshes = dict(_broken(largest))
+    meshes.update({name: edit_heights(largest, p).mesh for name, p in _edits(largest).items()})
+    for name, (file, data, *_) in {**tolerance_cases(), **warning_cases()}.items():
+        if file.endswith("Land.msh"):
+            meshes[name] = L.LandMesh.parse(data, name)
+    errors_seen = warnings_seen = 0
+    for name, mesh in meshes.items():
+        whole = validate_land(mesh)
+        errors = [f for f in whole if f.severity == "error"]
+        assert validate_land(mesh, errors_only=True) == errors, name
+        errors_seen += bool(errors)
+        warnings_seen += len(whole) > len(errors)
+    assert errors_seen >= 6 and warnings_seen >= 3

@@ -196,9 +196,9 @@ def _cell_boxes(cells: np.ndarray, edited: np.ndarray, squares: int, positions: 
     start = np.minimum(cells["first"].astype(np.int64)[safe], len(verts))
     end = np.minimum(start + cells["count"].astype(np.int64)[safe], len(verts))
     full = exists & (end > start)
-    corners = positions[verts]                                  # (F, 3, 3): min and max are exact in any order
-    lows = np.vstack([corners.min(axis=1), np.full((1, 3), np.inf, corners.dtype)])
-    highs = np.vstack([corners.max(axis=1), np.full((1, 3), -np.inf, corners.dtype)])
+    a, b, c = positions[verts[:, 0]], positions[verts[:, 1]], positions[verts[:, 2]]  # min and max: exact in any order
+    lows = np.vstack([np.minimum(np.minimum(a, b), c), np.full((1, 3), np.inf, positions.dtype)])
+    highs = np.vstack([np.maximum(np.maximum(a, b), c), np.full((1, 3), -np.inf, positions.dtype)])
     # each run's [start, end) in order of start (reduceat's even results; the odd ones span the gaps between)
     order = np.argsort(start.ravel(), kind="stable")
     bounds = np.stack([start.ravel()[order], end.ravel()[order]], axis=-1).ravel()
@@ -209,7 +209,9 @@ def _cell_boxes(cells: np.ndarray, edited: np.ndarray, squares: int, positions: 
     lo, hi = lo.astype(positions.dtype), hi.astype(positions.dtype)
     kept = full.any(axis=1)
     diff = hi.astype(np.float64) - lo
-    radius = np.array([np.linalg.norm(d) for d in diff[kept]]) / 2   # as each cell's own norm gives it
+    diff = diff[kept]
+    # the length summed in order, as np.linalg.norm of each row sums it (its dot product of three terms)
+    radius = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1] + diff[:, 2] * diff[:, 2]) / 2
     for side in range(2):
         rows = kept & exists[:, side]
         cell = pairs[rows, side]

@@ -35,12 +35,15 @@ def _first(findings: list[Finding], stream: str, bad: np.ndarray, what: str, sev
 
 
 # --------------------------------------------------------------------- Land.msh
-def validate_land(mesh: L.LandMesh) -> list[Finding]:
+def validate_land(mesh: L.LandMesh, errors_only: bool = False) -> list[Finding]:
+    """Every finding of ``mesh``; with ``errors_only`` its errors alone (the same ones, in the same order), the
+    checks that can only warn left out: what a writer refusing on errors needs (io_msh.exp.map_ground)."""
     with np.errstate(all="ignore"):  # NaN or huge coordinates in a file are data, not warnings
-        return _validate_land(mesh)
+        out = _validate_land(mesh, warnings=not errors_only)
+    return out if not errors_only else [f for f in out if f.severity == "error"]
 
 
-def _validate_land(mesh: L.LandMesh) -> list[Finding]:
+def _validate_land(mesh: L.LandMesh, warnings: bool = True) -> list[Finding]:
     out: list[Finding] = []
     _streams(mesh, out)
     if not _has_ground(mesh, out):
@@ -60,7 +63,7 @@ def _validate_land(mesh: L.LandMesh) -> list[Finding]:
         _cell_boxes(mesh, out)
         _levels(mesh, out)
         _draw_order(mesh, out)
-    _adjacency(mesh, out, indices_ok, runs_ok)
+    _adjacency(mesh, out, indices_ok, runs_ok, warnings)
     _face_words(mesh, out, indices_ok)
     return out
 
@@ -136,11 +139,15 @@ def _cell_of_faces(mesh: L.LandMesh) -> np.ndarray:
 def _cell_boxes(mesh: L.LandMesh, out: list[Finding]) -> None:
     cells = mesh.cells
     cell = _cell_of_faces(mesh)
-    corners = mesh.positions[mesh.faces["verts"].astype(np.int64)]       # (F, 3, 3)
+    verts = mesh.faces["verts"].astype(np.int64)
+    p = mesh.positions
+    a, b, c = p[verts[:, 0]], p[verts[:, 1]], p[verts[:, 2]]
+    # a face leaves its box where its lowest or highest corner does (positions are finite here: _has_ground)
+    low, high = np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
     slack = box_slack(mesh)
-    lo = cells["box_min"][cell][:, None, :].astype(np.float64) - slack
-    hi = cells["box_max"][cell][:, None, :].astype(np.float64) + slack
-    outside = ((corners < lo) | (corners > hi)).any(axis=(1, 2))
+    lo = cells["box_min"][cell].astype(np.float64) - slack
+    hi = cells["box_max"][cell].astype(np.float64) + slack
+    outside = ((low < lo) | (high > hi)).any(axis=1)
     _first(out, "Res21", outside, f"face has a vertex outside its cell's box by more than {slack:g} (0.1 % of cell "
                                   "0's width; faces must not cross grid lines)")
     squares = mesh.squares
@@ -197,7 +204,10 @@ def _draw_order(mesh: L.LandMesh, out: list[Finding]) -> None:
         _first(out, "Res2", runs != pairs, "cell draws a texture pair in more than one run (pairs not grouped)")
 
 
-def _adjacency(mesh: L.LandMesh, out: list[Finding], indices_ok: bool, runs_ok: bool) -> None:
+def _adjacency(mesh: L.LandMesh, out: list[Finding], indices_ok: bool, runs_ok: bool, warnings: bool = True) -> None:
+    """The neighbour links (word 13's edge codes): errors where they name no face or do not lead back; warnings
+    (made only with ``warnings``) where a face names itself, a link crosses the levels or the two faces do not
+    share the edge's positions."""
     faces = mesh.faces
     count = len(faces)
     ids = np.arange(count)
@@ -215,6 +225,8 @@ def _adjacency(mesh: L.LandMesh, out: list[Finding], indices_ok: bool, runs_ok: 
     bad = np.zeros(count, bool)
     bad[f[n[g, c] != f]] = True
     _first(out, "Res21", bad, "adjacency is not mutual: the neighbour's edge named by word 13 does not lead back")
+    if not warnings:
+        return
     if runs_ok:
         level = (ids >= mesh.level_split)
         # each level covers the map alone, so edges pair within a level; measured only through the edge

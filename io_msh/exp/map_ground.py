@@ -231,7 +231,7 @@ def read_ground(context, top, mesh: L.LandMesh) -> GroundEdit:
         return GroundEdit(None)
     if alpha is not None:
         edit.mesh.streams[L.ALPHA] = alpha.astype("<f4")
-    errors = [f for f in validate_land(edit.mesh) if f.severity == "error"]
+    errors = validate_land(edit.mesh, errors_only=True)  # what refuses the edit; the warning-only checks left out
     if errors:
         raise FormatError(errors, LAND_MSH)
     return GroundEdit(edit.mesh.to_bytes(), len(edit.moved), edit.warnings)
