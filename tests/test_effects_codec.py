@@ -308,3 +308,19 @@ def test_an_explosion_plays_at_its_nodes_bounding_sphere_from_its_first_named_sl
     model.set_stream(1, nodes.tobytes())
     data = Model.parse(model.to_bytes())
     assert node_spheres(data)[2][0] == pytest.approx((0.0, 0.0, 0.2)) and 3 not in node_spheres(data)
+
+
+def test_a_preview_takes_its_numbers_from_the_named_fields_and_garbage_as_defaults():
+    from core.effects.preview import LEAST_SIZE, particle_preview, sprite_preview
+    header = {"duration": 2.0}
+    burst = {"type": 7, "window": [0.25, 0.5], "particle_count": [3, 4], "life_divisor": 0.5,
+             "position_low": [0.0, 0.0, 0.0], "position_high": [0.0, 3.0, 4.0], "size_low": [0.2, 0.1, 0.0]}
+    p = particle_preview(header, burst)
+    assert (p.count, p.start, p.end, p.lifetime, p.speed, p.size) == (12, 0.5, 0.5, 0.5, 10.0, 0.2)
+    stream = {"type": 8, "window": [0.0, 1.0], "interval": [0.1, 0.3], "ring_size": 10}
+    p = particle_preview({"duration": "nan"}, stream)   # a garbage duration: 1 s
+    assert (p.count, p.end, p.lifetime, p.size) == (5, 1.0, pytest.approx(2.0), LEAST_SIZE)
+    s = sprite_preview(header, {"type": 9, "window": ["nan", 0.5], "size_low": [1.0, 2.0, 0.0],
+                                "size_high": "garbage", "reference": ["Material.lib", "FX_A"]})
+    assert (s.start, s.end, s.size_start, s.size_end, s.material) == (0.0, 1.0, 2.0, LEAST_SIZE, "FX_A")
+    assert particle_preview(header, {"type": 3}) is None and sprite_preview(header, {"type": 7}) is None

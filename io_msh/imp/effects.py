@@ -20,6 +20,7 @@ from ...core.effects.library import Archives
 from ...core.effects.scene import explosion_params, nearby_loader
 from ..com import props as P
 from .effect_plan import EffectPlan
+from .effect_previews import build_previews
 
 DISPLAY = {"node": "SPHERE", "explode": "SPHERE", "points": "CUBE", "sphere": "CIRCLE"}
 LIGHT_TYPE, SOUND_TYPE = 1, 2
@@ -40,6 +41,8 @@ def build_effects(plan, root, node_objects, created) -> list[bpy.types.Object]:
         _properties(obj, effect)
         if effect.params is not None:
             _lights(obj, effect, collection, created)
+            if "blocks" in effect.params:
+                build_previews(obj, effect, created)
         made.append(obj)
     return made
 
