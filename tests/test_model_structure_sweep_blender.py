@@ -16,7 +16,7 @@ invariant of every export:
 
 - refused: the target is byte for byte as it was, no file appeared or went away beside it (no ``*.tmp``, no
   ``.NAME.io_msh-lock`` folder), the armature is in the mode it was, the message is no traceback, and the refusal
-  is one the export documents (io_msh/exp/plan.py: a changed node structure when slots were not imported or a
+  is one the export documents (io_msh/exp/node_decisions.py: a changed node structure when slots were not imported or a
   Res15/16/18 stream would be lost; a name the file cannot hold; a part left on a deleted bone; two parts on one
   node and slot; an animated model no action animates any more);
 - onto a source whose model another program wrote since the import: refused ("changed on disk after the
@@ -875,7 +875,7 @@ def model_sweep(blender, base: Path, capfd=None):
             """The bones or Empties whose nodes keep their source tracks: each imported node nothing moved (no edit
             reached it, its own curves the import's: a copy made with Shift+D too, with its curves) under the node
             its source parent is; in a model rebuilt for a changed structure too (docs/manual/export.md;
-            io_msh/exp/plan.py _kept_tracks)."""
+            io_msh/exp/node_decisions.py _kept_tracks)."""
             nodes = expect["nodes"]
             if expect["same_structure"]:
                 return {n["item"] for n in nodes if n["kept"]}

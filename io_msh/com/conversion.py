@@ -177,7 +177,7 @@ def continuous(q: np.ndarray, axis: int = -2) -> np.ndarray:
     return q
 
 
-# MSH nodes have no scale (io_msh.exp.plan.bake_node_scale)
+# MSH nodes have no scale (io_msh.exp.scene_read.bake_node_scale)
 SCALE_TOLERANCE = 1e-5  # below this a node's matrix counts as unscaled (float32 matrices round near 1e-7)
 # Each level of a chain composes one more float32 matrix product: the rounding a node's matrix relative to the
 # root may show grows with its depth, and the tolerance with it (a node at depth d: (1 + d) * SCALE_TOLERANCE).

@@ -122,7 +122,7 @@ def scene_steps(context, root: bpy.types.Object, frames: np.ndarray, keyframes: 
         moved = bool(moved_nodes)
         node_scaled = scale_set(root, nodes, mode, curves)
         scaled = moved or node_scaled
-        # A scaled node is exported as it shows (export_plan.bake_node_scale): every frame is needed.
+        # A scaled node is exported as it shows (scene_read.bake_node_scale): every frame is needed.
         as_imported = not moved and not (scaled and C.has_scale(local, [n.parent for n in nodes])) \
             and shows_runtime_pose(root, nodes, source, curves, local, frames[0])
         if pause:
