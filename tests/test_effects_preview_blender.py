@@ -46,3 +46,25 @@ def test_bursts_streams_and_sprites_are_previewed_outside_the_model(blender, tmp
     assert out.read_bytes() == data
     assert bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "walker.msh")) == {"FINISHED"}
     assert (tmp_path / "walker.msh").read_bytes() == data
+
+
+def test_a_sprite_shows_its_materials_texture_when_the_libraries_have_it(blender, tmp_path):
+    from core.authoring.synth import material_entry, sample_libraries
+    bpy = blender.bpy
+    data = _walker_folder(tmp_path)
+    libraries = sample_libraries()
+    name, material, type_id, attrs = material_entry("SYNTH_GLOW", (1.0, 0.6, 0.2, 1.0), "GLASS.0")
+    libraries["Material.lib"].add(name, material, type_id, **attrs)
+    for name, archive in libraries.items():
+        (tmp_path / name).write_bytes(archive.to_bytes())
+    (root,) = import_file(bpy, str(tmp_path / "walker.msh"))
+    previews = _previews(bpy, "effects.rlb/synth_exp")
+    glow = previews[2].active_material
+    (image,) = [n.image for n in glow.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert image.name.startswith("GLASS.0") and tuple(image.size) == (8, 4)
+    plain = previews[4].active_material   # SYNTH_GLOW_ANIM is not in the library: a plain emission
+    assert plain.name == "SYNTH_GLOW_ANIM (effect preview)"
+    assert not [n for n in plain.node_tree.nodes if n.type == "TEX_IMAGE"]
+    bpy.context.view_layer.objects.active = root
+    assert bpy.ops.export_scene.parkan_msh(filepath=str(tmp_path / "walker.msh")) == {"FINISHED"}
+    assert (tmp_path / "walker.msh").read_bytes() == data

@@ -96,3 +96,24 @@ def sprite_preview(header: dict, block: dict) -> SpritePreview | None:
     reference = block.get("reference") or ("", "")
     material = reference[1] if isinstance(reference, list | tuple) and len(reference) == 2 else ""
     return SpritePreview(start, end, _size(block.get("size_low")), _size(block.get("size_high")), str(material))
+
+
+def sprite_textures(names, libraries) -> dict:
+    """Material name -> the TextureRef (core.appearance.resolve) of its first phase's texture, for the names that
+    are in the material library (``libraries``: a resolve.Libraries) and whose texture is in the texture library;
+    the rest are left out (their previews are plain)."""
+    from ..appearance.mat0 import MAT0_TYPE_ID, material_of
+    from ..errors import FormatError
+    out = {}
+    for name in sorted(set(names)):
+        entry = libraries.find("materials", name) if name else None
+        if entry is None or entry.type_id != MAT0_TYPE_ID:
+            continue
+        try:
+            texture = material_of(entry, name).texture_name(0)
+        except FormatError:
+            continue
+        ref = libraries.texture("textures", texture)[0]
+        if ref is not None:
+            out[name] = ref
+    return out

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ...core.appearance.resolve import Libraries, find_libraries
 from ...core.effects.attach import ON_NODE
+from ...core.effects.preview import sprite_preview, sprite_textures
 from ...core.effects.scene import PlacedEffect, nearby_loader, placed_effects
 from ...core.errors import FormatError, printable
 from ...core.model_controller import locate_controller
@@ -25,6 +27,7 @@ class EffectPlan:
     params: dict | None = None       # the effect's (or explosion's) parameters; None when not found
     problem: str = ""
     file: str = ""                   # the archive file the effect (or explosion) was found in
+    textures: dict = field(default_factory=dict)  # a sprite's material name -> its TextureRef (previews)
 
     @property
     def params_text(self) -> str:
@@ -50,7 +53,19 @@ def plan_effects(container, entry, node_count: int, game_folders: tuple[str, ...
                             "it is shown at the model's root")
             plan.node = None
         plans.append(plan)
+    _sprite_textures(plans, container.path, game_folders)
     return plans, warnings
+
+
+def _sprite_textures(plans: list[EffectPlan], path: str, game_folders: tuple[str, ...]) -> None:
+    """The textures the sprites' previews show (io_msh.imp.effect_previews), found as the model's materials are."""
+    names = {sprite.material for plan in plans if plan.params and "blocks" in plan.params
+             for block in plan.params["blocks"] if (sprite := sprite_preview(plan.params, block)) is not None}
+    if not names:
+        return
+    found = sprite_textures(names, Libraries(find_libraries(path, list(game_folders))))
+    for plan in plans:
+        plan.textures = found
 
 
 def _plan(effect: PlacedEffect) -> EffectPlan:

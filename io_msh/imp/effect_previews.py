@@ -1,12 +1,13 @@
 """Previews of an effect's emitters where Blender can show them (core.effects.preview gives the numbers): a
 burst or stream (types 7, 8, 10) as a small emitter mesh with a particle system, a sprite (3, 4, 9) as a square
-turned to the scene's camera (Track To) that grows over its window, with a plain emission material named after
-the material the emitter names. The game's random generator is not reproduced: a preview shows when, how many,
-how long and how far, not the game's picture.
+turned to the scene's camera (Track To) that grows over its window, with an emission material named after the
+material the emitter names, showing that material's texture when the libraries have it (else plain). The game's
+random generator is not reproduced: a preview shows when, how many, how long and how far, not the game's
+picture.
 
 Previews are no part of the model: they sit in their own collection (PREVIEWS), outside the model's hierarchy,
 and follow their effect's Empty by a constraint; the export never reads them (it reads the root's descendants),
-so they change no exported byte. Each is marked with P.EFFECT_PREVIEW."""
+so they change no exported byte. Each is marked with msh_effect_preview (PREVIEW)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import bpy
 from ...core.effects.preview import particle_preview, sprite_preview
 from ..com import compat
 from ..com import props as P
+from .materials import image_for
 
 PREVIEWS = "Effect previews"
 PREVIEW = f"{P.EFFECT}_preview"   # on a preview object (and its collection): the effect it previews
@@ -34,7 +36,7 @@ def build_previews(obj, effect, created) -> None:
         if particles is not None:
             preview = _emitter(f"{effect.name} emitter {index}", particles, scene.frame_start, fps, created)
         else:
-            preview = _sprite(f"{effect.name} sprite {index}", sprite, scene, fps, created)
+            preview = _sprite(f"{effect.name} sprite {index}", sprite, effect.textures, scene, fps, created)
         collection.objects.link(preview)
         follow = preview.constraints.new("COPY_TRANSFORMS" if particles is not None else "COPY_LOCATION")
         follow.target = obj
@@ -78,12 +80,12 @@ def _emitter(name: str, p, frame_start: int, fps: float, created):
     return obj
 
 
-def _sprite(name: str, s, scene, fps: float, created):
+def _sprite(name: str, s, textures: dict, scene, fps: float, created):
     mesh = created.add(bpy.data.meshes.new(name))
     mesh.from_pydata([(-0.5, -0.5, 0), (0.5, -0.5, 0), (0.5, 0.5, 0), (-0.5, 0.5, 0)], [], [(0, 1, 2, 3)])
     mesh.uv_layers.new(name="UVMap")
     mesh.update()
-    mesh.materials.append(_emission(s.material or "effect sprite", created))
+    mesh.materials.append(_emission(s.material or "effect sprite", textures.get(s.material), created))
     obj = created.add(bpy.data.objects.new(name, mesh))
     first, last = scene.frame_start + s.start * fps, scene.frame_start + max(s.end, s.start + 1.0 / fps) * fps
     for frame, size in ((first - 1, 0.0), (first, s.size_start), (last, s.size_end), (last + 1, 0.0)):
@@ -94,7 +96,9 @@ def _sprite(name: str, s, scene, fps: float, created):
     return obj
 
 
-def _emission(material: str, created):
+def _emission(material: str, texture, created):
+    """An emission material named after the game's: its texture's colour and alpha when ``texture`` (a
+    TextureRef) is given, else plain."""
     name = f"{material} (effect preview)"
     found = bpy.data.materials.get(name)
     if found is not None and PREVIEW in found:
@@ -106,5 +110,15 @@ def _emission(material: str, created):
     emission = tree.nodes.new("ShaderNodeEmission")
     emission.inputs["Strength"].default_value = 2.0
     output = tree.nodes.new("ShaderNodeOutputMaterial")
-    tree.links.new(emission.outputs["Emission"], output.inputs["Surface"])
+    surface = emission.outputs["Emission"]
+    if texture is not None:
+        image = tree.nodes.new("ShaderNodeTexImage")
+        image.image = image_for(texture, created)
+        tree.links.new(image.outputs["Color"], emission.inputs["Color"])
+        clear, mix = tree.nodes.new("ShaderNodeBsdfTransparent"), tree.nodes.new("ShaderNodeMixShader")
+        tree.links.new(image.outputs["Alpha"], mix.inputs[0])
+        tree.links.new(clear.outputs[0], mix.inputs[1])
+        tree.links.new(surface, mix.inputs[2])
+        surface = mix.outputs[0]
+    tree.links.new(surface, output.inputs["Surface"])
     return out
