@@ -25,6 +25,7 @@ TINY = {
     "edges_sweep.py": ["--examples", "2", "--seed", "1"],
     "edit_cycle.py": ["--nodes", "3", "--frames", "8", "--repeat", "1"],
     "export_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
+    "figures_cli_map.py": [],  # its own tiny game folder
     "game_scale.py": ["--scale", "tiny", "--repeat", "1"],
     "import_floor.py": ["--nodes", "3", "--frames", "8", "--repeat", "1"],
     "import_vs_gltf.py": ["--nodes", "3", "--frames", "8"],
