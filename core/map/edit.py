@@ -144,9 +144,11 @@ def edit_heights(mesh: L.LandMesh, positions: np.ndarray, twins: bool = True) ->
     # only the faces around those vertices add to their sums (each vertex's terms in the same order)
     around = level0[near[level0].any(axis=1)]
     area = np.cross(p[around[:, 1]] - p[around[:, 0]], p[around[:, 2]] - p[around[:, 0]])
-    summed = np.zeros_like(p)
-    for corner in range(3):
-        np.add.at(summed, around[:, corner], area)
+    # each vertex's terms added in order, corner 0 of every face first, then corner 1 and 2: as np.add.at adds
+    # them corner by corner (bincount sums its weights in the order given, in float64)
+    order = around.T.ravel()
+    weights = np.tile(area, (3, 1))
+    summed = np.stack([np.bincount(order, weights=weights[:, k], minlength=len(p)) for k in range(3)], axis=1)
     normals = edited.streams[L.NORMALS]
     normals[near, :3] = np.round(_unit(summed[near]) * 127).astype(np.int8)
     # cell boxes, centres and radii of the cells whose faces moved; a level-0 cell and its twin share one

@@ -142,12 +142,24 @@ def _cell_boxes(mesh: L.LandMesh, out: list[Finding]) -> None:
     verts = mesh.faces["verts"].astype(np.int64)
     p = mesh.positions
     a, b, c = p[verts[:, 0]], p[verts[:, 1]], p[verts[:, 2]]
-    # a face leaves its box where its lowest or highest corner does (positions are finite here: _has_ground)
+    # a face leaves its box where its lowest or highest corner does (positions are finite here: _has_ground),
+    # and a cell's faces leave it where their lowest or highest does: each face is compared only in a cell
+    # whose faces leave it (the runs cover the faces in order here: _runs)
     low, high = np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
     slack = box_slack(mesh)
-    lo = cells["box_min"][cell].astype(np.float64) - slack
-    hi = cells["box_max"][cell].astype(np.float64) + slack
-    outside = ((low < lo) | (high > hi)).any(axis=1)
+    box_lo = cells["box_min"].astype(np.float64) - slack
+    box_hi = cells["box_max"].astype(np.float64) + slack
+    count = cells["count"].astype(np.int64)
+    full = np.flatnonzero(count > 0)
+    starts = (np.cumsum(count) - count)[full]
+    leaving = np.zeros(len(cells), bool)
+    if len(full):
+        leaving[full] = ((np.minimum.reduceat(low, starts) < box_lo[full]) |
+                         (np.maximum.reduceat(high, starts) > box_hi[full])).any(axis=1)
+    outside = np.zeros(len(cell), bool)
+    if leaving.any():
+        near = leaving[cell]
+        outside[near] = ((low[near] < box_lo[cell[near]]) | (high[near] > box_hi[cell[near]])).any(axis=1)
     _first(out, "Res21", outside, f"face has a vertex outside its cell's box by more than {slack:g} (0.1 % of cell "
                                   "0's width; faces must not cross grid lines)")
     squares = mesh.squares
@@ -216,8 +228,8 @@ def _adjacency(mesh: L.LandMesh, out: list[Finding], indices_ok: bool, runs_ok: 
     has = n != L.NONE
     if _first(out, "Res21", (has & (n >= count)).any(axis=1), f"neighbour out of range ({count} faces)"):
         return
-    # no source measured whether a retail face names itself: a warning, the link kept
-    _first(out, "Res21", (n == ids[:, None]).any(axis=1), "face is its own neighbour", warning)
+    if warnings:  # no source measured whether a retail face names itself: a warning, the link kept
+        _first(out, "Res21", (n == ids[:, None]).any(axis=1), "face is its own neighbour", warning)
     _first(out, "Res21", ((codes == NO_EDGE) != ~has).any(axis=1),
            "edge code (word 13) says 'none' where a neighbour is named, or the reverse")
     f, e = np.nonzero(has & (codes != NO_EDGE) & (n != ids[:, None]))
