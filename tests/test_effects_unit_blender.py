@@ -65,3 +65,23 @@ def test_a_units_effects_sit_on_their_points_and_its_explosions_on_their_nodes(b
     before = (game / units.PARTS).read_bytes()
     assert bpy.ops.export_scene.parkan_unit() == {"FINISHED"}
     assert (game / units.PARTS).read_bytes() == before
+
+
+def test_export_unit_writes_an_edited_explosion_and_an_edit_set_back_writes_it_back(blender, tmp_path):
+    from core.effects.exp import parse_exp
+
+    bpy = blender.bpy
+    game = _game(tmp_path)
+    roots = import_unit(bpy, game / units.UNIT_DAT)
+    (blast,) = [o for o in bpy.data.objects if o.get("msh_effect_place") == "damage"]
+    original = (game / units.PARTS).read_bytes()
+    blast["msh_effect_damage"] = 250.0
+    bpy.context.view_layer.objects.active = roots[0]
+    assert bpy.ops.export_scene.parkan_unit() == {"FINISHED"}
+    before, after = Archive.parse(original), Archive.parse((game / units.PARTS).read_bytes())
+    assert parse_exp(after.find("synth_chassis_1.exp").data).damage == 250.0
+    assert {e.name_str: bytes(e.data) for e in after if e.name_str != "synth_chassis_1.exp"} == \
+        {e.name_str: bytes(e.data) for e in before if e.name_str != "synth_chassis_1.exp"}
+    blast["msh_effect_damage"] = 800_000.0  # set back to the value imported: an edit of the file too
+    assert bpy.ops.export_scene.parkan_unit() == {"FINISHED"}
+    assert (game / units.PARTS).read_bytes() == original

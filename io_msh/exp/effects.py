@@ -21,7 +21,7 @@ from ...core.effects.exp import EXP_TYPE_ID, parse_exp
 from ...core.errors import FormatError, printable
 from ...core.write_path import digest
 from ..com import props as P
-from ..com.hierarchy import descendants
+from ..com.hierarchy import children_map, descendants
 from . import entries_written
 
 EXPLOSION_PLACES = ("explode", "damage")
@@ -29,14 +29,21 @@ EXPLOSION_PLACES = ("explode", "damage")
 _SPLICED: dict[str, dict[str, bytes]] = {}
 
 
-def explosion_edits(root, archive_at: Callable[[str], Archive] | None = None) -> dict[str, dict[str, dict]]:
-    """Archive path -> member -> the fields edited, over the explosion Empties below ``root``: those that differ
+def explosion_objects(roots) -> list:
+    """The objects below ``roots`` (a model's root, or a unit's part roots)."""
+    roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+    children = children_map()
+    return [obj for root in roots for obj in descendants(root, children)]
+
+
+def explosion_edits(roots, archive_at: Callable[[str], Archive] | None = None) -> dict[str, dict[str, dict]]:
+    """Archive path -> member -> the fields edited, over the explosion Empties below ``roots``: those that differ
     from the Empty's record, or, when ``archive_at(path)`` (the archive as read now) holds the explosion as this
     process wrote it, from the file. FormatError for an edited explosion whose archive is not known, or two
     Empties of one explosion edited to different values (so that no edit is dropped silently)."""
     out: dict[str, dict[str, dict]] = {}
     held: dict[tuple[str, str], dict | None] = {}
-    for obj in descendants(root):
+    for obj in explosion_objects(roots):
         if obj.get(P.EFFECT_PLACE) not in EXPLOSION_PLACES or P.EFFECT_PARAMS not in obj:
             continue
         path = P.stored_path(obj, P.EFFECT_FILE)
@@ -60,12 +67,12 @@ def explosion_edits(root, archive_at: Callable[[str], Archive] | None = None) ->
     return out
 
 
-def explosion_files(root, archive_at: Callable[[str], Archive], skip: str | None = None) -> list[tuple[str, bytes]]:
+def explosion_files(roots, archive_at: Callable[[str], Archive], skip: str | None = None) -> list[tuple[str, bytes]]:
     """Each archive holding edited explosions, edits spliced in (``archive_at(path)``: the archive as read now).
     ``skip``: the export's own target, whose archive (the same object from ``archive_at``) the export writes."""
     out = []
     _SPLICED.clear()
-    for path, members in explosion_edits(root, archive_at).items():
+    for path, members in explosion_edits(roots, archive_at).items():
         archive = archive_at(path)
         for member, fields in members.items():
             if edit_explosion(archive, member, fields, path):
@@ -75,14 +82,14 @@ def explosion_files(root, archive_at: Callable[[str], Archive], skip: str | None
     return out
 
 
-def remember_written(root, files: list[tuple[str, bytes]] = ()) -> None:
+def remember_written(roots, files: list[tuple[str, bytes]] = ()) -> None:
     """After the export wrote ``files``: the explosions it changed in them are recorded as this process's
     (io_msh.exp.entries_written), and each explosion Empty's values are now what its file holds, so that an edit
     taken back later (a value set back to the one imported, or an undo) is an edit too."""
     for path, _data in files:
         for member, data in _SPLICED.pop(os.path.realpath(path), {}).items():
             entries_written.remember(path, member, data)
-    for obj in descendants(root):
+    for obj in explosion_objects(roots):
         if obj.get(P.EFFECT_PLACE) not in EXPLOSION_PLACES or P.EFFECT_PARAMS not in obj or P.EFFECT_FILE not in obj:
             continue
         read = json.loads(obj[P.EFFECT_PARAMS])

@@ -36,6 +36,7 @@ from ...core.write_path import UNREAD, Target, write
 from ..com import props as P
 from ..imp.unit import node_handles
 from . import entries_written
+from .effects import explosion_files, remember_written
 from .export import ImportedEntry, entry_named, existing_archive, model_of
 from .ground_plan import ground_plan_edits, remember
 from .plan import ExportOptions
@@ -100,17 +101,20 @@ def export_unit(context, dat_path: str, options: ExportOptions, collection: str 
             result.warnings.append(f"{roots[component].name}: components {sharing} use the same model and "
                                    "change with it")
     plans = ground_plan_edits(roots, source, archives, read_as, options.replace_changed)  # the .bas moved
+    explosions = explosion_files(list(roots.values()), lambda p: existing_archive(p, read_as, archives))
+    exploded = {os.path.realpath(path) for path, _data in explosions}  # archives holding edited .exp fields
     new_tree, order = _tree_with_moves(tree, roots, source, result)
     tree_bytes = new_tree.to_bytes()
     same_file = source is not None and os.path.realpath(dat_path) == os.path.realpath(source)
     targets = [Target(path, archive.to_bytes(), read=read_as.get(path, UNREAD), owned=True)
                for real, (path, archive) in archives.items() if any(r == real for r, _ in written) or
-               any(p.archive == real for p in states) or real in plans]
+               any(p.archive == real for p in states) or real in plans or real in exploded]
     targets.append(Target(dat_path, tree_bytes, read=tree_read if same_file else UNREAD, owned=True))
     done = write(targets, force=options.force, replace_changed=options.replace_changed)
     result.written, result.warnings = done.written, result.warnings + done.notes
     _remember(written)
     remember(plans)
+    remember_written(list(roots.values()), explosions)  # the explosions as written (a record Ctrl+Z keeps)
     new_index = {old: new for new, old in enumerate(order)}
     for component, root in roots.items():  # the scene now describes the files written
         root[P.UNIT_COMPONENT] = new_index[component]
