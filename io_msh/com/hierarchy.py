@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import bpy
 
-from .props import CONTROL_POINT, EFFECT
+from .props import CONTROL_POINT, EFFECT, EFFECT_PREVIEW, GROUND_PLAN, HALLWAY
+
+# What the import shows beside a model, never a part of it, wherever the user puts it: an effect's preview, a
+# building's hall way and ground plan (each has its own writer, or none)
+SHOWN_BESIDE = (EFFECT_PREVIEW, HALLWAY, GROUND_PLAN)
 
 
 def descendants(obj: bpy.types.Object, children: dict | None = None) -> list[bpy.types.Object]:
@@ -46,3 +50,8 @@ def layer_collection(context, collection: bpy.types.Collection) -> bpy.types.Lay
             return layer
         stack.extend(layer.children)
     raise LookupError(collection.name)
+
+
+def shown_beside(obj: bpy.types.Object) -> bool:
+    """``obj`` is shown beside the model (SHOWN_BESIDE), not one of its parts."""
+    return any(mark in obj for mark in SHOWN_BESIDE)

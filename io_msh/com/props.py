@@ -61,6 +61,7 @@ EFFECT_PARAMS = "msh_effect_params"  # beside it: JSON, the effect's header and 
 EFFECT_FOUND = "msh_effect_found"    # beside it: whether the named effect was found and read (else: why not, below)
 EFFECT_PROBLEM = "msh_effect_problem"
 EFFECT_FILE = "msh_effect_file"      # on an explosion's Empty: the archive it was read from (Export writes edits there)
+EFFECT_PREVIEW = "msh_effect_preview"  # on an effect's preview object (and its collection): the effect it previews
 
 
 def bone_frame(bone) -> tuple[float, ...]:

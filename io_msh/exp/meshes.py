@@ -9,7 +9,7 @@ from ...core.errors import FormatError
 from ..com import compat
 from ..com import conversion as C
 from ..com import props as P
-from ..com.hierarchy import descendants
+from ..com.hierarchy import descendants, shown_beside
 from ..com.material_curves import material_animation_edited
 from .game_fields import mesh_face_flags
 from .scene_model import SceneImage, SceneMaterial, SceneMesh
@@ -47,6 +47,10 @@ def read_meshes(depsgraph, root, nodes, mode, node_world, read: dict | None = No
     meshes, warnings = [], []
     for obj in descendants(root):
         if obj.type != "MESH":
+            continue
+        if shown_beside(obj):
+            warnings.append(f"{obj.name!r} is shown beside the model (an effect's preview, a hall way or a ground "
+                            "plan), not a part of it: it is not exported as a mesh")
             continue
         strongest = strongest_bones(obj, root, by_handle) if mode == "ARMATURE" else None
         node = _mesh_node(obj, root, by_handle, mode) if strongest is None else 0

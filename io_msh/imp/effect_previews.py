@@ -19,7 +19,7 @@ from ..com import props as P
 from .materials import image_for
 
 PREVIEWS = "Effect previews"
-PREVIEW = f"{P.EFFECT}_preview"   # on a preview object (and its collection): the effect it previews
+PREVIEW = P.EFFECT_PREVIEW
 EMITTER_RADIUS = 0.05
 
 

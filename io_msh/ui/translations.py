@@ -1339,6 +1339,10 @@ REPORTS = {
     "indices [{start}, {end}) exceed the index count {count}":
         "индексы [{start}, {end}) выходят за число индексов {count}",
     # the export's warnings and refusals
+    "{name} is shown beside the model (an effect's preview, a hall way or a ground plan), not a part of it: it is "
+    "not exported as a mesh":
+        "{name} показан рядом с моделью (предпросмотр эффекта, проходы или план здания) и не является её частью: "
+        "он не экспортируется как меш",
     "mesh {name} is skinned to {count} bones; MSH parts move rigidly with one node, so it is split into one part "
     "per bone: each vertex goes to the bone of its largest weight, each triangle to the bone two of its corners "
     "share, else to its first corner's":
