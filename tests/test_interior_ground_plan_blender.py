@@ -158,3 +158,20 @@ def test_a_plan_another_program_changed_is_not_overwritten(blender, tmp_path):
     with pytest.raises(RuntimeError, match="changed"):
         _export(bpy, tmp_path)
     assert _files(tmp_path) == before
+
+
+def test_an_edit_exported_then_undone_is_written_back(blender, tmp_path):
+    """Ctrl+Z after an export takes back the corner and the plan's record of what it was read as: the next export
+    compares with this process's record of what it wrote and writes the plan as it now is."""
+    bpy = blender.bpy
+    plan_obj = _import(bpy, tmp_path)
+    before = _files(tmp_path)
+    recorded = bytes(plan_obj["msh_ground_plan_read"])
+    was = tuple(plan_obj.data.vertices[4].co)
+    plan_obj.data.vertices[4].co.x += 2.0
+    assert _export(bpy, tmp_path) == {"FINISHED"}
+    assert _files(tmp_path)[I.FORTIF] != before[I.FORTIF]
+    plan_obj.data.vertices[4].co = was  # what Ctrl+Z restores: the corner and the custom property
+    blender.ext.io_msh.com.props.store_bytes(plan_obj, "msh_ground_plan_read", recorded)
+    assert _export(bpy, tmp_path) == {"FINISHED"}
+    assert _plan_bytes(tmp_path) == bytes(Archive.parse(before[I.FORTIF]).find(PLAN).data)

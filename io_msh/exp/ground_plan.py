@@ -13,8 +13,10 @@ import numpy as np
 
 from ...core.cli.unit import game_folder, locate
 from ...core.errors import FormatError, printable
+from ...core.write_path import digest
 from ..com import props as P
 from ..imp.hallway import PLAN_ARCHIVE, PLAN_ENTRY, PLAN_READ
+from . import entries_written
 from .export import existing_archive
 from .hallway_edit import shown_ground_plan
 
@@ -53,7 +55,10 @@ def ground_plan_edits(roots: dict, source: str, archives: dict, read_as: dict,
                       replace_changed: bool = False) -> dict[str, list]:
     """Put each part's moved ground plan into its archive (read into ``archives``, real path -> (path, archive),
     its state into ``read_as``, as the unit export reads the parts' archives); the archives changed (real path)
-    -> the plan objects written there, to be told they were (``remember``)."""
+    -> (plan object, entry name, bytes) written there, for ``remember``. The plan is written when the scene
+    shows other bytes than the entry holds and the entry holds what the scene was imported with (or last wrote,
+    or this process wrote there: an edit exported and taken back by Ctrl+Z is written back); an entry another
+    program changed is kept when the scene shows no edit, and refused when it does (unless ``replace_changed``)."""
     changed: dict[str, list] = {}
     folder = game_folder(source)
     for root in roots.values():
@@ -61,36 +66,43 @@ def ground_plan_edits(roots: dict, source: str, archives: dict, read_as: dict,
             raw = obj.get(PLAN_READ)
             if raw is None or PLAN_ENTRY not in obj:
                 continue  # imported before plans were written back: shown only
-            raw = bytes(raw)
-            reference = str(obj[P.GROUND_PLAN])
-            where = f"{printable(reference)} (object {printable(obj.name)})"
+            raw, name = bytes(raw), str(obj[PLAN_ENTRY])
+            where = f"{printable(str(obj[P.GROUND_PLAN]))} (object {printable(obj.name)})"
             co, ring = shown_corners(obj, root)
             data = shown_ground_plan(raw, where, co, ring, source)
-            if data == raw:
-                continue
             path = locate(folder, str(obj[PLAN_ARCHIVE]))
+            session = entries_written.written(str(path), name) if path is not None else []
+            if data == raw and not session:
+                continue  # nothing of the scene changes it (the archive is not even read)
             if path is None:
                 raise FormatError.single("bas", None, f"ground plan {where}: its archive "
                                                       f"{printable(str(obj[PLAN_ARCHIVE]))} is not below the game "
                                                       f"folder {printable(str(folder))} any more", source)
-            real = os.path.realpath(path)
             archive = existing_archive(str(path), read_as, archives)
-            entry = archive.find(str(obj[PLAN_ENTRY]))
+            entry = archive.find(name)
             if entry is None:
                 raise FormatError.single("bas", None, f"ground plan {where}: the archive has no entry "
-                                                      f"{printable(str(obj[PLAN_ENTRY]))} any more (changed since "
-                                                      "the import); import the unit again", str(path))
-            if bytes(entry.data) not in (raw, data) and not replace_changed:
-                raise FormatError.single("bas", None, f"ground plan {where} was changed by another program since "
-                                                      "the import; writing the scene's would lose that change "
-                                                      "(Replace Changed Files overrides)", str(path))
+                                                      f"{printable(name)} any more (changed since the import); "
+                                                      "import the unit again", str(path))
+            now = bytes(entry.data)
+            if now == data:
+                continue
+            if now != raw and digest(now) not in session:  # another program changed it since
+                if data == raw:
+                    continue  # the scene shows no edit: that change is kept
+                if not replace_changed:
+                    raise FormatError.single("bas", None, f"ground plan {where} was changed by another program "
+                                                          "since the import; writing the scene's would lose that "
+                                                          "change (Replace Changed Files overrides)", str(path))
             entry.data = data
-            changed.setdefault(real, []).append((obj, data))
+            changed.setdefault(os.path.realpath(path), []).append((obj, name, data))
     return changed
 
 
 def remember(changed: dict[str, list]) -> None:
-    """After the write: each plan object now describes the bytes written (a later export compares with them)."""
-    for written in changed.values():
-        for obj, data in written:
+    """After the write: each plan object now describes the bytes written, and this process's record (which
+    Ctrl+Z does not take back) holds them."""
+    for real, written in changed.items():
+        for obj, name, data in written:
             P.store_bytes(obj, PLAN_READ, data)
+            entries_written.remember(real, name, data)
