@@ -496,6 +496,11 @@ REPORTS = {
     "error": "ошибка",
     "warning": "предупреждение",
     # RsLi archives (gamefont.rlb, sprites.lib) and fonts (Tfnt, PAL.PAL)
+    "not an RsLi archive (replace edits gamefont.rlb, sprites.lib and the like)":
+        "это не архив RsLi (replace правит gamefont.rlb, sprites.lib и подобные)",
+    "{method} ({flags}) is used by no shipped archive and is not written; give --method lzss or --method deflate":
+        "{method} ({flags}) не использует ни один архив игры, и он не записывается; укажите --method lzss или "
+        "--method deflate",
     "{path}: font, cell {width} x {height} (+1), pen extra {extra}, {count} drawn glyphs, atlas {w}x{h} format "
     "{format} (PAL.PAL's colours)":
         "{path}: шрифт, ячейка {width} x {height} (+1), добавочный шаг {extra}, нарисованных глифов: {count}, атлас "
@@ -636,6 +641,10 @@ REPORTS = {
     "{where} has no edges left; the model's stream 17 has {count} links":
         "{where}: не осталось рёбер; в потоке 17 модели связей: {count}",
     "ground plan {reference}: {reason}": "план основания {reference}: {reason}",
+    "ground plan {where} was changed by another program since the import; writing the scene's would lose that "
+    "change (Replace Changed Files overrides)":
+        "план основания {where} изменила другая программа после импорта; запись плана из сцены потеряла бы это "
+        "изменение (его перекрывает «Заменять изменённые файлы»)",
     "ground plan {reference} was not found: the building is imported without it":
         "план основания {reference} не найден: здание импортировано без него",
     "ground plan {reference} has no inner and outer ring to show":
