@@ -261,6 +261,40 @@ def fixed_cost_figure(game: Game, args) -> list[Row]:
                 f"{bpy_cold:.2f} s of import bpy (convert {run_cold:.2f} s)")]
 
 
+def _rows(found) -> list[Row]:
+    """The figure modules' (what, figure, anchor, goal) tuples as Rows; a figure in milliseconds says so."""
+    return [Row(what, value, anchor, goal, " ms" if what.endswith(", processor ms") else "x")
+            for what, value, anchor, goal in found]
+
+
+@figure("cli_start")
+def cli_start_figure(game: Game, args) -> list[Row]:
+    """``python -m core info`` against ``import numpy`` (benchmarks/figures_cli_map.py)."""
+    from figures_cli_map import cli_start_rows
+    return _rows(cli_start_rows(game, args))
+
+
+@figure("live_check")
+def live_check_figure(game: Game, args) -> list[Row]:
+    """The live check's longest step against one 60 Hz frame (benchmarks/figures_live_planning.py)."""
+    from figures_live_planning import live_check_rows
+    return _rows(live_check_rows(game, args))
+
+
+@figure("planning")
+def planning_figure(game: Game, args) -> list[Row]:
+    """The FAITHFUL plan's milliseconds and the import against the key-writing floor."""
+    from figures_live_planning import planning_rows
+    return _rows(planning_rows(game, args))
+
+
+@figure("map_edit")
+def map_edit_figure(game: Game, args) -> list[Row]:
+    """The map export after a height edit against the untouched export (benchmarks/figures_cli_map.py)."""
+    from figures_cli_map import map_edit_rows
+    return _rows(map_edit_rows(game, args))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", default="full", choices=sorted(SCALES))
