@@ -64,7 +64,7 @@ class Container:
             if unreadable:  # a model needs all its streams
                 raise FormatError(unreadable, self.path)
             return Model(self.archive, self.file_name)
-        return self.open_entry(self._model_entry(entry_name))
+        return self.open_entry(self.model_entry(entry_name))
 
     def find_entry(self, name: str) -> Entry | None:
         """Any entry (model or not) named ``name`` (ASCII case-insensitive, the first of equal names), or
@@ -102,7 +102,7 @@ class Container:
         except FormatError as exc:
             raise FormatError([f.located(entry.name_str) for f in exc.findings], self.path) from None
 
-    def _model_entry(self, entry_name: str | None) -> Entry:
+    def model_entry(self, entry_name: str | None) -> Entry:
         """The model named ``entry_name`` (ASCII case-insensitive; the first of equal names), or ``#N``:
         the archive's entry N, for names that repeat."""
         models = self.model_entries()
@@ -129,7 +129,7 @@ class Container:
 
     def replace_model(self, entry_name: str, model: Model) -> None:
         """Put a model's bytes back into the archive in place of the entry named ``entry_name``."""
-        entry = self._model_entry(entry_name)
+        entry = self.model_entry(entry_name)
         entry.data = model.to_bytes()
 
     def to_bytes(self) -> bytes:

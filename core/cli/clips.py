@@ -55,7 +55,7 @@ def _load(args: argparse.Namespace, path: str) -> tuple[Controller, str, Model |
         data, source = read_input(path), path
     else:
         container = open_container(path)
-        entry = None if container.is_model else container._model_entry(args.entry)
+        entry = None if container.is_model else container.model_entry(args.entry)
         model = container.open_model(args.entry) if entry is None else container.open_entry(entry)
         if args.ctl:
             data, source = read_input(args.ctl), args.ctl

@@ -139,7 +139,7 @@ def cmd_rewrite(args: argparse.Namespace) -> int:
     if container.is_model:
         models = [(None, container.open_model())]
     elif args.entry:
-        models = [(container._model_entry(args.entry), None)]
+        models = [(container.model_entry(args.entry), None)]
     else:
         models = [(e, None) for e in container.distinct_model_entries()]
     for entry, model in models:

@@ -58,7 +58,7 @@ class Model:
         first = self.archive.entries[0] if self.archive.entries else None
         return first.name_raw if first is not None else b"model".ljust(36, b"\0")
 
-    def _records(self, type_id: int, dtype: np.dtype) -> np.ndarray:
+    def records(self, type_id: int, dtype: np.dtype) -> np.ndarray:
         return S.records(self.data(type_id), dtype)
 
     # ----------------------------------------------------------------- Res1
@@ -77,11 +77,11 @@ class Model:
         """Res1 as NODE records; empty for a legacy or unknown stride."""
         if self.node_stride != S.NODE.itemsize:
             return np.zeros(0, S.NODE)
-        return self._records(1, S.NODE)
+        return self.records(1, S.NODE)
 
     @property
     def legacy_nodes(self) -> np.ndarray:
-        return self._records(1, S.LEGACY_NODE) if self.is_legacy else np.zeros(0, S.LEGACY_NODE)
+        return self.records(1, S.LEGACY_NODE) if self.is_legacy else np.zeros(0, S.LEGACY_NODE)
 
     @property
     def node_count(self) -> int:
@@ -106,31 +106,31 @@ class Model:
     # ----------------------------------------------------------------- geometry
     @property
     def positions(self) -> np.ndarray:
-        return self._records(3, S.POSITION)
+        return self.records(3, S.POSITION)
 
     @property
     def normals_raw(self) -> np.ndarray:
-        return self._records(4, S.NORMAL)
+        return self.records(4, S.NORMAL)
 
     @property
     def uvs_raw(self) -> np.ndarray:
-        return self._records(5, S.UV)
+        return self.records(5, S.UV)
 
     @property
     def indices(self) -> np.ndarray:
-        return self._records(6, S.INDEX)
+        return self.records(6, S.INDEX)
 
     @property
     def triangles(self) -> np.ndarray:
-        return self._records(7, S.TRIANGLE)
+        return self.records(7, S.TRIANGLE)
 
     @property
     def batches(self) -> np.ndarray:
-        return self._records(13, S.BATCH)
+        return self.records(13, S.BATCH)
 
     @property
     def lightmap_uvs_raw(self) -> np.ndarray:
-        return self._records(18, S.LIGHTMAP_UV)
+        return self.records(18, S.LIGHTMAP_UV)
 
     @property
     def vertex_count(self) -> int:
@@ -139,11 +139,11 @@ class Model:
     # ----------------------------------------------------------------- animation
     @property
     def keys(self) -> np.ndarray:
-        return self._records(8, S.KEY)
+        return self.records(8, S.KEY)
 
     @property
     def map_words(self) -> np.ndarray:
-        return self._records(19, S.MAP_WORD)
+        return self.records(19, S.MAP_WORD)
 
     @property
     def frame_count(self) -> int:
@@ -154,7 +154,7 @@ class Model:
     # ----------------------------------------------------------------- names
     @property
     def node_names_raw(self) -> np.ndarray:
-        return self._records(9, S.NODE_NAME)
+        return self.records(9, S.NODE_NAME)
 
     @property
     def labels(self) -> list[bytes | None]:

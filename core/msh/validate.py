@@ -119,7 +119,7 @@ def _check_geometry(model: Model) -> list[Finding]:
     vertex_count = model.vertex_count
     for type_id, spec in S.SPECS.items():
         if spec.per_vertex and type_id != 3 and model.stream(type_id) is not None:
-            count = len(model._records(type_id, spec.dtype))
+            count = len(model.records(type_id, spec.dtype))
             if count < vertex_count and type_id in PER_VERTEX_MEASURED:
                 out.append(error(S.label(type_id), None, f"{count} records for {vertex_count} vertices"))
             elif count < vertex_count:

@@ -27,7 +27,7 @@ def convert_with_clips(worker, item, path: str) -> bool:
 
     args = worker.args
     scene = bpy.context.scene
-    plans = worker._load(item, clips="ACTIONS", root_motion="IN_PLACE",
+    plans = worker.load(item, clips="ACTIONS", root_motion="IN_PLACE",
                          frame_rate=scene.render.fps / scene.render.fps_base)
     roots = clip_roots(bpy.data.objects)
     if not roots and plans and isinstance(plans[0], UnitPlan):
@@ -47,7 +47,7 @@ def convert_with_clips(worker, item, path: str) -> bool:
         worker.warnings.append(f"FBX carries no material animation: {len(animated)} animated material(s) not "
                                f"written ({', '.join(animated)})")
     with engine_tracks(roots, moving, args.root_motion, args.material_animation and glb, bake_units=glb), \
-            worker._writing(os.path.basename(path), item.output):
+            worker.writing(os.path.basename(path), item.output):
         if glb:
             with nullcontext() if base_colour else base_colour_held():
                 bpy.ops.export_scene.gltf(**gltf_options(path, args.material_animation))

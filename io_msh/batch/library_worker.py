@@ -28,8 +28,8 @@ def build_asset(worker, item: Item) -> list[tuple[str, str]]:
     _import_asset(worker, item, json.loads(item.meta))
     # A part without a controller has no clips: expected in a library, not worth a warning per model.
     worker.warnings = [w for w in worker.warnings if "no clips were made" not in w]
-    with worker._writing("0.png", item.output):
-        render_thumbnail(worker.bpy, Path(worker._staged("0.png")), worker.args.size)
+    with worker.writing("0.png", item.output):
+        render_thumbnail(worker.bpy, Path(worker.staged("0.png")), worker.args.size)
     return [("0.png", item.output)]
 
 
@@ -41,13 +41,13 @@ def _import_asset(worker, item: Item, meta: dict):
     if meta["kind"] == "unit":
         before = set(bpy.data.collections)
         bpy.context.view_layer.active_layer_collection = layers
-        worker._load(item, clips="ACTIONS")
+        worker.load(item, clips="ACTIONS")
         collection = next(c for c in bpy.data.collections if "msh_unit" in c and c not in before)  # props.UNIT
     else:
         collection = bpy.data.collections.new(meta["name"])
         bpy.context.scene.collection.children.link(collection)
         bpy.context.view_layer.active_layer_collection = layers.children[collection.name]
-        worker._load(item, clips="ACTIONS")
+        worker.load(item, clips="ACTIONS")
     scene = bpy.context.scene
     scene.frame_set((scene.frame_start + scene.frame_end) // 2)
     return collection
@@ -108,7 +108,7 @@ def read_index(worker, item: Item) -> list[tuple[str, str]]:
     # Ours: marked so, or (written before the mark) holding assets of ours. A file of materials, node groups or
     # texts alone is the user's as much as one of objects.
     ours = any(LIBRARY in scene for scene in bpy.data.scenes) or bool(index)
-    Path(worker._staged("0.json")).write_text(json.dumps({"assets": index, "ours": ours}), encoding="utf-8")
+    Path(worker.staged("0.json")).write_text(json.dumps({"assets": index, "ours": ours}), encoding="utf-8")
     empty_file(worker)
     return [("0.json", item.output)]
 
@@ -142,8 +142,8 @@ def merge(worker, item: Item) -> list[tuple[str, str]]:
     for collection in assets:
         collection.use_fake_user = True
     scene[LIBRARY] = VERSION
-    with worker._writing("0.blend", item.output):
-        bpy.ops.wm.save_as_mainfile(filepath=worker._staged("0.blend"), copy=True)
+    with worker.writing("0.blend", item.output):
+        bpy.ops.wm.save_as_mainfile(filepath=worker.staged("0.blend"), copy=True)
     empty_file(worker)
     return [("0.blend", item.output)]
 

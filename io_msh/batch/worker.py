@@ -121,12 +121,12 @@ class Worker:
         return text
 
     @contextlib.contextmanager
-    def _writing(self, name: str, output: str):
+    def writing(self, name: str, output: str):
         """Around a Blender writer: its failure, or a file it left incomplete (Blender's own writers do not
         all report a full disk), becomes "cannot write OUTPUT: reason"."""
         try:
             yield
-            incomplete = _incomplete(self._staged(name))
+            incomplete = _incomplete(self.staged(name))
         except Exception as exc:  # an operator's RuntimeError, an OSError of a Python writer
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else operator_error(str(exc))
             raise ValueError(f"cannot write {output}: {reason}") from None
@@ -145,10 +145,10 @@ class Worker:
             os.symlink(os.path.abspath(text), link)
             return link
 
-    def _staged(self, name: str) -> str:
+    def staged(self, name: str) -> str:
         return os.path.join(self.stage, name)
 
-    def _load(self, item: Item, **overrides) -> list:
+    def load(self, item: Item, **overrides) -> list:
         """Import the item's model (an archive's entry by its index: names may repeat or look like patterns);
         returns its import plans, each with its options (a unit: its plan, io_msh.imp.unit_plan.UnitPlan)."""
         from mathutils import Matrix
@@ -197,9 +197,9 @@ class Worker:
         return plan
 
     def _import(self, item: Item) -> list[tuple[str, str]]:
-        self._load(item)
-        with self._writing("0.blend", item.output):
-            self.bpy.ops.wm.save_as_mainfile(filepath=self._staged("0.blend"), copy=True)
+        self.load(item)
+        with self.writing("0.blend", item.output):
+            self.bpy.ops.wm.save_as_mainfile(filepath=self.staged("0.blend"), copy=True)
         return [("0.blend", item.output)]
 
     def _convert(self, item: Item) -> list[tuple[str, str]]:
@@ -209,28 +209,28 @@ class Worker:
         if clips and self.args.format != "blend":
             from .clip_export import convert_with_clips
 
-            if convert_with_clips(self, item, self._staged(name)):
+            if convert_with_clips(self, item, self.staged(name)):
                 return [(name, item.output)]
             # a unit none of whose parts has clips: written as without --clips (warned)
         elif clips:  # a .blend: the clips as the import's NLA strips (a unit's on each part with a controller)
-            self._load(item, clips="NLA", root_motion="MOVING" if self.args.root_motion == "MOVING" else "IN_PLACE")
+            self.load(item, clips="NLA", root_motion="MOVING" if self.args.root_motion == "MOVING" else "IN_PLACE")
         else:
-            self._load(item)
-        with self._writing(name, item.output):
+            self.load(item)
+        with self.writing(name, item.output):
             if self.args.format == "glb":
                 from ..com.compat import gltf_convert_options
 
                 # A unit's mounted parts follow their sockets through constraints: baked, so the file moves too.
-                ops.export_scene.gltf(**gltf_convert_options(self._staged(name),
+                ops.export_scene.gltf(**gltf_convert_options(self.staged(name),
                                                              baked=item.source.lower().endswith(UNIT_SUFFIX)))
             elif self.args.format == "fbx":
                 from ..imp.materials import textures_for_fbx
 
                 with textures_for_fbx(self.bpy.data.materials):  # FBX follows no Mix node: textures go straight in
-                    ops.export_scene.fbx(filepath=self._staged(name), bake_anim=True, embed_textures=True,
+                    ops.export_scene.fbx(filepath=self.staged(name), bake_anim=True, embed_textures=True,
                                          path_mode="COPY")
             else:
-                ops.wm.save_as_mainfile(filepath=self._staged(name), copy=True)
+                ops.wm.save_as_mainfile(filepath=self.staged(name), copy=True)
         return [(name, item.output)]
 
     def _export(self, item: Item) -> list[tuple[str, str]]:
@@ -267,12 +267,12 @@ class Worker:
             bpy.context.view_layer.objects.active = root
             where = f"{model}: " if len(roots) > 1 else ""
             try:
-                result = export_to_file(bpy.context, self._staged(f"{n}.msh"), options)
+                result = export_to_file(bpy.context, self.staged(f"{n}.msh"), options)
             except FormatError as exc:
                 raise ValueError("\n".join(where + line for line in exc.describe("").splitlines())) from None
             self.warnings += [where + warning for warning in result.warnings]
             staged.append((f"{n}.msh", str(target)))
-            if os.path.exists(self._staged(f"{n}.wea")):
+            if os.path.exists(self.staged(f"{n}.wea")):
                 staged.append((f"{n}.wea", str(target.with_suffix(".wea"))))
         return staged
 
@@ -323,15 +323,15 @@ class Worker:
 
     def _sheet(self, item: Item) -> list[tuple[str, str]]:
         pictures = [(self.blender_path(path), label) for path, label in json.loads(item.source)]
-        with self._writing("0.png", item.output):
-            contact_sheet(pictures, Path(self._staged("0.png")), self.args.size)
+        with self.writing("0.png", item.output):
+            contact_sheet(pictures, Path(self.staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
     def _thumbnails(self, item: Item) -> list[tuple[str, str]]:
-        self._load(item, animation="NONE", slots="CHOSEN")
+        self.load(item, animation="NONE", slots="CHOSEN")
         render = render_map_thumbnail if is_map_file(item.source) else render_thumbnail
-        with self._writing("0.png", item.output):
-            render(self.bpy, Path(self._staged("0.png")), self.args.size)
+        with self.writing("0.png", item.output):
+            render(self.bpy, Path(self.staged("0.png")), self.args.size)
         return [("0.png", item.output)]
 
     def _asset(self, item: Item) -> list[tuple[str, str]]:  # batch library (io_msh.batch.library_worker)
@@ -354,8 +354,8 @@ class Worker:
         from ...core.fonts.pictures import picture_rgba
 
         rgba = picture_rgba(read_input(item.source), item.index, item.source)  # a texture or a font's atlas
-        with self._writing("0.png", item.output):
-            save_png(self.bpy, rgba, Path(self._staged("0.png")))
+        with self.writing("0.png", item.output):
+            save_png(self.bpy, rgba, Path(self.staged("0.png")))
         return [("0.png", item.output)]
 
 
