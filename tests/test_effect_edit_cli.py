@@ -1,16 +1,19 @@
 """``python -m core effect``: an FXID effect of an archive edited in place through its named fields, its emitter
 blocks copied, its material or sound renamed. Every byte an edit does not name is kept (the effect's unnamed words,
 every other entry), the archive is written whole through the write path or not at all, and what cannot be written
-is refused naming the field, with nothing written."""
+is refused naming the field, with nothing written; killed at any step of its write, the archive is the old or the
+new one."""
 
 from __future__ import annotations
 
+import signal
 import struct
 
 import pytest
 from fixtures import run_cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_writers_killed import Kit, age_locks, core, kill_rule, put, strays, trace, version
 
 from core.authoring import effects as E
 from core.container.nres import Archive
@@ -158,3 +161,34 @@ def test_careless_edit_sequences_reach_the_file_and_nothing_else_changes(capsys,
         now = entries(path)
         assert now[EFFECT] == model.to_bytes(), args
         assert {k: v for k, v in now.items() if k != EFFECT} == others
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory):
+    return Kit(tmp_path_factory.mktemp("killed"))
+
+
+def test_effect_killed_at_every_step_of_its_write_leaves_the_old_archive_or_the_new(kit, tmp_path):
+    folder = tmp_path / "game"
+    folder.mkdir()
+    path = folder / "effects.rlb"
+    old = E.effects_archive().to_bytes()
+    path.write_bytes(old)
+    expected = {p.name for p in folder.iterdir()}
+    args = core("effect", path, EFFECT, "--copy", "0", "--set", "duration=4")
+    traced = trace(kit, args, folder)
+    assert traced.outcome.code == 0, traced.outcome.text
+    new = path.read_bytes()
+    assert new != old and [op for op, _, _ in traced.steps].count("replace") == 1, traced.steps
+    for step in traced.steps:
+        put(path, old)
+        age_locks(folder)
+        killed = kit.run(args, kill_rule(kit, folder, step))
+        assert killed.code == -signal.SIGKILL, (step, killed.text)
+        version(path, {"old": old, "new": new})
+        strays(folder, expected)
+    put(path, old)
+    age_locks(folder)
+    assert kit.run(args).code == 0
+    assert version(path, {"new": new}) == "new"
+    strays(folder, expected)
