@@ -6,14 +6,13 @@ new one."""
 
 from __future__ import annotations
 
-import signal
 import struct
 
 import pytest
 from fixtures import run_cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_writers_killed import Kit, age_locks, core, kill_rule, put, strays, trace, version
+from test_writers_killed import Kit, core, killed_at_every_step
 
 from core.authoring import effects as E
 from core.container.nres import Archive
@@ -172,23 +171,5 @@ def test_effect_killed_at_every_step_of_its_write_leaves_the_old_archive_or_the_
     folder = tmp_path / "game"
     folder.mkdir()
     path = folder / "effects.rlb"
-    old = E.effects_archive().to_bytes()
-    path.write_bytes(old)
-    expected = {p.name for p in folder.iterdir()}
-    args = core("effect", path, EFFECT, "--copy", "0", "--set", "duration=4")
-    traced = trace(kit, args, folder)
-    assert traced.outcome.code == 0, traced.outcome.text
-    new = path.read_bytes()
-    assert new != old and [op for op, _, _ in traced.steps].count("replace") == 1, traced.steps
-    for step in traced.steps:
-        put(path, old)
-        age_locks(folder)
-        killed = kit.run(args, kill_rule(kit, folder, step))
-        assert killed.code == -signal.SIGKILL, (step, killed.text)
-        version(path, {"old": old, "new": new})
-        strays(folder, expected)
-    put(path, old)
-    age_locks(folder)
-    assert kit.run(args).code == 0
-    assert version(path, {"new": new}) == "new"
-    strays(folder, expected)
+    path.write_bytes(E.effects_archive().to_bytes())
+    killed_at_every_step(kit, core("effect", path, EFFECT, "--copy", "0", "--set", "duration=4"), path, folder)

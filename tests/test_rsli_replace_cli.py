@@ -6,12 +6,11 @@ step of its write: the old archive or the new one, never a part)."""
 
 from __future__ import annotations
 
-import signal
 import struct
 
 import pytest
 from fixtures import run_cli as run
-from test_writers_killed import Kit, age_locks, core, kill_rule, put, strays, trace, version
+from test_writers_killed import Kit, core, killed_at_every_step
 
 from core.authoring.rsli import rsli_files, sprites_archive
 from core.rsli import DEFLATE, LZSS, Archive
@@ -124,23 +123,4 @@ def test_replace_killed_at_every_step_of_its_write_leaves_the_old_archive_or_the
     folder.mkdir()
     _, sprites = _samples(folder)
     (folder / "logo.bin").write_bytes(b"the new logo " * 100)
-    old = sprites.read_bytes()
-    expected = {p.name for p in folder.iterdir()}
-    args = core("replace", sprites, "LOGO.TEX", folder / "logo.bin")
-    traced = trace(kit, args, folder)
-    assert traced.outcome.code == 0, traced.outcome.text
-    new = sprites.read_bytes()
-    assert new != old and [op for op, _, _ in traced.steps].count("replace") == 1, traced.steps
-    for step in traced.steps:
-        put(sprites, old)
-        age_locks(folder)
-        killed = kit.run(args, kill_rule(kit, folder, step))
-        assert killed.code == -signal.SIGKILL, (step, killed.text)
-        version(sprites, {"old": old, "new": new})
-        strays(folder, expected)
-    put(sprites, old)
-    age_locks(folder)
-    again = kit.run(args)
-    assert again.code == 0, again.text
-    assert version(sprites, {"new": new}) == "new"
-    strays(folder, expected)
+    killed_at_every_step(kit, core("replace", sprites, "LOGO.TEX", folder / "logo.bin"), sprites, folder)

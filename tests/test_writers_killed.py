@@ -448,6 +448,31 @@ def version(path: Path, versions: dict[str, bytes]) -> str:
     return version_of_bytes(path.read_bytes(), versions)
 
 
+def killed_at_every_step(kit: Kit, args: list, target: Path, folder: Path) -> None:
+    """A command writing ``target`` in ``folder`` (as it holds it now), killed before each filesystem step of its
+    write in turn: ``target`` is its old or its new bytes each time, nothing stray is left, and a run after the
+    kills writes the new bytes."""
+    old = target.read_bytes()
+    expected = {p.name for p in folder.iterdir()}
+    traced = trace(kit, args, folder)
+    assert traced.outcome.code == 0, traced.outcome.text
+    new = target.read_bytes()
+    assert new != old and [op for op, _, _ in traced.steps].count("replace") == 1, traced.steps
+    for step in traced.steps:
+        put(target, old)
+        age_locks(folder)
+        killed = kit.run(args, kill_rule(kit, folder, step))
+        assert killed.code == -signal.SIGKILL, (step, killed.text)
+        version(target, {"old": old, "new": new})
+        strays(folder, expected)
+    put(target, old)
+    age_locks(folder)
+    again = kit.run(args)
+    assert again.code == 0, again.text
+    assert version(target, {"new": new}) == "new"
+    strays(folder, expected)
+
+
 def complete_blend(data: bytes) -> bool:
     """A whole .blend: one that ends with its ENDB block (inside the zstd frames when compressed)."""
     if data[:4] == b"\x28\xb5\x2f\xfd":
