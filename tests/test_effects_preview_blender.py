@@ -32,6 +32,11 @@ def test_bursts_streams_and_sprites_are_previewed_outside_the_model(blender, tmp
     assert sprite.type == "MESH" and sprite.active_material.name == "SYNTH_GLOW (effect preview)"
     bpy.context.scene.frame_set(int(1 + 0.75 * FPS))                                 # its window's end: size 3
     assert sprite.scale[0] == pytest.approx(3.0, rel=1e-3)
+    curves = blender.ext.io_msh.com.compat.assigned_fcurves(sprite)
+    (curve,) = [c for c in curves if c.data_path == "scale" and c.array_index == 0]
+    (_, hidden), (first, small), (last, big), _ = [tuple(k.co) for k in curve.keyframe_points]
+    assert hidden == 0.0 and big == pytest.approx(3.0)  # it grows linearly over its window
+    assert curve.evaluate((first + last) / 2) == pytest.approx((small + big) / 2, rel=1e-5)
     bpy.context.scene.frame_set(int(1 + 1.4 * FPS))                                  # after it: hidden
     assert sprite.scale[0] == pytest.approx(0.0)
     bpy.context.scene.frame_set(1)

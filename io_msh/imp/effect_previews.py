@@ -12,6 +12,7 @@ so they change no exported byte. Each is marked with msh_effect_preview (PREVIEW
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 from ...core.effects.preview import particle_preview, sprite_preview
 from ..com import compat
@@ -88,11 +89,11 @@ def _sprite(name: str, s, textures: dict, scene, fps: float, created):
     mesh.materials.append(_emission(s.material or "effect sprite", textures.get(s.material), created))
     obj = created.add(bpy.data.objects.new(name, mesh))
     first, last = scene.frame_start + s.start * fps, scene.frame_start + max(s.end, s.start + 1.0 / fps) * fps
-    for frame, size in ((first - 1, 0.0), (first, s.size_start), (last, s.size_end), (last + 1, 0.0)):
-        obj.scale = (size, size, size)   # hidden (scale 0) outside its window
-        obj.keyframe_insert("scale", frame=frame)
-    if obj.animation_data and obj.animation_data.action:
-        created.add(obj.animation_data.action)
+    # hidden (scale 0) outside its window, growing linearly over it
+    co = np.array([first - 1, 0.0, first, s.size_start, last, s.size_end, last + 1, 0.0], np.float32)
+    target = compat.ChannelTarget(created.add(bpy.data.actions.new(name)), obj, name)
+    for axis in range(3):
+        target.linear_fcurve("scale", axis, "Effect preview", co)
     return obj
 
 

@@ -37,7 +37,7 @@ def build_effects(plan, root, node_objects, created) -> list[bpy.types.Object]:
         obj.empty_display_size = 0.25
         _parent(obj, root, node_objects, effect.node, plan.options.node_mode)
         if effect.place == "explode":
-            _at_sphere(obj, getattr(plan, "node_spheres", {}), effect.node)
+            _at_sphere(obj, plan.node_spheres, effect.node)
         _properties(obj, effect)
         if effect.params is not None:
             _lights(obj, effect, collection, created)
@@ -152,7 +152,7 @@ def build_unit_effects(plan, roots: list, handles_of) -> None:
                 _parent(obj, root, {node: handle.name}, node, "ARMATURE")
             else:
                 obj.parent = handle
-            _at_sphere(obj, getattr(part.model, "node_spheres", {}), node)
+            _at_sphere(obj, part.model.node_spheres if part.model else {}, node)
             obj[P.EFFECT], obj[P.EFFECT_PLACE], obj[P.EFFECT_FOUND] = f"{archive}/{member}", "damage", True
             obj[f"{P.EFFECT}_node"] = node
             obj[P.EFFECT_PARAMS] = json.dumps(params, sort_keys=True)
