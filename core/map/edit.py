@@ -198,9 +198,9 @@ def _cell_boxes(cells: np.ndarray, edited: np.ndarray, squares: int, positions: 
     start = np.minimum(cells["first"].astype(np.int64)[safe], len(verts))
     end = np.minimum(start + cells["count"].astype(np.int64)[safe], len(verts))
     full = exists & (end > start)
-    a, b, c = positions[verts[:, 0]], positions[verts[:, 1]], positions[verts[:, 2]]  # min and max: exact in any order
-    lows = np.vstack([np.minimum(np.minimum(a, b), c), np.full((1, 3), np.inf, positions.dtype)])
-    highs = np.vstack([np.maximum(np.maximum(a, b), c), np.full((1, 3), -np.inf, positions.dtype)])
+    low, high = L.face_extents(positions, verts)
+    lows = np.vstack([low, np.full((1, 3), np.inf, positions.dtype)])
+    highs = np.vstack([high, np.full((1, 3), -np.inf, positions.dtype)])
     # each run's [start, end) in order of start (reduceat's even results; the odd ones span the gaps between)
     order = np.argsort(start.ravel(), kind="stable")
     bounds = np.stack([start.ravel()[order], end.ravel()[order]], axis=-1).ravel()

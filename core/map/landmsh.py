@@ -59,6 +59,13 @@ def stream_name(type_id: int) -> str:
     return f"Res{type_id}"
 
 
+def face_extents(positions: np.ndarray, verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each face's lowest and highest corner, per axis (``verts``: its three vertex indices): exact, as min and
+    max are in any order."""
+    a, b, c = positions[verts[:, 0]], positions[verts[:, 1]], positions[verts[:, 2]]
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
 @dataclass(eq=False)
 class LandMesh:
     """A decoded Land.msh. ``streams`` maps a type id to its records (a copy: edit freely); ``cell_header`` is

@@ -139,13 +139,10 @@ def _cell_of_faces(mesh: L.LandMesh) -> np.ndarray:
 def _cell_boxes(mesh: L.LandMesh, out: list[Finding]) -> None:
     cells = mesh.cells
     cell = _cell_of_faces(mesh)
-    verts = mesh.faces["verts"].astype(np.int64)
-    p = mesh.positions
-    a, b, c = p[verts[:, 0]], p[verts[:, 1]], p[verts[:, 2]]
     # a face leaves its box where its lowest or highest corner does (positions are finite here: _has_ground),
     # and a cell's faces leave it where their lowest or highest does: each face is compared only in a cell
     # whose faces leave it (the runs cover the faces in order here: _runs)
-    low, high = np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+    low, high = L.face_extents(mesh.positions, mesh.faces["verts"].astype(np.int64))
     slack = box_slack(mesh)
     box_lo = cells["box_min"].astype(np.float64) - slack
     box_hi = cells["box_max"].astype(np.float64) + slack
