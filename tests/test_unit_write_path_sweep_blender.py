@@ -1,7 +1,8 @@
 """A stateful sweep of careless sequences on a unit through the real operators (Import Unit, Export Unit, Ctrl+Z),
 in both node modes: a part's vertex or key moved, a part moved to another socket of its parent, a part copied with
-Shift+D, renamed, deleted, an undo step taken back, Export Unit into the source .dat (often twice), and another
-program writing the parts archive (an entry a part uses, or one none does) or the .dat meanwhile.
+Shift+D, renamed, deleted, a damage row's explosion edited (its Empty's damage), an undo step taken back, Export
+Unit into the source .dat (often twice), and another program writing the parts archive (an entry a part uses, or
+one none does) or the .dat meanwhile.
 
 The invariant of every export, read back with core:
 
@@ -11,7 +12,8 @@ The invariant of every export, read back with core:
 - finished: every entry a part uses holds the scene's state of that part (the bytes the model export makes of
   it now), unless nothing of the scene changed it and another program did (that change is kept); twin parts'
   entry holds one of their states; the .dat holds the sockets the scene shows (the same rule: a .dat another
-  program changed is kept when no socket moved); nothing else of any file changes.
+  program changed is kept when no socket moved); the explosion holds the damage its Empty shows (which only this
+  process writes); nothing else of any file changes.
 
 "In step": the bytes the file (or entry) held when the import read it or a finished export left it. Ctrl+Z takes
 back scene edits, never files: what was in step stays in step.
@@ -36,8 +38,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 from unit_fixtures import write_game
 
+from core.authoring import effects as E
 from core.authoring import units
 from core.container.nres import Archive
+from core.effects.exp import EXP_TYPE_ID, parse_exp
 from core.unit.dat import parse_dat
 from core.unit.edit import with_attach
 
@@ -54,6 +58,8 @@ SOCKETS = {"Turret L (tl01)": (2, 3), "Turret M (tm01)": (1, 2, 3)}  # nodes a g
 EXTERNAL = {2, 3, 4, 5, 6}
 FOREIGN = ("synth_round.wea", "synth_weapon.ndp", "synth_round.cpt")  # entries no part reads
 STEPS_Z = (0.25, -0.5, 0.75)  # exact in float32
+EXPLOSION = "synth_chassis_1.exp"  # the chassis's damage row names it (node 1): an Empty the scene edits
+DAMAGES = (250.0, 800_000.0, 1.5)  # 800,000: the value imported
 COPY = "unit_write_sweep_copy"  # on a root the sweep copied with Shift+D
 
 
@@ -71,7 +77,10 @@ def unit_write_sweep(blender, stats: Counter):
             blender.clean_scene()
             self.mode = node_mode
             self.folder = Path(tempfile.mkdtemp(prefix="unit_write_sweep_"))
-            write_game(self.folder)
+            files = units.unit_files()
+            parts = Archive.parse(files[units.PARTS])
+            parts.add(EXPLOSION, E.sample_explosions()["synth_blast_b.exp"], EXP_TYPE_ID)
+            write_game(self.folder, {**files, units.PARTS: parts.to_bytes()})
             self.dat, self.parts = self.folder / units.UNIT_DAT, self.folder / units.PARTS
             assert bpy.ops.import_scene.parkan_unit(filepath=str(self.dat), node_mode=node_mode) == {"FINISHED"}
             self.imported_tree = parse_dat(self.dat.read_bytes())
@@ -125,6 +134,21 @@ def unit_write_sweep(blender, stats: Counter):
                 stats["vertex moved"] += 1
             if then_export:
                 self._export()
+
+        @rule(damage=st.sampled_from(DAMAGES), then_export=st.booleans())
+        def edit_the_explosion(self, damage, then_export):
+            blast = self._explosion()
+            if blast is not None:
+                blast["msh_effect_damage"] = damage
+                self._push("edit the explosion")
+                stats["explosion edited"] += 1
+            if then_export:
+                self._export()
+
+        def _explosion(self):
+            found = [o for o in bpy.data.objects if o.get("msh_effect_place") == "damage"]
+            assert len(found) <= 1
+            return found[0] if found else None
 
         @rule(display=st.sampled_from(DISPLAYS), dv=st.sampled_from(STEPS_Z), then_export=st.booleans())
         def move_a_key(self, display, dv, then_export):
@@ -302,6 +326,8 @@ def unit_write_sweep(blender, stats: Counter):
 
         def _export(self):
             states, trees = self._states(), self._scene_trees()
+            blast = self._explosion()
+            shown_damage = None if blast is None else float(blast["msh_effect_damage"])
             before = self._files()
             old = Archive.parse(before[self.parts])
             copies = bool(self._copies())  # a copy in the scene, its original there or deleted
@@ -331,7 +357,15 @@ def unit_write_sweep(blender, stats: Counter):
             used = {}
             for display, name in self.entry.items():
                 used.setdefault(name, []).append(display)
+            was_damage = parse_exp(old.find(EXPLOSION).data).damage
+            assert parse_exp(new.find(EXPLOSION).data).damage == (was_damage if shown_damage is None
+                                                                  else shown_damage), "the explosion's edit"
             for a, b in zip(old.entries, new.entries):
+                if a.name_str == EXPLOSION:  # its damage (above) and nothing else
+                    expected = parse_exp(a.data)
+                    expected.set("damage", parse_exp(b.data).damage)
+                    assert expected.to_bytes() == bytes(b.data), f"{a.name_str}: more than its damage changed"
+                    continue
                 if a.name_str not in used and not a.name_str.endswith(".wea"):
                     assert bytes(a.data) == bytes(b.data), f"{a.name_str} changed, and no part uses it"
             for name, displays in used.items():
