@@ -117,7 +117,7 @@ class Emitter:
         values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
         try:
             new = struct.pack(fmt, *values)
-        except struct.error as exc:
+        except (struct.error, OverflowError) as exc:  # out of the field's range, or past float32
             raise FormatError.single(STREAM, None, f"{self.type_name} field {name!r}: {exc}") from None
         old = bytes(self.raw[at:at + len(new)])
         if new != old and not _same_values(struct.unpack(fmt, new), struct.unpack(fmt, old)):
@@ -188,12 +188,19 @@ class Effect:
         return tuple(float(v) for v in value) if value.shape else value.item()
 
     def set(self, name: str, value) -> None:
-        """Write a header field; a value equal to the one read keeps its bytes."""
+        """Write a header field; a value equal to the one read keeps its bytes. Packed as an emitter's fields are:
+        a number the field cannot hold (an integer out of its range or not whole, a float past float32's) is
+        refused."""
         name = _header_field(name)
-        new = np.array(value, HEADER.fields[name][0])
         old = self.header[name]
-        if new.shape != old.shape:
+        values = tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else (value,)
+        if len(values) != old.size:
             raise FormatError.single(STREAM, None, f"header field {name!r} takes {old.size} values")
+        try:
+            packed = struct.pack(f"<{old.size}{'f' if old.dtype.kind == 'f' else 'I'}", *values)
+        except (struct.error, OverflowError) as exc:  # out of the field's range, or past float32
+            raise FormatError.single(STREAM, None, f"header field {name!r}: {exc}") from None
+        new = np.frombuffer(packed, old.dtype).reshape(old.shape)
         if new.tobytes() != old.tobytes() and not np.array_equal(new, old, equal_nan=new.dtype.kind == "f"):
             self.header[name] = new
 

@@ -664,6 +664,7 @@ REPORTS = {
         "число излучателей {count} требует не меньше {need:байт|байта|байт}; после заголовка {left}",
     "a {kind} emitter names no material or sound": "излучатель «{kind}» не называет ни материала, ни звука",
     "header field {name} takes {count} values": "поле заголовка {name} принимает значений: {count}",
+    "header field {name}: {reason}": "поле заголовка {name}: {reason}",
     "no emitter {index} (the effect has {count})": "нет излучателя {index} (у эффекта их {count})",
     "emitter {index} starts at byte {at}, past the end ({size} bytes)":
         "излучатель {index} начинается с байта {at}, за концом ({size:байт|байта|байт})",
