@@ -129,9 +129,11 @@ def test_another_program_writing_meanwhile_refuses_and_an_output_elsewhere_leave
 BURST_VECTORS = ("position_low", "position_high", "size_low", "size_high", "fade")
 edits = st.lists(st.one_of(
     st.tuples(st.just("copy"), st.integers(0, 8), st.none() | st.integers(0, 9)),
-    st.tuples(st.just("set"), st.sampled_from(BURST_VECTORS),
-              st.lists(st.floats(-1e6, 1e6, width=32), min_size=3, max_size=3)),
-    st.tuples(st.just("header"), st.sampled_from(["duration", "jitter"]), st.floats(0, 100, width=32)),
+    st.tuples(st.just("set"), st.sampled_from(BURST_VECTORS),  # edges too: NaN, infinities, float32's extremes
+              st.lists(st.floats(width=32) | st.sampled_from([3.4028234663852886e38, -0.0, 1e-45]),
+                       min_size=3, max_size=3)),
+    st.tuples(st.just("header"), st.sampled_from(["duration", "jitter"]), st.floats(width=32)),
+    st.tuples(st.just("too big"), st.sampled_from(["duration", "0.fade"]), st.sampled_from([1e39, -3.5e38])),
 ), min_size=1, max_size=6)
 
 
@@ -154,6 +156,13 @@ def test_careless_edit_sequences_reach_the_file_and_nothing_else_changes(capsys,
             block = bursts[len(bursts) // 2]
             model.emitters[block].set(field, values)
             args = ["--set", f"{block}.{field}=" + ",".join(repr(v) for v in values)]
+        elif step[0] == "too big":  # past float32: refused, nothing written
+            _, field, value = step
+            before = path.read_bytes()
+            value_text = f"{value!r}" if field == "duration" else f"{value!r},0,0"
+            code, out, err = run(capsys, "effect", path, EFFECT, "--set", f"{field}={value_text}")
+            assert code == 1 and "too large" in out + err and path.read_bytes() == before
+            continue
         else:
             _, field, value = step
             model.set(field, value)
