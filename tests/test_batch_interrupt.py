@@ -9,6 +9,7 @@ a soak without it takes a new seed, printed with ``-s``)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import shutil
@@ -210,3 +211,28 @@ def test_a_signal_while_a_writer_writes_leaves_no_temporary_or_lock(kit, inputs,
     assert {name: data for name, data in now.items() if name != target and name in before} == {
         name: data for name, data in before.items() if name != target}
     tried(f"{signal.Signals(signum).name} while writing")
+
+
+def test_a_signal_while_a_module_defines_a_class_is_still_an_interrupt():
+    """A signal landing while a lazily imported module defines a dataclass (its fields' ``__set_name__``) reaches
+    the run as a RuntimeError caused by the KeyboardInterrupt (Python 3.11): the run takes it as the interrupt (it
+    printed a traceback and ended with 1); any other error is not."""
+    from fixtures import load_extension
+
+    results = importlib.import_module(f"{load_extension().__name__}.io_msh.batch.results")
+
+    class Raises:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    try:
+        type("Defined", (), {"field": Raises()})
+    except BaseException as exc:  # Python 3.11 (Blender's): a RuntimeError, the interrupt its cause
+        caught = exc
+    assert isinstance(caught, RuntimeError) and isinstance(caught.__cause__, KeyboardInterrupt)
+    assert results.interrupted(caught)
+    assert not results.interrupted(RuntimeError("broken"))
+    try:
+        raise RuntimeError("while importing") from ValueError("another cause")
+    except RuntimeError as exc:
+        assert not results.interrupted(exc)

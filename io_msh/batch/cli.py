@@ -18,7 +18,7 @@ from .library import add_parser as add_library_parser
 from .library import run_library
 from .pictures import MAX_SIZE
 from .pool import WorkerPool
-from .results import Interrupt, finish, result_lines
+from .results import Interrupt, finish, interrupted, result_lines
 from .worker import worker_main
 
 
@@ -220,7 +220,9 @@ def run(args) -> int:
             return 2
         remove_dead_stages(out)
         return _convert_all(args, pool, interrupt, items, done, start)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not interrupted(exc):
+            raise
         pool.stop()
         print(f"interrupted: {len(done)} of {total} items finished; nothing of the others was written",
               file=sys.stderr, flush=True)

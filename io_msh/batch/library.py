@@ -26,7 +26,7 @@ from pathlib import Path
 from .items import Item, Result
 from .pictures import MAX_SIZE
 from .pool import WorkerPool
-from .results import Interrupt, finish, result_lines
+from .results import Interrupt, finish, interrupted, result_lines
 
 
 def add_parser(sub, positive, picture_size) -> None:
@@ -70,7 +70,9 @@ def run_library(args: argparse.Namespace) -> int:
         interrupt.check()  # a signal held while the modules loaded
         pool.start(1)
         return _build(args, pool, interrupt, folder, out, temp, start)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not interrupted(exc):
+            raise
         pool.stop()
         print(f"interrupted: {out} was left as it was", file=sys.stderr, flush=True)
         return 128 + (interrupt.signum or signal.SIGINT)

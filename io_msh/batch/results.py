@@ -130,3 +130,15 @@ class Interrupt:
     def check(self) -> None:
         if self.signum is not None:
             raise KeyboardInterrupt
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is the KeyboardInterrupt a signal raised, or an error it caused: raised while a module
+    defined a class (a dataclass's field, ``__set_name__``), Python 3.11 wraps it in a RuntimeError."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__
+    return False
